@@ -1,0 +1,122 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { SettingError } from './parsers.js';
+import { settingList, type Config, type LoadedConfig } from './settings.js';
+
+export const DEFAULT_CONFIG_FILE = '/etc/hotspot-ctl/hotspot.env';
+
+/** Every configuration problem found, one line each, each naming its variable. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface LoadOptions {
+  /** The process environment (or a test's stand-in). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** `--config FILE`: must exist when given. */
+  configFile?: string | undefined;
+  /** Read when no --config is given and the file exists. */
+  defaultConfigFile?: string;
+}
+
+/**
+ * Reads the env file and the environment (the environment wins), parses every setting and
+ * reports every problem at once. Pure apart from reading the env file.
+ */
+export function loadConfig(options: LoadOptions): LoadedConfig {
+  const problems: string[] = [];
+  const fileValues = readEnvFile(options, problems);
+  const known = new Set(settingList().map((s) => s.env));
+  for (const name of Object.keys(fileValues)) {
+    if (!known.has(name)) {
+      const guess = closest(name, [...known]);
+      problems.push(`${name}: unknown setting in the config file${guess ? ` (did you mean ${guess}?)` : ''}`);
+    }
+  }
+
+  const values: Record<string, unknown> = {};
+  for (const s of settingList()) {
+    const raw = options.env[s.env] ?? fileValues[s.env] ?? s.default;
+    try {
+      values[s.key] = s.parse(raw);
+    } catch (err) {
+      if (!(err instanceof SettingError)) throw err;
+      const shown = s.secret ? '' : ` (got "${raw}")`;
+      problems.push(`${s.env}: ${err.message}${shown}`);
+    }
+  }
+  if (problems.length === 0) crossChecks(values as LoadedConfig, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(values) as LoadedConfig;
+}
+
+function readEnvFile(options: LoadOptions, problems: string[]): Record<string, string> {
+  const file = options.configFile ?? options.defaultConfigFile ?? DEFAULT_CONFIG_FILE;
+  if (options.configFile === undefined && !existsSync(file)) return {};
+  try {
+    const parsed = parseEnv(readFileSync(file, 'utf8'));
+    return Object.fromEntries(
+      Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
+  } catch (err) {
+    problems.push(`--config: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    return {};
+  }
+}
+
+function crossChecks(c: LoadedConfig, problems: string[]): void {
+  if (c.smsProvider === 'http' && c.smsHttpUrl === null) {
+    problems.push('SMS_HTTP_URL: must be set when SMS_PROVIDER is http');
+  }
+  if (c.radiusAuthPort !== 0 && c.radiusAuthPort === c.radiusAcctPort) {
+    problems.push('RADIUS_ACCT_PORT: must differ from RADIUS_AUTH_PORT');
+  }
+}
+
+/** Fills in values derived from other settings and the generated secrets. */
+export function finalizeConfig(
+  loaded: LoadedConfig,
+  generated: { radiusSecret: string; paymentWebhookSecret: string },
+): Config {
+  const base = new URL(loaded.publicBaseUrl);
+  return Object.freeze({
+    ...loaded,
+    radiusSecret: loaded.radiusSecret ?? generated.radiusSecret,
+    paymentWebhookSecret: loaded.paymentWebhookSecret ?? generated.paymentWebhookSecret,
+    webauthnRpId: loaded.webauthnRpId ?? base.hostname,
+    webauthnOrigin: loaded.webauthnOrigin ?? base.origin,
+    smsSenderId: loaded.smsSenderId ?? loaded.serviceName,
+    generatedSecrets: Object.freeze([
+      ...(loaded.radiusSecret === null ? (['RADIUS_SECRET'] as const) : []),
+      ...(loaded.paymentWebhookSecret === null ? (['PAYMENT_WEBHOOK_SECRET'] as const) : []),
+    ]),
+  });
+}
+
+/** The known name nearest to a misspelt one, when it is close enough to be a typo. */
+function closest(name: string, candidates: string[]): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const c of candidates) {
+    const d = editDistance(name.toUpperCase(), c);
+    if (!best || d < best.d) best = { name: c, d };
+  }
+  return best && best.d <= Math.max(2, Math.floor(name.length / 4)) ? best.name : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
+}

@@ -1,0 +1,143 @@
+import { BlockList, isIP } from 'node:net';
+
+/** A parser turns the raw string of one setting into its typed value or throws with a reason. */
+export type Parser<T> = (raw: string) => T;
+
+export class SettingError extends Error {}
+const fail = (reason: string): never => {
+  throw new SettingError(reason);
+};
+
+export const text: Parser<string> = (raw) => raw;
+
+export const nonEmpty: Parser<string> = (raw) => (raw.trim() === '' ? fail('must not be empty') : raw.trim());
+
+/** Empty means "not set". */
+export const optional =
+  <T>(parse: Parser<T>): Parser<T | null> =>
+  (raw) =>
+    raw.trim() === '' ? null : parse(raw);
+
+export const port: Parser<number> = (raw) => {
+  const n = Number(raw);
+  return /^\d+$/.test(raw.trim()) && n >= 0 && n <= 65_535 ? n : fail('must be a port number 0-65535');
+};
+
+export const nonNegativeInt: Parser<number> = (raw) =>
+  /^\d{1,9}$/.test(raw.trim()) ? Number(raw) : fail('must be a whole number ≥ 0');
+
+export const positiveInt: Parser<number> = (raw) =>
+  /^\d{1,9}$/.test(raw.trim()) && Number(raw) > 0 ? Number(raw) : fail('must be a whole number > 0');
+
+export const host: Parser<string> = (raw) => {
+  const v = raw.trim();
+  if (isIP(v)) return v;
+  return /^(?=.{1,253}$)[a-zA-Z0-9]([a-zA-Z0-9-]{0,62})(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,62}))*$/.test(v)
+    ? v
+    : fail('must be an IP address or a host name');
+};
+
+export const oneOf =
+  <const T extends readonly string[]>(...values: T): Parser<T[number]> =>
+  (raw) => {
+    const v = raw.trim();
+    return values.includes(v) ? v : fail(`must be one of ${values.join(', ')}`);
+  };
+
+export const onOff: Parser<boolean> = (raw) => {
+  const v = raw.trim().toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(v)) return true;
+  if (['off', 'false', '0', 'no'].includes(v)) return false;
+  return fail('must be on or off');
+};
+
+/** An absolute http(s) URL without query or fragment; the trailing slash is dropped. */
+export const baseUrl: Parser<string> = (raw) => {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return fail('must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    fail('must be an absolute http:// or https:// URL');
+  if (url.search || url.hash) fail('must not carry a query or fragment');
+  if (url.username || url.password) fail('must not carry credentials');
+  return url.href.replace(/\/+$/, '');
+};
+
+/** A URL with one of the given schemes, kept as written. */
+export const urlWithScheme =
+  (...schemes: string[]): Parser<string> =>
+  (raw) => {
+    let url: URL;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      return fail(`must be a ${schemes.join(' or ')} URL`);
+    }
+    return schemes.includes(url.protocol.replace(/:$/, ''))
+      ? raw.trim()
+      : fail(`must be a ${schemes.join(' or ')} URL`);
+  };
+
+/** A browser origin: scheme://host[:port], nothing after it. */
+export const origin: Parser<string> = (raw) => {
+  const v = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    return fail(`"${v}" is not an origin like https://admin.example.com`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== v.replace(/\/$/, '')) {
+    fail(`"${v}" is not an origin like https://admin.example.com`);
+  }
+  return url.origin;
+};
+
+export const originList: Parser<readonly string[]> = (raw) =>
+  Object.freeze(
+    raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map(origin),
+  );
+
+/** Whose X-Forwarded-For header is believed. */
+export type TrustProxy =
+  | { readonly kind: 'none' | 'all' | 'loopback' }
+  | { readonly kind: 'cidrs'; readonly list: BlockList; readonly text: string };
+
+export const trustProxy: Parser<TrustProxy> = (raw) => {
+  const v = raw.trim();
+  if (v === 'none' || v === 'all' || v === 'loopback') return { kind: v };
+  const list = new BlockList();
+  for (const entry of v.split(',').map((s) => s.trim())) {
+    const [addr = '', bitsText] = entry.split('/');
+    const family = isIP(addr);
+    if (!family) fail(`"${entry}" is not loopback, all, none or a CIDR like 10.0.0.0/8`);
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    const bits = bitsText === undefined ? (family === 4 ? 32 : 128) : Number(bitsText);
+    if (!Number.isInteger(bits) || bits < 0 || bits > (family === 4 ? 32 : 128)) {
+      fail(`"${entry}" has an invalid prefix length`);
+    }
+    list.addSubnet(addr, bits, type);
+  }
+  return { kind: 'cidrs', list, text: v };
+};
+
+/** INVOICE_PREFIX: 1-10 upper-case letters and digits. */
+export const invoicePrefix: Parser<string> = (raw) =>
+  /^[A-Z0-9]{1,10}$/.test(raw.trim()) ? raw.trim() : fail('must be 1-10 upper-case letters or digits');
+
+/** A bare e-mail address or `Name <address>`. */
+export const mailAddress: Parser<string> = (raw) =>
+  /^([^<>]*<)?[^\s@<>]+@[^\s@<>]+>?$/.test(raw.trim()) ? raw.trim() : fail('must be an e-mail address');
+
+/** A country calling code such as 255. */
+export const countryCode: Parser<string> = (raw) =>
+  /^\+?[1-9]\d{0,2}$/.test(raw.trim())
+    ? raw.trim().replace(/^\+/, '')
+    : fail('must be a country calling code such as 255');

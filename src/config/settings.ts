@@ -1,0 +1,230 @@
+import * as p from './parsers.js';
+import type { Parser } from './parsers.js';
+
+/**
+ * One row per configuration value. This table drives the loader (env file + environment), the
+ * README's configuration table (a test keeps them equal), `hotspot-ctl setup` and log redaction.
+ * Add a setting by adding a row here and nowhere else.
+ */
+export interface Setting<T> {
+  /** Environment variable name. */
+  readonly env: string;
+  /** The raw default, as it would be written in the env file. */
+  readonly default: string;
+  /** What the README shows in the default column when the raw default is not the whole story. */
+  readonly shownDefault?: string;
+  readonly parse: Parser<T>;
+  readonly doc: string;
+  /** Redacted in logs and `status`; never printed. */
+  readonly secret?: boolean;
+}
+
+const setting = <T>(s: Setting<T>): Setting<T> => s;
+
+export const SMS_PROVIDERS = ['outbox', 'http'] as const;
+export const PAYMENT_PROVIDERS = ['sandbox'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const settings = {
+  dataDir: setting({
+    env: 'HOTSPOT_DATA_DIR',
+    default: './data',
+    parse: p.nonEmpty,
+    doc: 'database, keys, outbox spool (created with mode 0700)',
+  }),
+  publicBaseUrl: setting({
+    env: 'PUBLIC_BASE_URL',
+    default: 'http://localhost:8080',
+    parse: p.baseUrl,
+    doc: 'identity `{base_url}` and OIDC issuer; also the Wi-Fi `{api_base_url}`',
+  }),
+  httpHost: setting({ env: 'HTTP_HOST', default: '0.0.0.0', parse: p.host, doc: 'HTTP listener address' }),
+  httpPort: setting({ env: 'HTTP_PORT', default: '8080', parse: p.port, doc: 'HTTP listener port' }),
+  radiusHost: setting({
+    env: 'RADIUS_HOST',
+    default: '0.0.0.0',
+    parse: p.host,
+    doc: 'RADIUS listener address',
+  }),
+  radiusAuthPort: setting({
+    env: 'RADIUS_AUTH_PORT',
+    default: '1812',
+    parse: p.port,
+    doc: 'RADIUS authorization port; 0 disables it',
+  }),
+  radiusAcctPort: setting({
+    env: 'RADIUS_ACCT_PORT',
+    default: '1813',
+    parse: p.port,
+    doc: 'RADIUS accounting port; 0 disables it',
+  }),
+  radiusSecret: setting({
+    env: 'RADIUS_SECRET',
+    default: '',
+    shownDefault: 'generated at first start, stored',
+    parse: p.optional(p.nonEmpty),
+    doc: 'shared secret for devices that have none of their own',
+    secret: true,
+  }),
+  serviceName: setting({
+    env: 'SERVICE_NAME',
+    default: 'Hotspot',
+    parse: p.nonEmpty,
+    doc: 'display name: TOTP issuer label, mail sender name, page titles',
+  }),
+  invoicePrefix: setting({
+    env: 'INVOICE_PREFIX',
+    default: 'HS',
+    parse: p.invoicePrefix,
+    doc: 'invoice numbers `<PREFIX>-<6 digits>-<8 chars>` (upper-case letters and digits)',
+  }),
+  uamSecret: setting({
+    env: 'UAM_SECRET',
+    default: '',
+    parse: p.optional(p.text),
+    doc: 'CoovaChilli uam secret for devices that have none of their own',
+    secret: true,
+  }),
+  oidcIdToken: setting({
+    env: 'OIDC_ID_TOKEN',
+    default: 'on',
+    parse: p.onOff,
+    doc: 'issue an `id_token` for `openid` requests; `off` for strict spec parity',
+  }),
+  corsAllowedOrigins: setting({
+    env: 'CORS_ALLOWED_ORIGINS',
+    default: '',
+    parse: p.originList,
+    doc: 'identity API CORS allow-list (comma-separated origins)',
+  }),
+  adminOrigin: setting({
+    env: 'ADMIN_ORIGIN',
+    default: '',
+    parse: p.optional(p.origin),
+    doc: 'Wi-Fi API CORS origin of the staff admin UI; the admin cookie is Secure when it is https',
+  }),
+  portalOrigin: setting({
+    env: 'PORTAL_ORIGIN',
+    default: '',
+    parse: p.optional(p.origin),
+    doc: 'Wi-Fi API CORS origin of an external captive portal',
+  }),
+  trustProxy: setting({
+    env: 'TRUST_PROXY',
+    default: 'loopback',
+    parse: p.trustProxy,
+    doc: 'whose `X-Forwarded-For` is believed: `loopback`, `all`, `none`, or a CIDR list',
+  }),
+  webauthnRpId: setting({
+    env: 'WEBAUTHN_RPID',
+    default: '',
+    shownDefault: 'host of PUBLIC_BASE_URL',
+    parse: p.optional(p.host),
+    doc: 'passkey relying-party id',
+  }),
+  webauthnOrigin: setting({
+    env: 'WEBAUTHN_ORIGIN',
+    default: '',
+    shownDefault: 'origin of PUBLIC_BASE_URL',
+    parse: p.optional(p.origin),
+    doc: 'origin passkey ceremonies must come from',
+  }),
+  smtpUrl: setting({
+    env: 'SMTP_URL',
+    default: '',
+    parse: p.optional(p.urlWithScheme('smtp', 'smtps')),
+    doc: 'real SMTP (`smtp://user:pass@host:587`, `smtps://…`) when set; otherwise mail goes to the outbox',
+    secret: true,
+  }),
+  mailFrom: setting({
+    env: 'MAIL_FROM',
+    default: 'hotspot@localhost',
+    parse: p.mailAddress,
+    doc: 'sender address of mail',
+  }),
+  smsProvider: setting({
+    env: 'SMS_PROVIDER',
+    default: 'outbox',
+    parse: p.oneOf(...SMS_PROVIDERS),
+    doc: 'SMS gateway: `outbox` (spool file) or `http` (generic JSON gateway)',
+  }),
+  smsHttpUrl: setting({
+    env: 'SMS_HTTP_URL',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.urlWithScheme('http', 'https')),
+    doc: '`http` provider: POST JSON `{to, message, sender_id}` here with `Authorization: Bearer`',
+  }),
+  smsHttpToken: setting({
+    env: 'SMS_HTTP_TOKEN',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.text),
+    doc: '`http` provider: the bearer token',
+    secret: true,
+  }),
+  smsSenderId: setting({
+    env: 'SMS_SENDER_ID',
+    default: '',
+    shownDefault: 'SERVICE_NAME',
+    parse: p.optional(p.nonEmpty),
+    doc: 'default SMS sender id',
+  }),
+  paymentProvider: setting({
+    env: 'PAYMENT_PROVIDER',
+    default: 'sandbox',
+    parse: p.oneOf(...PAYMENT_PROVIDERS),
+    doc: 'mobile-money provider adapter',
+  }),
+  paymentWebhookSecret: setting({
+    env: 'PAYMENT_WEBHOOK_SECRET',
+    default: '',
+    shownDefault: 'generated at first start, stored',
+    parse: p.optional(p.nonEmpty),
+    doc: 'HMAC secret of the payment webhook signature',
+    secret: true,
+  }),
+  sandboxAutopaySeconds: setting({
+    env: 'SANDBOX_AUTOPAY_SECONDS',
+    default: '0',
+    shownDefault: '`0` (off)',
+    parse: p.nonNegativeInt,
+    doc: 'sandbox only: pay every pending invoice after N seconds, through the real webhook path',
+  }),
+  logLevel: setting({
+    env: 'LOG_LEVEL',
+    default: 'info',
+    parse: p.oneOf(...LOG_LEVELS),
+    doc: 'pino log level',
+  }),
+};
+
+export type SettingKey = keyof typeof settings;
+
+/** Configuration exactly as loaded: generated secrets may still be missing. */
+export type LoadedConfig = {
+  readonly [K in SettingKey]: (typeof settings)[K] extends Setting<infer T> ? T : never;
+};
+
+/** Configuration the daemon runs with: derived values filled in, generated secrets present. */
+export type Config = Omit<
+  LoadedConfig,
+  'radiusSecret' | 'paymentWebhookSecret' | 'webauthnRpId' | 'webauthnOrigin' | 'smsSenderId'
+> & {
+  readonly radiusSecret: string;
+  readonly paymentWebhookSecret: string;
+  readonly webauthnRpId: string;
+  readonly webauthnOrigin: string;
+  readonly smsSenderId: string;
+  /** Which secrets came from the data directory rather than the configuration. */
+  readonly generatedSecrets: readonly ('RADIUS_SECRET' | 'PAYMENT_WEBHOOK_SECRET')[];
+};
+
+export const settingList = (): readonly (Setting<unknown> & { key: SettingKey })[] =>
+  (Object.keys(settings) as SettingKey[]).map((key) => ({ key, ...(settings[key] as Setting<unknown>) }));
+
+/** Environment names of settings whose values must never be printed or logged. */
+export const secretEnvNames = (): string[] =>
+  settingList()
+    .filter((s) => s.secret)
+    .map((s) => s.env);

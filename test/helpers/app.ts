@@ -1,0 +1,81 @@
+import { Writable } from 'node:stream';
+import type { Test } from 'tap';
+import { buildApp, type App, type BuildOptions } from '../../src/app.js';
+import { finalizeConfig, loadConfig, type Config } from '../../src/config/index.js';
+import { ensureDataDir, loadOrCreateSecrets } from '../../src/config/secrets.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { createLogger } from '../../src/lib/log.js';
+
+/** Collects pino's JSON lines so tests can assert on what was (and was not) logged. */
+export class LogSink extends Writable {
+  readonly lines: Record<string, unknown>[] = [];
+  readonly raw: string[] = [];
+  override _write(chunk: Buffer, _enc: string, done: () => void): void {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+      this.raw.push(line);
+      this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    }
+    done();
+  }
+  events(name: string): Record<string, unknown>[] {
+    return this.lines.filter((l) => l.event === name);
+  }
+}
+
+/** A configuration for a test: temp data dir, loopback listener on a free port, RADIUS off. */
+export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
+  const loaded = loadConfig({
+    env: {
+      HOTSPOT_DATA_DIR: dataDir,
+      HTTP_HOST: '127.0.0.1',
+      HTTP_PORT: '0',
+      RADIUS_AUTH_PORT: '0',
+      RADIUS_ACCT_PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    defaultConfigFile: '/nonexistent/hotspot.env',
+  });
+  ensureDataDir(loaded.dataDir);
+  return finalizeConfig(loaded, loadOrCreateSecrets(loaded.dataDir));
+}
+
+export interface TestApp {
+  app: App;
+  config: Config;
+  clock: ManualClock;
+  logs: LogSink;
+  /** http://127.0.0.1:<port> */
+  base: string;
+  dataDir: string;
+}
+
+/** The real app on a temp data dir with a manual clock, listening on a free loopback port. */
+export async function startTestApp(
+  t: Test,
+  options: { env?: Record<string, string>; clock?: ManualClock } & Omit<BuildOptions, 'clock' | 'log'> = {},
+): Promise<TestApp> {
+  const dataDir = t.testdir();
+  const config = testConfig(dataDir, options.env);
+  const clock = options.clock ?? new ManualClock();
+  const logs = new LogSink();
+  const { env: _env, clock: _clock, ...build } = options;
+  const app = await buildApp(config, { ...build, clock, log: createLogger('info', logs) });
+  const { http } = await app.start();
+  t.teardown(() => app.close({ graceMs: 1000 }));
+  return { app, config, clock, logs, base: `http://127.0.0.1:${String(http.port)}`, dataDir };
+}
+
+/** Resolves when `predicate` holds, checking after every log line (no sleeping). */
+export function waitFor(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const tick = (): void => {
+      if (check()) resolve();
+      else if (Number(process.hrtime.bigint() - started) / 1e6 > timeoutMs)
+        reject(new Error(`timed out waiting for ${what}`));
+      else setImmediate(tick);
+    };
+    tick();
+  });
+}

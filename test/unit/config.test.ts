@@ -1,0 +1,159 @@
+import { statSync, writeFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { ConfigError, finalizeConfig, loadConfig, resolveConfig } from '../../src/config/index.js';
+import { SECRETS_FILE } from '../../src/config/secrets.js';
+
+const NO_FILE = { defaultConfigFile: '/nonexistent/hotspot.env' };
+
+function problemsOf(fn: () => unknown): readonly string[] {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+t.test('zero configuration gives the documented defaults', async (t) => {
+  const c = loadConfig({ env: {}, ...NO_FILE });
+  t.equal(c.dataDir, './data');
+  t.equal(c.publicBaseUrl, 'http://localhost:8080');
+  t.equal(c.httpHost, '0.0.0.0');
+  t.equal(c.httpPort, 8080);
+  t.equal(c.radiusAuthPort, 1812);
+  t.equal(c.radiusAcctPort, 1813);
+  t.equal(c.serviceName, 'Hotspot');
+  t.equal(c.invoicePrefix, 'HS');
+  t.equal(c.oidcIdToken, true);
+  t.same(c.corsAllowedOrigins, []);
+  t.same(c.trustProxy, { kind: 'loopback' });
+  t.equal(c.smsProvider, 'outbox');
+  t.equal(c.paymentProvider, 'sandbox');
+  t.equal(c.sandboxAutopaySeconds, 0);
+  t.equal(c.radiusSecret, null, 'generated later, not here');
+  const full = finalizeConfig(c, { radiusSecret: 'r', paymentWebhookSecret: 'w' });
+  t.equal(full.webauthnRpId, 'localhost');
+  t.equal(full.webauthnOrigin, 'http://localhost:8080');
+  t.equal(full.smsSenderId, 'Hotspot');
+  t.ok(Object.isFrozen(full));
+});
+
+t.test('a bad value is one line naming the variable', async (t) => {
+  t.same(
+    problemsOf(() => loadConfig({ env: { HTTP_PORT: '80x' }, ...NO_FILE })),
+    ['HTTP_PORT: must be a port number 0-65535 (got "80x")'],
+  );
+  t.same(
+    problemsOf(() => loadConfig({ env: { PUBLIC_BASE_URL: 'ftp://x' }, ...NO_FILE })),
+    ['PUBLIC_BASE_URL: must be an absolute http:// or https:// URL (got "ftp://x")'],
+  );
+  t.same(
+    problemsOf(() => loadConfig({ env: { TRUST_PROXY: '10.0.0.0/33' }, ...NO_FILE })),
+    ['TRUST_PROXY: "10.0.0.0/33" has an invalid prefix length (got "10.0.0.0/33")'],
+  );
+  t.same(
+    problemsOf(() => loadConfig({ env: { SMS_PROVIDER: 'http' }, ...NO_FILE })),
+    ['SMS_HTTP_URL: must be set when SMS_PROVIDER is http'],
+  );
+  t.same(
+    problemsOf(() => loadConfig({ env: { RADIUS_ACCT_PORT: '1812' }, ...NO_FILE })),
+    ['RADIUS_ACCT_PORT: must differ from RADIUS_AUTH_PORT'],
+  );
+});
+
+t.test('every problem is reported at once', async (t) => {
+  const problems = problemsOf(() =>
+    loadConfig({
+      env: { HTTP_PORT: '70000', LOG_LEVEL: 'loud', INVOICE_PREFIX: 'hs', OIDC_ID_TOKEN: 'maybe' },
+      ...NO_FILE,
+    }),
+  );
+  t.equal(problems.length, 4);
+  t.ok(problems.some((p) => p.startsWith('HTTP_PORT:')));
+  t.ok(problems.some((p) => p.startsWith('LOG_LEVEL:')));
+  t.ok(problems.some((p) => p.startsWith('INVOICE_PREFIX:')));
+  t.ok(problems.some((p) => p.startsWith('OIDC_ID_TOKEN:')));
+});
+
+t.test('a secret value is never echoed in an error', async (t) => {
+  const problems = problemsOf(() => loadConfig({ env: { SMTP_URL: 'ftp://user:hunter2@mail' }, ...NO_FILE }));
+  t.equal(problems.length, 1);
+  t.match(problems[0], /^SMTP_URL: /);
+  t.notMatch(problems[0], /hunter2/);
+});
+
+t.test(
+  'the env file is read, the environment wins, unknown keys are refused with a suggestion',
+  async (t) => {
+    const dir = t.testdir({
+      'hotspot.env': '# venue settings\nHTTP_PORT=9090\nSERVICE_NAME="Cafe Wi-Fi"\nINVOICE_PREFIX=CAFE\n',
+      'typo.env': 'HTTP_PROT=9090\nTOTALLY_UNRELATED=1\n',
+    });
+    const c = loadConfig({ env: { INVOICE_PREFIX: 'ENV' }, configFile: path.join(dir, 'hotspot.env') });
+    t.equal(c.httpPort, 9090);
+    t.equal(c.serviceName, 'Cafe Wi-Fi');
+    t.equal(c.invoicePrefix, 'ENV');
+    t.same(
+      problemsOf(() => loadConfig({ env: {}, configFile: path.join(dir, 'typo.env') })),
+      [
+        'HTTP_PROT: unknown setting in the config file (did you mean HTTP_PORT?)',
+        'TOTALLY_UNRELATED: unknown setting in the config file',
+      ],
+    );
+    // The default file is read only when it exists; an explicit one must exist.
+    t.equal(loadConfig({ env: {}, defaultConfigFile: path.join(dir, 'hotspot.env') }).httpPort, 9090);
+    t.same(
+      problemsOf(() => loadConfig({ env: {}, configFile: path.join(dir, 'missing.env') })),
+      [`--config: cannot read ${path.join(dir, 'missing.env')}: ENOENT`],
+    );
+  },
+);
+
+t.test('TRUST_PROXY accepts keywords and CIDR lists', async (t) => {
+  const c = loadConfig({ env: { TRUST_PROXY: '10.0.0.0/8, 192.168.1.1, fd00::/8' }, ...NO_FILE });
+  t.equal(c.trustProxy.kind, 'cidrs');
+  if (c.trustProxy.kind !== 'cidrs') return;
+  t.ok(c.trustProxy.list.check('10.20.30.40', 'ipv4'));
+  t.ok(c.trustProxy.list.check('192.168.1.1', 'ipv4'));
+  t.notOk(c.trustProxy.list.check('192.168.1.2', 'ipv4'));
+  t.ok(c.trustProxy.list.check('fd00::1', 'ipv6'));
+});
+
+t.test(
+  'generated secrets are created once with mode 0600, reused, and yield to configured ones',
+  async (t) => {
+    const root = t.testdir();
+    const dataDir = path.join(root, 'data');
+    const first = resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE });
+    t.equal(statSync(dataDir).mode & 0o777, 0o700, 'data directory is 0700');
+    const file = path.join(dataDir, SECRETS_FILE);
+    t.equal(statSync(file).mode & 0o777, 0o600, 'secrets file is 0600');
+    t.match(first.radiusSecret, /^[A-Za-z0-9]{24}$/);
+    t.match(first.paymentWebhookSecret, /^[A-Za-z0-9_-]{43}$/);
+    const before = readFileSync(file, 'utf8');
+
+    const second = resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE });
+    t.equal(second.radiusSecret, first.radiusSecret);
+    t.equal(second.paymentWebhookSecret, first.paymentWebhookSecret);
+    t.equal(readFileSync(file, 'utf8'), before, 'not rewritten');
+
+    const configured = resolveConfig({
+      env: { HOTSPOT_DATA_DIR: dataDir, RADIUS_SECRET: 'from-env' },
+      ...NO_FILE,
+    });
+    t.equal(configured.radiusSecret, 'from-env');
+    t.equal(configured.paymentWebhookSecret, first.paymentWebhookSecret);
+  },
+);
+
+t.test('an existing data directory that is too open is tightened to 0700', async (t) => {
+  const root = t.testdir({ data: {} });
+  const dataDir = path.join(root, 'data');
+  writeFileSync(path.join(root, 'marker'), '');
+  const { chmodSync } = await import('node:fs');
+  chmodSync(dataDir, 0o755);
+  resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE });
+  t.equal(statSync(dataDir).mode & 0o777, 0o700);
+});
