@@ -1,0 +1,5 @@
+export { openDatabase } from './connect.js';
+export type { Db, OpenedDatabase } from './connect.js';
+export { migrateToLatest, migrationState, MIGRATIONS } from './migrate.js';
+export type { DB } from './schema.js';
+export { databaseReady } from './probe.js';

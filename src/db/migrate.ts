@@ -1,0 +1,35 @@
+import { Migrator, type Migration, type MigrationResult } from 'kysely';
+import * as m0001 from '../../migrations/0001_init.js';
+import type { Db } from './connect.js';
+
+/**
+ * The migrations, listed statically (not scanned from disk) so a bundled build finds them.
+ * Append new ones; never edit one that has landed.
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001_init': m0001,
+};
+
+function migrator(db: Db): Migrator {
+  return new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
+}
+
+/** Applies every pending migration; throws (after rolling back the failed one) on error. */
+export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
+  const { error, results } = await migrator(db).migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
+  return results ?? [];
+}
+
+export interface MigrationState {
+  applied: string[];
+  pending: string[];
+}
+
+export async function migrationState(db: Db): Promise<MigrationState> {
+  const all = await migrator(db).getMigrations();
+  return {
+    applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
+    pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
+  };
+}
