@@ -1,0 +1,100 @@
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Config } from './config/index.js';
+import { migrateToLatest, openDatabase, type Db } from './db/index.js';
+import { healthRoutes } from './http/health.routes.js';
+import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import type { Route } from './http/route.js';
+import { createHttpServer, type HttpServer } from './http/server.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { createLogger, type Logger } from './lib/log.js';
+import { createNotifier, type Notifier } from './notify/index.js';
+import { Scheduler } from './scheduler.js';
+
+export const DATABASE_FILE = 'hotspot.db';
+
+/** What domain functions may ask for; each declares the subset it uses (`Pick<Deps, 'db' | 'clock'>`). */
+export interface Deps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  notifier: Notifier;
+}
+
+export interface BuildOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Replaces the 30 s request timeout (tests). */
+  requestTimeoutMs?: number;
+  rateLimitStore?: RateLimitStore;
+  /** false: open the database as it is (`status` reports pending migrations instead of applying them). */
+  migrate?: boolean;
+  /** Extra routes mounted after the product's own (tests). */
+  extraRoutes?: (deps: Deps) => Route[];
+}
+
+export interface App {
+  readonly deps: Deps;
+  readonly http: HttpServer;
+  readonly scheduler: Scheduler;
+  /** Starts the listeners and the scheduled jobs. */
+  start(): Promise<{ http: AddressInfo }>;
+  /** Stops listeners (letting in-flight requests finish within `graceMs`), jobs, then the database. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/**
+ * The composition root: opens the database, applies migrations, and wires every feature's
+ * routes, jobs and ports. The CLI builds the same app without starting it.
+ */
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.logLevel);
+  const { db } = openDatabase(path.join(config.dataDir, DATABASE_FILE));
+  try {
+    if (options.migrate !== false) await migrateToLatest(db);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  const notifier = createNotifier({ config, clock, log });
+  const deps: Deps = { config, db, clock, log, notifier };
+
+  const limiter = new RateLimiter({
+    store: options.rateLimitStore ?? new MemoryRateLimitStore(),
+    clock,
+    log,
+  });
+  const routes: Route[] = [...healthRoutes(deps), ...(options.extraRoutes?.(deps) ?? [])];
+  const http = createHttpServer({
+    config,
+    clock,
+    log,
+    limiter,
+    routes,
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+  });
+
+  const scheduler = new Scheduler(log);
+  let closed = false;
+
+  return {
+    deps,
+    http,
+    scheduler,
+    async start() {
+      const address = await http.listen(config.httpPort, config.httpHost);
+      scheduler.add({ name: 'rate-limit.prune', cron: '*/5 * * * *', run: () => limiter.prune() });
+      return { http: address };
+    },
+    async close({ graceMs = 10_000 } = {}) {
+      if (closed) return;
+      closed = true;
+      await http.close(graceMs);
+      scheduler.stop();
+      notifier.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import compression from 'compression';
+import polka, { type NextHandler } from 'polka';
+import type { Config } from '../config/index.js';
+import type { Clock } from '../lib/clock.js';
+import { uuid } from '../lib/crypto.js';
+import type { Logger } from '../lib/log.js';
+import { clientIp } from './client-ip.js';
+import { corsMiddleware } from './cors.js';
+import { sendError, sendJson } from './envelope.js';
+import type { RateLimiter } from './rate-limit.js';
+import { renderError, type HttpRuntime, type Route } from './route.js';
+import { familyOf, type HttpRequest } from './types.js';
+
+export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+export interface HttpServerOptions {
+  config: Pick<Config, 'trustProxy' | 'corsAllowedOrigins' | 'adminOrigin' | 'portalOrigin'>;
+  clock: Clock;
+  log: Logger;
+  limiter: RateLimiter;
+  routes: readonly Route[];
+  /** Tests shorten this; everyone else gets the 30 s of both specs. */
+  requestTimeoutMs?: number;
+}
+
+export interface HttpServer {
+  readonly server: Server;
+  listen(port: number, host: string): Promise<AddressInfo>;
+  /** Stops accepting, lets in-flight requests finish for up to `graceMs`, then cuts the rest. */
+  close(graceMs: number): Promise<void>;
+  readonly inFlight: number;
+}
+
+export function createHttpServer(options: HttpServerOptions): HttpServer {
+  const { config, clock, log, limiter } = options;
+  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const runtime: HttpRuntime = { limiter, log, clock };
+  const open = new Set<ServerResponse>();
+  let closing = false;
+
+  const app = polka<HttpRequest>({
+    onNoMatch: (req, res) => {
+      sendError(res, req.family, 404, 'not found');
+    },
+    onError: (err, req, res) => {
+      renderError(req, res, req.family, err, log);
+    },
+  });
+
+  // 1. Request id, client address, family, access log.
+  app.use((req: HttpRequest, res: ServerResponse, next: NextHandler) => {
+    const started = performance.now();
+    const given = req.headers['x-request-id'];
+    req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : uuid();
+    req.ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy);
+    req.family = familyOf(req.path);
+    res.setHeader('X-Request-Id', req.id);
+    open.add(res);
+    if (closing) res.setHeader('Connection', 'close');
+    res.on('close', () => {
+      open.delete(res);
+      log.info(
+        {
+          event: 'http.request',
+          method: req.method,
+          route: req.routeName ?? 'unmatched',
+          status: res.statusCode,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          request_id: req.id,
+        },
+        'request',
+      );
+      if (closing) server.closeIdleConnections();
+    });
+    void next();
+  });
+
+  // 2. Request timeout: answer for the handler if it has not answered in time.
+  app.use((req: HttpRequest, res: ServerResponse, next: NextHandler) => {
+    const timer = clock.setTimer(timeoutMs, () => {
+      if (res.headersSent) return;
+      req.timedOut = true;
+      log.warn(
+        { event: 'http.timeout', route: req.routeName ?? 'unmatched', request_id: req.id },
+        'request timed out',
+      );
+      sendJson(res, 503, { success: false, message: 'request timed out' }, { Connection: 'close' });
+    });
+    res.on('close', () => {
+      timer.cancel();
+    });
+    void next();
+  });
+
+  // 3. CORS per family; 4. gzip.
+  app.use(corsMiddleware(config));
+  const gzip = compression();
+  app.use((req: HttpRequest, res: ServerResponse, next: NextHandler) => {
+    gzip(req, res, (err) => void next(err instanceof Error ? err : undefined));
+  });
+
+  for (const route of options.routes) {
+    app.add(route.method, route.path, (req: HttpRequest, res: ServerResponse) =>
+      route.handle(req, res, runtime),
+    );
+  }
+
+  const server = createServer((req, res) => {
+    void app.handler(req as HttpRequest, res, undefined as unknown as NextHandler);
+  });
+  server.headersTimeout = 20_000;
+  server.requestTimeout = timeoutMs + 10_000;
+
+  return {
+    server,
+    get inFlight() {
+      return open.size;
+    },
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    close(graceMs) {
+      closing = true;
+      return new Promise((resolve) => {
+        if (!server.listening) {
+          resolve();
+          return;
+        }
+        for (const res of open) if (!res.headersSent) res.setHeader('Connection', 'close');
+        const cutoff = clock.setTimer(graceMs, () => {
+          if (open.size > 0)
+            log.warn({ event: 'http.shutdown_cut', in_flight: open.size }, 'cutting requests');
+          server.closeAllConnections();
+        });
+        server.close(() => {
+          cutoff.cancel();
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+    },
+  };
+}

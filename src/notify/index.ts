@@ -1,0 +1,109 @@
+import nodemailer from 'nodemailer';
+import type { Config } from '../config/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/log.js';
+import { Outbox } from './outbox.js';
+import { sendViaHttpGateway } from './sms-http.js';
+import type { MailMessage, Notifier, SendResult, SmsMessage } from './types.js';
+
+export type {
+  MailMessage,
+  MailSender,
+  Notifier,
+  OutboxEntry,
+  SendResult,
+  SmsMessage,
+  SmsSender,
+} from './types.js';
+export { Outbox, outboxPath, parseOutbox, readOutbox } from './outbox.js';
+
+type NotifyConfig = Pick<
+  Config,
+  | 'dataDir'
+  | 'smtpUrl'
+  | 'mailFrom'
+  | 'serviceName'
+  | 'smsProvider'
+  | 'smsHttpUrl'
+  | 'smsHttpToken'
+  | 'smsSenderId'
+>;
+
+/**
+ * Mail through SMTP when SMTP_URL is set, otherwise the outbox; SMS through the configured
+ * gateway. Failures are logged and returned, never thrown: a message that cannot go out must not
+ * take a request, a job or the process down with it.
+ */
+export function createNotifier(deps: {
+  config: NotifyConfig;
+  clock: Clock;
+  log: Logger;
+}): Notifier & { close(): void } {
+  const { config } = deps;
+  const log = deps.log.child({ feature: 'notify' });
+  const outbox = new Outbox(config.dataDir, deps.clock);
+  const smtp = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : null;
+  const from = config.mailFrom.includes('<')
+    ? config.mailFrom
+    : { name: config.serviceName, address: config.mailFrom };
+
+  const report = (channel: 'email' | 'sms', to: string, result: SendResult): SendResult => {
+    if (result.ok)
+      log.info({ event: 'notify.sent', channel, transport: result.transport, to }, 'message sent');
+    else
+      log.warn(
+        { event: 'notify.failed', channel, transport: result.transport, to, error: result.error },
+        'send failed',
+      );
+    return result;
+  };
+
+  const toOutbox = async (entry: Parameters<Outbox['append']>[0]): Promise<SendResult> => {
+    try {
+      await outbox.append(entry);
+      return { ok: true, transport: 'outbox', status: 'spooled' };
+    } catch (err) {
+      return { ok: false, transport: 'outbox', error: (err as Error).message };
+    }
+  };
+
+  return {
+    async sendMail(message: MailMessage) {
+      if (!smtp) {
+        return report(
+          'email',
+          message.to,
+          await toOutbox({ channel: 'email', to: message.to, subject: message.subject, text: message.text }),
+        );
+      }
+      try {
+        const info = await smtp.sendMail({ from, ...message });
+        return report('email', message.to, { ok: true, transport: 'smtp', providerId: info.messageId });
+      } catch (err) {
+        return report('email', message.to, { ok: false, transport: 'smtp', error: (err as Error).message });
+      }
+    },
+
+    async sendSms(message: SmsMessage) {
+      const full = { ...message, senderId: message.senderId ?? config.smsSenderId };
+      switch (config.smsProvider) {
+        case 'outbox':
+          return report(
+            'sms',
+            message.to,
+            await toOutbox({ channel: 'sms', to: full.to, text: full.message, sender_id: full.senderId }),
+          );
+        case 'http':
+          return report(
+            'sms',
+            message.to,
+            await sendViaHttpGateway({ url: config.smsHttpUrl ?? '', token: config.smsHttpToken }, full),
+          );
+      }
+    },
+
+    close() {
+      smtp?.close();
+    },
+  };
+}

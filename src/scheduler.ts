@@ -1,0 +1,56 @@
+import schedule from 'node-schedule';
+import type { Logger } from './lib/log.js';
+
+export interface ScheduledJob {
+  name: string;
+  /** cron expression (seconds field optional), e.g. every minute: `* * * * *`. */
+  cron: string;
+  run: () => unknown;
+}
+
+/**
+ * Runs plain job functions on a cron schedule. A job that throws or rejects is logged and runs
+ * again next time; a job still running when its next turn comes is skipped, not doubled.
+ */
+export class Scheduler {
+  readonly #log: Logger;
+  readonly #jobs = new Map<string, schedule.Job>();
+  readonly #running = new Set<string>();
+
+  constructor(log: Logger) {
+    this.#log = log.child({ feature: 'scheduler' });
+  }
+
+  add(job: ScheduledJob): void {
+    if (this.#jobs.has(job.name)) throw new Error(`job ${job.name} is already scheduled`);
+    const scheduled = schedule.scheduleJob(job.name, job.cron, () => {
+      void this.runNow(job);
+    });
+    this.#jobs.set(job.name, scheduled);
+  }
+
+  /** Runs a job once, outside its schedule, with the same error handling. */
+  async runNow(job: ScheduledJob): Promise<void> {
+    if (this.#running.has(job.name)) {
+      this.#log.warn({ event: 'job.skipped', job: job.name }, 'previous run still going');
+      return;
+    }
+    this.#running.add(job.name);
+    try {
+      await job.run();
+    } catch (err) {
+      this.#log.error({ event: 'job.failed', job: job.name, err }, 'job failed');
+    } finally {
+      this.#running.delete(job.name);
+    }
+  }
+
+  get names(): string[] {
+    return [...this.#jobs.keys()];
+  }
+
+  stop(): void {
+    for (const job of this.#jobs.values()) job.cancel();
+    this.#jobs.clear();
+  }
+}
