@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { buildApp } from '../../app.js';
+import { contextOf } from '../context.js';
+
+const GRACE_MS = 10_000;
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the daemon: HTTP (both APIs and the pages), RADIUS and the scheduled jobs')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const config = ctx.config();
+      const app = await buildApp(config);
+      const { http } = await app.start();
+      const base = config.publicBaseUrl;
+      ctx.out.note(
+        [
+          `hotspot-ctl is running (HTTP on ${http.address}:${String(http.port)}, data in ${config.dataDir})`,
+          `  captive portal   ${base}/portal`,
+          `  staff admin UI   ${base}/admin`,
+          `  account pages    ${base}/account`,
+          `  health           ${base}/healthz`,
+          `first staff account: hotspot-ctl staff add --email you@example.com --role owner`,
+          `  (from a source checkout: node bin/hotspot-ctl staff add …)`,
+        ].join('\n'),
+      );
+      await waitForSignal();
+      app.deps.log.info({ event: 'daemon.stopping' }, 'shutting down');
+      // A second signal while we wait for in-flight work means "now".
+      const force = (): never => process.exit(1);
+      process.once('SIGTERM', force);
+      process.once('SIGINT', force);
+      await app.close({ graceMs: GRACE_MS });
+      app.deps.log.info({ event: 'daemon.stopped' }, 'stopped');
+    });
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals): void => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(signal);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}

@@ -1,0 +1,77 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { DATABASE_FILE } from '../../app.js';
+import { migrationState } from '../../db/index.js';
+import type { Config } from '../../config/index.js';
+import { readOutbox } from '../../notify/index.js';
+import { contextOf, withApp } from '../context.js';
+import { formatRecord } from '../output.js';
+
+/** The daemon is asked on loopback when it listens on every address. */
+function localUrl(config: Config): string {
+  const host =
+    config.httpHost === '0.0.0.0' ? '127.0.0.1' : config.httpHost === '::' ? '[::1]' : config.httpHost;
+  return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${String(config.httpPort)}/healthz`;
+}
+
+async function probeDaemon(url: string): Promise<{ reachable: boolean; url: string }> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    return { reachable: res.ok, url };
+  } catch {
+    return { reachable: false, url };
+  }
+}
+
+export function registerStatus(program: Command): void {
+  program
+    .command('status')
+    .description('Show daemon reachability, database state and counts')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const config = ctx.config();
+      const dbFile = path.join(config.dataDir, DATABASE_FILE);
+      const report = await withApp(
+        ctx,
+        async (app) => {
+          const migrations = await migrationState(app.deps.db);
+          return {
+            daemon: await probeDaemon(localUrl(config)),
+            database: {
+              file: dbFile,
+              size_bytes: statSync(dbFile).size,
+              migrations_applied: migrations.applied.length,
+              migrations_pending: migrations.pending,
+            },
+            secrets: {
+              radius_secret: config.generatedSecrets.includes('RADIUS_SECRET') ? 'generated' : 'configured',
+              payment_webhook_secret: config.generatedSecrets.includes('PAYMENT_WEBHOOK_SECRET')
+                ? 'generated'
+                : 'configured',
+            },
+            outbox_messages: (await readOutbox(config.dataDir)).length,
+          };
+        },
+        { migrate: false },
+      );
+      ctx.out.result(report, () =>
+        formatRecord([
+          [
+            'daemon',
+            report.daemon.reachable
+              ? `running (${report.daemon.url})`
+              : `not reachable (${report.daemon.url})`,
+          ],
+          ['database', `${report.database.file} (${String(report.database.size_bytes)} bytes)`],
+          [
+            'migrations',
+            `${String(report.database.migrations_applied)} applied, ${String(report.database.migrations_pending.length)} pending`,
+          ],
+          ['RADIUS secret', report.secrets.radius_secret],
+          ['webhook secret', report.secrets.payment_webhook_secret],
+          ['outbox', `${String(report.outbox_messages)} messages`],
+        ]),
+      );
+    });
+}

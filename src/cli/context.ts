@@ -1,0 +1,44 @@
+import type { Command } from 'commander';
+import { pino } from 'pino';
+import { buildApp, type App, type BuildOptions } from '../app.js';
+import { processEnv, resolveConfig, type Config } from '../config/index.js';
+import { createLogger } from '../lib/log.js';
+import { Output } from './output.js';
+
+export interface GlobalOptions {
+  config?: string;
+  json?: boolean;
+}
+
+export interface CliContext {
+  out: Output;
+  /** Loads and validates the configuration (and creates the data directory). */
+  config(): Config;
+}
+
+export function contextOf(cmd: Command): CliContext {
+  const opts = cmd.optsWithGlobals<GlobalOptions>();
+  let config: Config | undefined;
+  return {
+    out: new Output(opts.json === true),
+    config: () => (config ??= resolveConfig({ env: processEnv(), configFile: opts.config })),
+  };
+}
+
+/**
+ * Runs `fn` against the app without listeners (same database, same domain functions as the
+ * daemon), then closes it. Logs go to stderr at warn level so stdout stays the result.
+ */
+export async function withApp<T>(
+  ctx: CliContext,
+  fn: (app: App) => Promise<T>,
+  options: Omit<BuildOptions, 'log'> = {},
+): Promise<T> {
+  const config = ctx.config();
+  const app = await buildApp(config, { ...options, log: createLogger('warn', pino.destination(2)) });
+  try {
+    return await fn(app);
+  } finally {
+    await app.close();
+  }
+}

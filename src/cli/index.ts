@@ -1,0 +1,55 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError } from '../config/index.js';
+import { isAppError } from '../lib/errors.js';
+import { packageVersion } from '../lib/paths.js';
+import { registerMigrate } from './commands/migrate.js';
+import { registerOutbox } from './commands/outbox.js';
+import { registerServe } from './commands/serve.js';
+import { registerStatus } from './commands/status.js';
+
+export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
+
+/** The whole command tree; every leaf registers itself from cli/commands/<noun>.ts. */
+export function buildProgram(): Command {
+  const program = new Command()
+    .name('hotspot-ctl')
+    .description('Wi-Fi hotspot controller: daemon and operator commands')
+    .version(packageVersion())
+    .option('--config <file>', 'env file with settings (default /etc/hotspot-ctl/hotspot.env when it exists)')
+    .option('--json', 'print one JSON document on stdout')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
+  registerServe(program);
+  registerMigrate(program);
+  registerStatus(program);
+  registerOutbox(program);
+  // Subcommands inherit the usage-error behaviour.
+  for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();
+  return program;
+}
+
+export function allCommands(cmd: Command): Command[] {
+  return cmd.commands.flatMap((c) => [c, ...allCommands(c)]);
+}
+
+/** Runs the CLI and returns the exit code: 0 success, 1 error (one line on stderr), 2 usage. */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0
+        ? EXIT.ok
+        : EXIT.usage;
+    }
+    if (err instanceof ConfigError) {
+      for (const problem of err.problems) process.stderr.write(`error: ${problem}\n`);
+      return EXIT.error;
+    }
+    const message = isAppError(err) ? err.message : err instanceof Error ? err.message : String(err);
+    process.stderr.write(`error: ${message}\n`);
+    return EXIT.error;
+  }
+}

@@ -1,0 +1,132 @@
+import path from 'node:path';
+import t from 'tap';
+import { Outbox } from '../../src/notify/index.js';
+import { ManualClock } from '../../src/lib/clock.js';
+import { cliEnv, runCli, startCli } from '../helpers/cli.js';
+
+t.test('--help and --version exit 0; usage errors exit 2', async (t) => {
+  const env = cliEnv(t.testdir());
+  const help = await runCli(['--help'], env);
+  t.equal(help.code, 0);
+  t.match(help.stdout, /Usage: hotspot-ctl/);
+  for (const name of ['serve', 'migrate', 'status', 'outbox']) t.match(help.stdout, name);
+  const version = await runCli(['--version'], env);
+  t.equal(version.code, 0);
+  t.match(version.stdout, /^\d+\.\d+\.\d+/);
+  const unknown = await runCli(['frobnicate'], env);
+  t.equal(unknown.code, 2);
+  t.match(unknown.stderr, /unknown command 'frobnicate'/);
+  const badOption = await runCli(['migrate', '--bogus'], env);
+  t.equal(badOption.code, 2);
+  t.match(badOption.stderr, /unknown option '--bogus'/);
+});
+
+t.test('a bad setting stops the daemon with one line naming the variable and exit 1', async (t) => {
+  const res = await runCli(['serve'], cliEnv(t.testdir(), { HTTP_PORT: 'eighty' }));
+  t.equal(res.code, 1);
+  t.equal(res.stderr, 'error: HTTP_PORT: must be a port number 0-65535 (got "eighty")\n');
+  t.equal(res.stdout, '');
+  const two = await runCli(['migrate'], cliEnv(t.testdir(), { HTTP_PORT: 'x', TRUST_PROXY: 'sometimes' }));
+  t.equal(two.code, 1);
+  t.equal(two.stderr.trimEnd().split('\n').length, 2, 'one line per problem');
+});
+
+t.test('an env file given with --config is used; a missing one is an error', async (t) => {
+  const dir = t.testdir({ 'hotspot.env': 'INVOICE_PREFIX=lower\n' });
+  const res = await runCli(
+    ['--config', path.join(dir, 'hotspot.env'), 'migrate'],
+    cliEnv(path.join(dir, 'data')),
+  );
+  t.equal(res.code, 1);
+  t.equal(res.stderr, 'error: INVOICE_PREFIX: must be 1-10 upper-case letters or digits (got "lower")\n');
+  const missing = await runCli(
+    ['--config', path.join(dir, 'nope.env'), 'migrate'],
+    cliEnv(path.join(dir, 'data')),
+  );
+  t.equal(missing.code, 1);
+  t.match(missing.stderr, /^error: --config: cannot read .*nope\.env: ENOENT\n$/);
+});
+
+t.test('migrate applies migrations once and reports them as JSON on stdout only', async (t) => {
+  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const first = await runCli(['migrate', '--json'], env);
+  t.equal(first.code, 0, first.stderr);
+  const doc = JSON.parse(first.stdout) as { applied: string[] };
+  t.ok(doc.applied.includes('0001_init'));
+  const second = await runCli(['--json', 'migrate'], env);
+  t.same(JSON.parse(second.stdout), { applied: [] });
+  const human = await runCli(['migrate'], env);
+  t.equal(human.stdout, 'database is up to date\n');
+});
+
+t.test('status reports the daemon, the database and the secrets without printing them', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = cliEnv(dataDir, { HTTP_PORT: '1' });
+  const res = await runCli(['status', '--json'], env);
+  t.equal(res.code, 0, res.stderr);
+  const doc = JSON.parse(res.stdout) as Record<string, Record<string, unknown>>;
+  t.match(doc.daemon, { reachable: false, url: 'http://127.0.0.1:1/healthz' });
+  t.match(doc.database, { migrations_applied: 0 });
+  t.ok((doc.database?.migrations_pending as string[]).includes('0001_init'), 'status does not migrate');
+  t.same(doc.secrets, { radius_secret: 'generated', payment_webhook_secret: 'generated' });
+  const human = await runCli(['status'], env);
+  t.match(human.stdout, /daemon\s+not reachable/);
+});
+
+t.test('outbox lists spooled messages and --follow prints new ones as they arrive', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = cliEnv(dataDir);
+  t.same(JSON.parse((await runCli(['outbox', '--json'], env)).stdout), []);
+  t.equal((await runCli(['outbox'], env)).stdout, 'the outbox is empty\n');
+
+  const outbox = new Outbox(dataDir, new ManualClock('2026-02-02T10:00:00Z'));
+  await outbox.append({
+    channel: 'email',
+    to: 'a@example.com',
+    subject: 'Code',
+    text: 'Your code is 123456',
+  });
+  const listed = JSON.parse((await runCli(['outbox', '--json'], env)).stdout) as unknown[];
+  t.same(listed, [
+    {
+      channel: 'email',
+      to: 'a@example.com',
+      subject: 'Code',
+      text: 'Your code is 123456',
+      created_at: '2026-02-02T10:00:00.000Z',
+    },
+  ]);
+  t.match((await runCli(['outbox'], env)).stdout, /email\s+a@example.com\s+Code\s+Your code is 123456/);
+
+  const follower = startCli(['outbox', '--follow', '--json'], env);
+  t.teardown(() => follower.child.kill('SIGKILL'));
+  await follower.waitFor(/123456/);
+  await outbox.append({ channel: 'sms', to: '+255712345678', text: 'Code 654321' });
+  await follower.waitFor(/654321/);
+  const lines = follower.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { channel: string });
+  t.same(
+    lines.map((l) => l.channel),
+    ['email', 'sms'],
+  );
+  follower.child.kill('SIGINT');
+  t.equal(await follower.exited, 0);
+});
+
+t.test('serve prints where things are, answers /healthz, and exits 0 on SIGTERM', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const daemon = startCli(['serve'], cliEnv(dataDir, { PUBLIC_BASE_URL: 'http://hotspot.lan:8080' }));
+  t.teardown(() => daemon.child.kill('SIGKILL'));
+  const [, port] = await daemon.waitFor(/HTTP on 127\.0\.0\.1:(\d+)/);
+  t.match(daemon.stderr, 'http://hotspot.lan:8080/portal');
+  t.match(daemon.stderr, 'http://hotspot.lan:8080/admin');
+  t.match(daemon.stderr, 'http://hotspot.lan:8080/account');
+  t.match(daemon.stderr, 'hotspot-ctl staff add');
+  const res = await fetch(`http://127.0.0.1:${port ?? ''}/healthz`);
+  t.same(await res.json(), { success: true, data: { status: 'ok', service: 'hotspot-ctl' } });
+  daemon.child.kill('SIGTERM');
+  t.equal(await daemon.exited, 0);
+  t.match(daemon.stdout, /"event":"daemon.stopped"/);
+});
