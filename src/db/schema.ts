@@ -1,13 +1,8 @@
-/**
- * Row types of every table, as stored. Timestamps are ISO-8601 UTC strings; booleans are
- * integers 0/1 (portable between SQLite and PostgreSQL through kysely).
- */
-export interface AppMetaTable {
-  key: string;
-  value: string;
-  updated_at: string;
-}
+import type { CoreTables } from './tables/core.js';
 
-export interface DB {
-  app_meta: AppMetaTable;
-}
+/**
+ * Row types of every table, as stored, one file per feature under tables/. Timestamps are
+ * ISO-8601 UTC strings; booleans are integers 0/1 (portable between SQLite and PostgreSQL).
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- one `extends` entry per feature's tables
+export interface DB extends CoreTables {}

@@ -1,0 +1,44 @@
+import t from 'tap';
+import { Scheduler } from '../../src/scheduler.js';
+import { createLogger } from '../../src/lib/log.js';
+import { LogSink } from '../helpers/app.js';
+
+t.test('a failing job is logged and does not stop the scheduler; overlapping runs are skipped', async (t) => {
+  const logs = new LogSink();
+  const scheduler = new Scheduler(createLogger('info', logs));
+  t.teardown(() => scheduler.stop());
+  await scheduler.runNow({ name: 'boom', cron: '* * * * *', run: () => Promise.reject(new Error('kaput')) });
+  t.match(logs.events('job.failed'), [{ job: 'boom' }]);
+
+  let release: () => void = () => undefined;
+  let runs = 0;
+  const slow = {
+    name: 'slow',
+    cron: '* * * * *',
+    run: () =>
+      new Promise<void>((resolve) => {
+        runs++;
+        release = resolve;
+      }),
+  };
+  const first = scheduler.runNow(slow);
+  await scheduler.runNow(slow);
+  t.equal(runs, 1, 'the second run did not start');
+  t.match(logs.events('job.skipped'), [{ job: 'slow' }]);
+  release();
+  await first;
+  const third = scheduler.runNow(slow);
+  release();
+  await third;
+  t.equal(runs, 2, 'runs again once the first finished');
+});
+
+t.test('jobs are registered by name and all cancelled by stop()', async (t) => {
+  const scheduler = new Scheduler(createLogger('silent'));
+  scheduler.add({ name: 'a', cron: '0 3 * * *', run: () => undefined });
+  scheduler.add({ name: 'b', cron: '*/5 * * * *', run: () => undefined });
+  t.same(scheduler.names, ['a', 'b']);
+  t.throws(() => scheduler.add({ name: 'a', cron: '* * * * *', run: () => undefined }), /already scheduled/);
+  scheduler.stop();
+  t.same(scheduler.names, []);
+});
