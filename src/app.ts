@@ -1,26 +1,22 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Config } from './config/index.js';
-import { migrateToLatest, openDatabase, type Db } from './db/index.js';
+import type { CoreDeps } from './deps.js';
+import { migrateToLatest, openDatabase } from './db/index.js';
 import { healthRoutes } from './http/health.routes.js';
+import { identityRoutes, pruneExpiredSessions } from './identity/index.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import type { Route } from './http/route.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/log.js';
-import { createNotifier, type Notifier } from './notify/index.js';
+import { createNotifier } from './notify/index.js';
 import { Scheduler } from './scheduler.js';
 
 export const DATABASE_FILE = 'hotspot.db';
 
-/** What domain functions may ask for; each declares the subset it uses (`Pick<Deps, 'db' | 'clock'>`). */
-export interface Deps {
-  config: Config;
-  db: Db;
-  clock: Clock;
-  log: Logger;
-  notifier: Notifier;
-}
+/** The core dependencies plus the ports features need from each other's adapters. */
+export type Deps = CoreDeps;
 
 export interface BuildOptions {
   clock?: Clock;
@@ -66,7 +62,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     clock,
     log,
   });
-  const routes: Route[] = [...healthRoutes(deps), ...(options.extraRoutes?.(deps) ?? [])];
+  const routes: Route[] = [
+    ...healthRoutes(deps),
+    ...identityRoutes(deps),
+    ...(options.extraRoutes?.(deps) ?? []),
+  ];
   const http = createHttpServer({
     config,
     clock,
@@ -86,6 +86,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     async start() {
       const address = await http.listen(config.httpPort, config.httpHost);
       scheduler.add({ name: 'rate-limit.prune', cron: '*/5 * * * *', run: () => limiter.prune() });
+      scheduler.add({ name: 'sessions.prune', cron: '17 * * * *', run: () => pruneExpiredSessions(deps) });
       return { http: address };
     },
     async close({ graceMs = 10_000 } = {}) {

@@ -5,6 +5,7 @@ import { packageVersion } from '../lib/paths.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerOutbox } from './commands/outbox.js';
 import { registerServe } from './commands/serve.js';
+import { registerStaff } from './commands/staff.js';
 import { registerStatus } from './commands/status.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerStatus(program);
   registerOutbox(program);
+  registerStaff(program);
   // Subcommands inherit the usage-error behaviour.
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();
   return program;

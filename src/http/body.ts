@@ -59,3 +59,24 @@ export function strictObject<K extends string>(
   for (const key of Object.keys(raw)) if (!keys.includes(key as K)) throw error();
   return raw;
 }
+
+/** A JSON object whose unknown fields are ignored (the identity API is lenient about extras). */
+export function objectBody(
+  raw: unknown,
+  error: () => AppError = bodyErrors.malformed,
+): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw error();
+  return raw as Record<string, unknown>;
+}
+
+/** A field that must be a string when present: absent or null give `undefined`. */
+export function stringField(
+  obj: Readonly<Record<string, unknown>>,
+  key: string,
+  error: () => AppError = bodyErrors.malformed,
+): string | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw error();
+  return value;
+}

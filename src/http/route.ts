@@ -44,7 +44,7 @@ export interface RouteSpec<B, P> {
   /** Fixed-window per-IP limiter, counted before anything else. */
   limiter?: LimiterName;
   /** Authenticates the request or throws an AppError (401/403). */
-  auth?: (req: HttpRequest) => P | Promise<P>;
+  auth?: (req: HttpRequest, res: ServerResponse) => P | Promise<P>;
   body?: BodySpec<B>;
   /** Renders thrown AppErrors itself (e.g. OAuth's raw `{error, error_description}`). */
   renderError?: (err: unknown) => { status: number; body: unknown; headers?: Headers } | undefined;
@@ -81,7 +81,7 @@ export function defineRoute<B = undefined, P = undefined>(spec: RouteSpec<B, P>)
       req.routeName = `${spec.method} ${spec.path}`;
       try {
         if (spec.limiter) await rt.limiter.hit(spec.limiter, req.ip);
-        const principal = (spec.auth ? await spec.auth(req) : undefined) as P;
+        const principal = (spec.auth ? await spec.auth(req, res) : undefined) as P;
         const body = (spec.body ? await readBody(req, spec.body) : undefined) as B;
         const result = await spec.handler({
           req,

@@ -53,13 +53,17 @@ export interface TestApp {
 /** The real app on a temp data dir with a manual clock, listening on a free loopback port. */
 export async function startTestApp(
   t: Test,
-  options: { env?: Record<string, string>; clock?: ManualClock } & Omit<BuildOptions, 'clock' | 'log'> = {},
+  options: { env?: Record<string, string>; clock?: ManualClock; dataDir?: string } & Omit<
+    BuildOptions,
+    'clock' | 'log'
+  > = {},
 ): Promise<TestApp> {
-  const dataDir = t.testdir();
+  // t.testdir() empties the test's folder each time it is called: pass dataDir to share one.
+  const dataDir = options.dataDir ?? t.testdir();
   const config = testConfig(dataDir, options.env);
   const clock = options.clock ?? new ManualClock();
   const logs = new LogSink();
-  const { env: _env, clock: _clock, ...build } = options;
+  const { env: _env, clock: _clock, dataDir: _dataDir, ...build } = options;
   const app = await buildApp(config, { ...build, clock, log: createLogger('info', logs) });
   const { http } = await app.start();
   t.teardown(() => app.close({ graceMs: 1000 }));

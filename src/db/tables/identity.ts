@@ -1,0 +1,96 @@
+import type { Generated } from 'kysely';
+
+export type StaffRole = 'owner' | 'admin' | 'operator' | 'viewer';
+
+export interface UsersTable {
+  id: string;
+  email: string | null;
+  phone: string | null;
+  email_verified: number;
+  phone_verified: number;
+  password_hash: string;
+  display_name: string;
+  avatar_url: string | null;
+  staff_role: StaffRole | null;
+  /** Base32 TOTP secret once set up; active only when totp_enabled = 1. */
+  totp_secret: string | null;
+  totp_enabled: number;
+  /** Last accepted RFC 6238 time step: a code is never accepted twice. */
+  totp_last_step: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  /** SHA-256 of the cookie value; the value itself is never stored. */
+  token_hash: string;
+  ip_address: string;
+  device_label: string | null;
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+}
+
+export interface VerificationCodesTable {
+  id: string;
+  user_id: string;
+  channel: 'email' | 'phone';
+  /** The address the code was sent to; the check verifies that address only. */
+  target: string;
+  code_hash: string;
+  attempts: number;
+  expires_at: string;
+  consumed_at: string | null;
+  created_at: string;
+}
+
+export interface PasswordResetsTable {
+  id: string;
+  user_id: string;
+  kind: 'link' | 'sms';
+  token_hash: string;
+  attempts: number;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface MfaChallengesTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  attempts: number;
+  ip_address: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface MfaRecoveryCodesTable {
+  id: string;
+  user_id: string;
+  code_hash: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface SecurityEventsTable {
+  id: Generated<number>;
+  user_id: string;
+  action: string;
+  ip_address: string | null;
+  detail: string;
+  created_at: string;
+}
+
+export interface IdentityTables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  verification_codes: VerificationCodesTable;
+  password_resets: PasswordResetsTable;
+  mfa_challenges: MfaChallengesTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  security_events: SecurityEventsTable;
+}

@@ -1,0 +1,17 @@
+import type { Config } from './config/index.js';
+import type { Db } from './db/index.js';
+import type { Clock } from './lib/clock.js';
+import type { Logger } from './lib/log.js';
+import type { Notifier } from './notify/index.js';
+
+/**
+ * What every feature may ask for. Domain functions declare the subset they use
+ * (`Pick<CoreDeps, 'db' | 'clock'>`); app.ts adds the feature ports on top.
+ */
+export interface CoreDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  notifier: Notifier;
+}

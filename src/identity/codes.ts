@@ -1,0 +1,144 @@
+import type { CoreDeps } from '../deps.js';
+import type { Db } from '../db/index.js';
+import { randomDigits, safeEqual, sha256Hex, uuid } from '../lib/crypto.js';
+import { isoAgo, isoIn, isoNow } from '../lib/time.js';
+import {
+  consumeCodes,
+  countAttempt,
+  countCodesSince,
+  deleteCode,
+  findLatestUnusedCode,
+  insertCode,
+} from './codes.store.js';
+import { identityErrors } from './errors.js';
+import { alertUser, recordEvent } from './events.js';
+import { findUserByPhone, findUserById, updateUser, type UserRow } from './users.store.js';
+import { isValidPhone } from './rules.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
+export type CodeChannel = 'email' | 'phone';
+
+export const CODE_TTL_SECONDS = 5 * 60;
+export const CODE_MAX_ATTEMPTS = 5;
+export const CODE_SENDS_PER_HOUR = 3;
+
+const hashCode = (userId: string, code: string): string => sha256Hex(`${userId}:${code}`);
+
+interface IssuedCode {
+  id: string;
+  code: string;
+  target: string;
+}
+
+/** Inside a transaction: enforce the per-user send budget and store a new code (hashed). */
+async function issueCode(
+  db: Db,
+  deps: Pick<Deps, 'clock'>,
+  userId: string,
+  channel: CodeChannel,
+  target: string,
+) {
+  const sent = await countCodesSince(db, userId, channel, isoAgo(deps.clock, 3600));
+  if (sent >= CODE_SENDS_PER_HOUR) throw identityErrors.tooManyCodes();
+  const issued: IssuedCode = { id: uuid(), code: randomDigits(6), target };
+  // A new code replaces any earlier one of the channel: only the latest is ever valid.
+  await consumeCodes(db, userId, channel, isoNow(deps.clock));
+  await insertCode(db, {
+    id: issued.id,
+    user_id: userId,
+    channel,
+    target,
+    code_hash: hashCode(userId, issued.code),
+    attempts: 0,
+    expires_at: isoIn(deps.clock, CODE_TTL_SECONDS),
+    consumed_at: null,
+    created_at: isoNow(deps.clock),
+  });
+  return issued;
+}
+
+/** After commit: send the code; a failed send un-issues it (it does not count) and is a 502. */
+async function deliverCode(deps: Deps, channel: CodeChannel, issued: IssuedCode): Promise<void> {
+  const text = `Your ${deps.config.serviceName} verification code is ${issued.code}. It expires in 5 minutes.`;
+  const result =
+    channel === 'email'
+      ? await deps.notifier.sendMail({
+          to: issued.target,
+          subject: `${deps.config.serviceName} verification code`,
+          text,
+        })
+      : await deps.notifier.sendSms({ to: issued.target, message: text });
+  if (!result.ok) {
+    await deleteCode(deps.db, issued.id);
+    throw identityErrors.codeNotSent();
+  }
+}
+
+/** verify-email/send (and the code sent at registration). */
+export async function sendVerificationCode(deps: Deps, user: UserRow, channel: CodeChannel): Promise<void> {
+  const target = channel === 'email' ? user.email : user.phone;
+  if (target === null) throw channel === 'email' ? identityErrors.noEmail() : identityErrors.noPhone();
+  const issued = await deps.db.transaction().execute((tx) => issueCode(tx, deps, user.id, channel, target));
+  await deliverCode(deps, channel, issued);
+}
+
+/** verify-phone/send: attach the number (unverified) unless another account has it, then send a code. */
+export async function requestPhoneVerification(deps: Deps, userId: string, phone: string): Promise<void> {
+  if (!isValidPhone(phone)) throw identityErrors.invalidPhone();
+  const { issued, user, changed } = await deps.db.transaction().execute(async (tx) => {
+    const owner = await findUserByPhone(tx, phone);
+    if (owner && owner.id !== userId) throw identityErrors.phoneTaken();
+    const current = await findUserById(tx, userId);
+    if (!current) throw identityErrors.sessionInvalid();
+    const issuedCode = await issueCode(tx, deps, userId, 'phone', phone);
+    const isChange = current.phone !== phone;
+    if (isChange) await updateUser(tx, userId, { phone, phone_verified: 0, updated_at: isoNow(deps.clock) });
+    return { issued: issuedCode, user: current, changed: isChange };
+  });
+  await deliverCode(deps, 'phone', issued);
+  if (changed) {
+    alertUser(deps, user, {
+      subject: 'phone number changed',
+      text: `The phone number on your account was changed to ${phone} (not yet verified).`,
+    });
+  }
+}
+
+/** verify-email/check and verify-phone/check: at most 5 tries, 5 minutes, single use. */
+export async function checkVerificationCode(
+  deps: Deps,
+  userId: string,
+  channel: CodeChannel,
+  code: string,
+  ip: string,
+) {
+  const now = isoNow(deps.clock);
+  const outcome = await deps.db.transaction().execute(async (tx) => {
+    const user = await findUserById(tx, userId);
+    const row = await findLatestUnusedCode(tx, userId, channel);
+    const target = channel === 'email' ? user?.email : user?.phone;
+    if (
+      !user ||
+      !row ||
+      row.expires_at <= now ||
+      row.attempts >= CODE_MAX_ATTEMPTS ||
+      row.target !== target
+    ) {
+      return 'expired' as const;
+    }
+    if (!safeEqual(row.code_hash, hashCode(userId, code))) {
+      await countAttempt(tx, row.id);
+      return 'incorrect' as const;
+    }
+    await consumeCodes(tx, userId, channel, now);
+    await updateUser(tx, userId, {
+      [channel === 'email' ? 'email_verified' : 'phone_verified']: 1,
+      updated_at: now,
+    });
+    if (channel === 'email')
+      await recordEvent(tx, deps.clock, { userId, action: 'email_verified', ip, detail: row.target });
+    return 'verified' as const;
+  });
+  if (outcome === 'expired') throw identityErrors.codeExpired();
+  if (outcome === 'incorrect') throw identityErrors.incorrectCode();
+}

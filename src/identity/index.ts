@@ -1,0 +1,32 @@
+import type { CoreDeps } from '../deps.js';
+import type { Route } from '../http/route.js';
+import { accountRoutes } from './account.routes.js';
+import { mfaRoutes } from './mfa.routes.js';
+import { profileRoutes } from './profile.routes.js';
+import { verifyRoutes } from './verify.routes.js';
+
+/** The identity feature's public surface: what other features, the CLI and app.ts may use. */
+export { addStaff, listStaff, removeStaff, staffCandidateExists, STAFF_ROLES, isStaffRole } from './staff.js';
+export { signIn } from './login.js';
+export { recordEvent, alertUser } from './events.js';
+export type { SecurityAction } from './events.js';
+export {
+  requireSession,
+  optionalSession,
+  checkOrigin,
+  sessionCookie,
+  clearSessionCookie,
+} from './session.http.js';
+export type { SessionPrincipal } from './session.http.js';
+export { pruneExpiredSessions } from './sessions.js';
+export { presentUser, presentProfile } from './present.js';
+export { identityErrors } from './errors.js';
+export { verifyPassword } from './passwords.js';
+export { checkTotp } from './totp.js';
+export type { UserRow } from './users.store.js';
+
+export function identityRoutes(
+  deps: Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>,
+): Route[] {
+  return [...accountRoutes(deps), ...verifyRoutes(deps), ...mfaRoutes(deps), ...profileRoutes(deps)];
+}

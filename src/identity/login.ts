@@ -1,0 +1,84 @@
+import type { CoreDeps } from '../deps.js';
+import { isoNow } from '../lib/time.js';
+import { identityErrors } from './errors.js';
+import { alertUser, isNewLoginAddress, recordEvent } from './events.js';
+import { createMfaChallenge, passMfaChallenge } from './mfa.js';
+import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { createSession, type NewSession } from './sessions.js';
+import { findUserByEmail, findUserByPhone, updateUser, type UserRow } from './users.store.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
+
+export type LoginOutcome =
+  | { kind: 'signed_in'; user: UserRow; session: NewSession }
+  | { kind: 'mfa_required'; user: UserRow; mfaToken: string };
+
+/**
+ * Every sign-in ends here (password, after TOTP where enabled; passkey; social): a new session,
+ * the `login` event, and a mail when the address is one the user never signed in from.
+ */
+export async function signIn(
+  deps: Deps,
+  user: UserRow,
+  input: { ip: string; deviceLabel?: string | null; method: string },
+): Promise<NewSession> {
+  const { session, newAddress } = await deps.db.transaction().execute(async (tx) => {
+    const fresh = await isNewLoginAddress(tx, user.id, input.ip);
+    const created = await createSession(tx, deps.clock, {
+      userId: user.id,
+      ip: input.ip,
+      deviceLabel: input.deviceLabel ?? null,
+    });
+    await recordEvent(tx, deps.clock, {
+      userId: user.id,
+      action: 'login',
+      ip: input.ip,
+      detail: input.method,
+    });
+    return { session: created, newAddress: fresh };
+  });
+  if (newAddress) {
+    alertUser(deps, user, {
+      subject: 'new sign-in',
+      text: `Your account was signed in to from a new address (${input.ip}) at ${isoNow(deps.clock)}.`,
+    });
+  }
+  return session;
+}
+
+/** POST /auth/login: a session, or the MFA challenge when TOTP is on (no session yet). */
+export async function passwordLogin(
+  deps: Deps,
+  input: { identifier: string; password: string; ip: string },
+): Promise<LoginOutcome> {
+  const user =
+    input.identifier === ''
+      ? undefined
+      : ((await findUserByEmail(deps.db, input.identifier)) ??
+        (await findUserByPhone(deps.db, input.identifier)));
+  if (!user) {
+    await burnPasswordCheck(input.password);
+    throw identityErrors.badCredentials();
+  }
+  if (!(await verifyPassword(user.password_hash, input.password))) throw identityErrors.badCredentials();
+  if (needsRehash(user.password_hash)) {
+    await updateUser(deps.db, user.id, { password_hash: await hashPassword(input.password) });
+  }
+  if (user.totp_enabled === 1) {
+    return {
+      kind: 'mfa_required',
+      user,
+      mfaToken: await createMfaChallenge(deps.db, deps.clock, user.id, input.ip),
+    };
+  }
+  return { kind: 'signed_in', user, session: await signIn(deps, user, { ip: input.ip, method: 'password' }) };
+}
+
+/** POST /auth/mfa/verify: finishes a password login. */
+export async function finishMfaLogin(
+  deps: Deps,
+  input: { mfaToken: string; code: string; ip: string },
+): Promise<{ user: UserRow; session: NewSession }> {
+  const user = await passMfaChallenge(deps, input.mfaToken, input.code);
+  return { user, session: await signIn(deps, user, { ip: input.ip, method: 'password+totp' }) };
+}

@@ -1,0 +1,62 @@
+import type { CoreDeps } from '../deps.js';
+import { defineRoute, type Route } from '../http/route.js';
+import { profilePatchBody } from './auth.schema.js';
+import { securityEvents } from './events.js';
+import { clearSessionCookie, requireSession } from './session.http.js';
+import { listSessions, revokeSession } from './sessions.js';
+import { getProfile, updateProfile } from './users.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
+
+/** identity-service.md §4.4 and the profile and sessions rows of §4.7. */
+export function profileRoutes(deps: Deps): Route[] {
+  const session = requireSession(deps);
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/profile',
+      api: 'identity',
+      auth: session,
+      handler: async ({ principal }) => ({ data: await getProfile(deps, principal.user.id) }),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/profile',
+      api: 'identity',
+      auth: session,
+      body: { kind: 'json', parse: profilePatchBody },
+      handler: async ({ principal, body }) => ({ data: await updateProfile(deps, principal.user.id, body) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/auth/security-events',
+      api: 'identity',
+      auth: session,
+      handler: async ({ principal }) => ({ data: await securityEvents(deps, principal.user.id) }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/sessions',
+      api: 'identity',
+      auth: session,
+      handler: async ({ principal }) => ({
+        data: await listSessions(deps, principal.user.id, principal.sessionId),
+      }),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/sessions/:id',
+      api: 'identity',
+      auth: session,
+      handler: async ({ principal, params }) => {
+        const id = params.id ?? '';
+        await revokeSession(deps, principal.user.id, id);
+        // Revoking the session this request came with is a logout.
+        return {
+          message: 'session revoked',
+          ...(id === principal.sessionId ? { headers: { 'Set-Cookie': clearSessionCookie(deps) } } : {}),
+        };
+      },
+    }),
+  ];
+}

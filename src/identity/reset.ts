@@ -1,0 +1,128 @@
+import type { CoreDeps } from '../deps.js';
+import type { Db } from '../db/index.js';
+import { randomDigits, randomHex, sha256Hex, uuid } from '../lib/crypto.js';
+import { isoIn, isoNow } from '../lib/time.js';
+import { identityErrors } from './errors.js';
+import { alertUser, recordEvent } from './events.js';
+import { hashPassword } from './passwords.js';
+import { countSmsResetMiss, findLiveReset, insertReset, retireUserResets } from './resets.store.js';
+import { checkNewPassword } from './rules.js';
+import { revokeAllSessions } from './sessions.js';
+import { findUserByEmail, findUserById, findUserByPhone, updateUser } from './users.store.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
+
+export const RESET_LINK_TTL_SECONDS = 3600;
+export const RESET_SMS_TTL_SECONDS = 15 * 60;
+/** Wrong guesses an SMS reset code survives (the same budget as a verification code). */
+export const RESET_SMS_MAX_ATTEMPTS = 5;
+
+const LINK_TOKEN = /^[0-9a-f]{64}$/;
+const SMS_CODE = /^\d{6}$/;
+
+/**
+ * forgot-password. The caller answers the same whatever happens here; the message itself goes out
+ * in the background so the answer's timing does not depend on whether an account exists.
+ */
+export async function requestPasswordReset(deps: Deps, identifier: string): Promise<void> {
+  const byEmail = await findUserByEmail(deps.db, identifier);
+  if (byEmail?.email) {
+    const token = randomHex(32);
+    await deps.db.transaction().execute(async (tx) => {
+      await retireUserResets(tx, byEmail.id, isoNow(deps.clock), 'link');
+      await storeReset(tx, deps, byEmail.id, 'link', token, RESET_LINK_TTL_SECONDS);
+    });
+    const link = `${deps.config.publicBaseUrl}/reset-password?token=${token}`;
+    void deps.notifier.sendMail({
+      to: byEmail.email,
+      subject: `${deps.config.serviceName}: reset your password`,
+      text: `Someone asked to reset the password of your ${deps.config.serviceName} account.\n\nTo choose a new password, open:\n${link}\n\nThe link works once, for one hour. If you did not ask for it, ignore this mail.\n`,
+    });
+    return;
+  }
+  const byPhone = await findUserByPhone(deps.db, identifier);
+  if (byPhone?.phone && byPhone.phone_verified === 1) {
+    const code = await deps.db.transaction().execute(async (tx) => {
+      await retireUserResets(tx, byPhone.id, isoNow(deps.clock), 'sms');
+      return storeSmsCode(tx, deps, byPhone.id);
+    });
+    void deps.notifier.sendSms({
+      to: byPhone.phone,
+      message: `Your ${deps.config.serviceName} password reset code is ${code}. It expires in 15 minutes.`,
+    });
+  }
+}
+
+async function storeReset(
+  db: Db,
+  deps: Pick<Deps, 'clock'>,
+  userId: string,
+  kind: 'link' | 'sms',
+  token: string,
+  ttl: number,
+) {
+  await insertReset(db, {
+    id: uuid(),
+    user_id: userId,
+    kind,
+    token_hash: sha256Hex(token),
+    attempts: 0,
+    expires_at: isoIn(deps.clock, ttl),
+    used_at: null,
+    created_at: isoNow(deps.clock),
+  });
+}
+
+/** A 6-digit code no other live SMS reset holds, so a code names exactly one account. */
+async function storeSmsCode(db: Db, deps: Pick<Deps, 'clock'>, userId: string): Promise<string> {
+  for (;;) {
+    const code = randomDigits(6);
+    const clash = await findLiveReset(db, 'sms', sha256Hex(code), isoNow(deps.clock), RESET_SMS_MAX_ATTEMPTS);
+    if (!clash) {
+      await storeReset(db, deps, userId, 'sms', code, RESET_SMS_TTL_SECONDS);
+      return code;
+    }
+  }
+}
+
+/**
+ * reset-password with the mailed token (64 hex) or the SMS code (6 digits). Success replaces the
+ * password, retires every reset of the user and revokes all their sessions, in one transaction.
+ */
+export async function resetPassword(
+  deps: Deps,
+  input: { token: string; newPassword: string; ip: string },
+): Promise<void> {
+  checkNewPassword(input.newPassword);
+  const kind = LINK_TOKEN.test(input.token) ? 'link' : SMS_CODE.test(input.token) ? 'sms' : null;
+  if (kind === null) throw identityErrors.resetInvalid();
+  const tokenHash = sha256Hex(input.token);
+  const live = () => findLiveReset(deps.db, kind, tokenHash, isoNow(deps.clock), RESET_SMS_MAX_ATTEMPTS);
+  if (!(await live())) {
+    // The call names no account, so a wrong SMS code counts against every live one.
+    if (kind === 'sms') await countSmsResetMiss(deps.db, isoNow(deps.clock));
+    throw identityErrors.resetInvalid();
+  }
+  // Hash outside the transaction (argon2 takes tens of milliseconds), then re-check inside it.
+  const passwordHash = await hashPassword(input.newPassword);
+  const now = isoNow(deps.clock);
+  const userId = await deps.db.transaction().execute(async (tx) => {
+    const reset = await findLiveReset(tx, kind, tokenHash, now, RESET_SMS_MAX_ATTEMPTS);
+    if (!reset) return null;
+    await updateUser(tx, reset.user_id, { password_hash: passwordHash, updated_at: now });
+    await retireUserResets(tx, reset.user_id, now);
+    await revokeAllSessions(tx, reset.user_id);
+    await recordEvent(tx, deps.clock, {
+      userId: reset.user_id,
+      action: 'password_reset',
+      ip: input.ip,
+      detail: kind,
+    });
+    return reset.user_id;
+  });
+  if (userId === null) throw identityErrors.resetInvalid();
+  deps.log.info({ event: 'account.password_reset', user_id: userId }, 'password reset');
+  const user = await findUserById(deps.db, userId);
+  if (user)
+    alertUser(deps, user, { subject: 'password changed', text: 'The password of your account was reset.' });
+}

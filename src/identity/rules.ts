@@ -1,0 +1,12 @@
+import { identityErrors } from './errors.js';
+
+/** identity-service.md §4.1: optional leading +, digits only, 7-16 characters in all. */
+export const isValidPhone = (phone: string): boolean =>
+  /^\+?\d+$/.test(phone) && phone.length >= 7 && phone.length <= 16;
+
+export const MIN_PASSWORD_LENGTH = 8;
+export const DISPLAY_NAME_MAX = 100;
+
+export function checkNewPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw identityErrors.passwordTooShort();
+}

@@ -1,0 +1,66 @@
+import type { ServerResponse } from 'node:http';
+import type { CoreDeps } from '../deps.js';
+import { clearCookieHeader, readCookie, setCookieHeader } from '../http/cookies.js';
+import type { HttpRequest } from '../http/types.js';
+import { identityErrors } from './errors.js';
+import { authenticateSession, SESSION_COOKIE, SESSION_TTL_SECONDS } from './sessions.js';
+import type { UserRow } from './users.store.js';
+
+/** The HTTP side of browser sessions: the svc_session cookie and the guard routes declare. */
+
+export interface SessionPrincipal {
+  user: UserRow;
+  sessionId: string;
+}
+
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config'>;
+
+const secure = (deps: Pick<CoreDeps, 'config'>): boolean => deps.config.publicBaseUrl.startsWith('https:');
+
+export const sessionCookie = (deps: Pick<CoreDeps, 'config'>, token: string): string =>
+  setCookieHeader(SESSION_COOKIE, token, { maxAgeSeconds: SESSION_TTL_SECONDS, secure: secure(deps) });
+
+export const clearSessionCookie = (deps: Pick<CoreDeps, 'config'>): string =>
+  clearCookieHeader(SESSION_COOKIE, { secure: secure(deps) });
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Cookie-authenticated changes must come from our own pages or an allowed origin: a request
+ * that carries an Origin header naming any other site is refused (403).
+ */
+export function checkOrigin(deps: Pick<CoreDeps, 'config'>, req: HttpRequest): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const origin = req.headers.origin;
+  if (origin === undefined) return;
+  const own = new URL(deps.config.publicBaseUrl).origin;
+  if (origin !== own && !deps.config.corsAllowedOrigins.includes(origin))
+    throw identityErrors.originNotAllowed();
+}
+
+/** The session guard: 401 `not authenticated` without a cookie, `session expired or invalid` with a bad one. */
+export function requireSession(deps: Deps) {
+  return async (req: HttpRequest, res: ServerResponse): Promise<SessionPrincipal> => {
+    checkOrigin(deps, req);
+    const token = readCookie(req, SESSION_COOKIE);
+    if (token === undefined || token === '') throw identityErrors.notAuthenticated();
+    const session = await authenticateSession(deps, token);
+    if (!session) {
+      res.setHeader('Set-Cookie', clearSessionCookie(deps));
+      throw identityErrors.sessionInvalid();
+    }
+    // Sliding lifetime: when the server extended the session, the browser's cookie is renewed too.
+    if (session.extended) res.setHeader('Set-Cookie', sessionCookie(deps, token));
+    return { user: session.user, sessionId: session.sessionId };
+  };
+}
+
+/** The signed-in user if there is one (pages and /oauth/authorize decide what to do without). */
+export function optionalSession(deps: Deps) {
+  return async (req: HttpRequest): Promise<SessionPrincipal | null> => {
+    const token = readCookie(req, SESSION_COOKIE);
+    if (!token) return null;
+    const session = await authenticateSession(deps, token);
+    return session ? { user: session.user, sessionId: session.sessionId } : null;
+  };
+}

@@ -1,0 +1,87 @@
+import type { CoreDeps } from '../deps.js';
+import type { StaffRole } from '../db/tables/identity.js';
+import { uuid } from '../lib/crypto.js';
+import { isoNow } from '../lib/time.js';
+import { identityErrors } from './errors.js';
+import { hashPassword } from './passwords.js';
+import { checkNewPassword } from './rules.js';
+import { findUserByEmail, insertUser, listStaffUsers, setStaffRole, type UserRow } from './users.store.js';
+
+export const STAFF_ROLES: readonly StaffRole[] = ['owner', 'admin', 'operator', 'viewer'];
+
+export const isStaffRole = (value: string): value is StaffRole =>
+  (STAFF_ROLES as readonly string[]).includes(value);
+
+export const presentStaff = (u: UserRow) => ({
+  id: u.id,
+  email: u.email,
+  display_name: u.display_name,
+  role: u.staff_role,
+  mfa_enabled: u.totp_enabled === 1,
+  created_at: u.created_at,
+});
+
+/** Whether an account with this email exists (the CLI asks for a password only when not). */
+export const staffCandidateExists = async (deps: Pick<CoreDeps, 'db'>, email: string): Promise<boolean> =>
+  (await findUserByEmail(deps.db, email)) !== undefined;
+
+/**
+ * Gives an account a staff role. When the email has no account yet, one is created with the
+ * given password and the email counted as verified (the operator vouches for it).
+ */
+export async function addStaff(
+  deps: Pick<CoreDeps, 'db' | 'clock' | 'log'>,
+  input: { email: string; role: string; password?: string | undefined },
+): Promise<{ staff: ReturnType<typeof presentStaff>; created: boolean }> {
+  if (!isStaffRole(input.role)) throw identityErrors.invalidRole();
+  const role = input.role;
+  if (input.password !== undefined) checkNewPassword(input.password);
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  const now = isoNow(deps.clock);
+  const result = await deps.db.transaction().execute(async (tx) => {
+    const existing = await findUserByEmail(tx, input.email);
+    if (existing) {
+      await setStaffRole(tx, existing.id, role, now);
+      return { user: { ...existing, staff_role: role }, created: false };
+    }
+    if (passwordHash === null) throw identityErrors.passwordRequired();
+    const user: UserRow = {
+      id: uuid(),
+      email: input.email,
+      phone: null,
+      email_verified: 1,
+      phone_verified: 0,
+      password_hash: passwordHash,
+      display_name: '',
+      avatar_url: null,
+      staff_role: role,
+      totp_secret: null,
+      totp_enabled: 0,
+      totp_last_step: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertUser(tx, user);
+    return { user, created: true };
+  });
+  deps.log.info(
+    { event: 'staff.added', user_id: result.user.id, role, created: result.created },
+    'staff role set',
+  );
+  return { staff: presentStaff(result.user), created: result.created };
+}
+
+export async function listStaff(deps: Pick<CoreDeps, 'db'>) {
+  return (await listStaffUsers(deps.db)).map(presentStaff);
+}
+
+/** Takes the staff role away; the identity account stays. */
+export async function removeStaff(
+  deps: Pick<CoreDeps, 'db' | 'clock' | 'log'>,
+  email: string,
+): Promise<void> {
+  const user = await findUserByEmail(deps.db, email);
+  if (!user || user.staff_role === null) throw identityErrors.staffNotFound();
+  await setStaffRole(deps.db, user.id, null, isoNow(deps.clock));
+  deps.log.info({ event: 'staff.removed', user_id: user.id }, 'staff role removed');
+}

@@ -1,0 +1,37 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../db/index.js';
+import type { StaffRole, UsersTable } from '../db/tables/identity.js';
+
+export type UserRow = Selectable<UsersTable>;
+
+export const insertUser = (db: Db, row: Insertable<UsersTable>) =>
+  db.insertInto('users').values(row).execute();
+
+export const findUserById = (db: Db, id: string) =>
+  db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const findUserByEmail = (db: Db, email: string) =>
+  db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+
+export const findUserByPhone = (db: Db, phone: string) =>
+  db.selectFrom('users').selectAll().where('phone', '=', phone).executeTakeFirst();
+
+/** An account whose email or phone is exactly `value` (email matching is case-sensitive). */
+export const findUserByEmailOrPhone = (db: Db, email: string | null, phone: string | null) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) => eb.or([eb('email', '=', email ?? ''), eb('phone', '=', phone ?? '')]))
+    .where((eb) => eb.or([eb('email', 'is not', null), eb('phone', 'is not', null)]))
+    .executeTakeFirst();
+
+export const updateUser = (db: Db, id: string, patch: Updateable<UsersTable>) =>
+  db.updateTable('users').set(patch).where('id', '=', id).execute();
+
+export const deleteUser = (db: Db, id: string) => db.deleteFrom('users').where('id', '=', id).execute();
+
+export const listStaffUsers = (db: Db) =>
+  db.selectFrom('users').selectAll().where('staff_role', 'is not', null).orderBy('email').execute();
+
+export const setStaffRole = (db: Db, id: string, role: StaffRole | null, now: string) =>
+  db.updateTable('users').set({ staff_role: role, updated_at: now }).where('id', '=', id).execute();

@@ -1,0 +1,62 @@
+import { readOutbox, type OutboxEntry } from '../../src/notify/index.js';
+import type { TestApp } from './app.js';
+import { Client } from './client.js';
+
+export const PASSWORD = 'correct horse battery';
+
+/** Messages spooled for `to`, oldest first. */
+export async function outboxFor(dataDir: string, to: string): Promise<OutboxEntry[]> {
+  return (await readOutbox(dataDir)).filter((e) => e.to === to);
+}
+
+/** The last 6-digit code sent to `to`. */
+export async function lastCode(dataDir: string, to: string): Promise<string> {
+  const entries = await outboxFor(dataDir, to);
+  const match = /\b(\d{6})\b/.exec(entries.at(-1)?.text ?? '');
+  if (!match?.[1]) throw new Error(`no code in the outbox for ${to}`);
+  return match[1];
+}
+
+/** Waits until the outbox for `to` satisfies `ready` (alerts are sent in the background). */
+export async function waitForMail(
+  app: TestApp,
+  to: string,
+  ready: (entries: OutboxEntry[]) => boolean,
+): Promise<OutboxEntry[]> {
+  const started = Date.now();
+  for (;;) {
+    const entries = await outboxFor(app.dataDir, to);
+    if (ready(entries)) return entries;
+    if (Date.now() - started > 5000)
+      throw new Error(`outbox for ${to} never got there: ${JSON.stringify(entries)}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Waits for the outbox to hold `count` messages for `to`. */
+export const waitForOutbox = (app: TestApp, to: string, count: number): Promise<OutboxEntry[]> =>
+  waitForMail(app, to, (entries) => entries.length >= count);
+
+/** Waits for a message to `to` whose subject ends with `subject`. */
+export async function waitForSubject(app: TestApp, to: string, subject: string): Promise<OutboxEntry> {
+  const entries = await waitForMail(app, to, (list) => list.some((e) => e.subject?.endsWith(subject)));
+  return entries.find((e) => e.subject?.endsWith(subject))!;
+}
+
+/** Registers by email over HTTP and returns the signed-in client. */
+export async function registered(app: TestApp, email: string, password = PASSWORD): Promise<Client> {
+  const client = new Client(app.base);
+  const res = await client.post('/auth/register', { email, password });
+  if (res.status !== 201)
+    throw new Error(`register ${email}: ${String(res.status)} ${JSON.stringify(res.body)}`);
+  return client;
+}
+
+/** Registers and verifies the email with the code from the outbox. */
+export async function verifiedUser(app: TestApp, email: string, password = PASSWORD): Promise<Client> {
+  const client = await registered(app, email, password);
+  const res = await client.post('/auth/verify-email/check', { code: await lastCode(app.dataDir, email) });
+  if (res.status !== 200)
+    throw new Error(`verify ${email}: ${String(res.status)} ${JSON.stringify(res.body)}`);
+  return client;
+}

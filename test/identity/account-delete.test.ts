@@ -1,0 +1,76 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import t from 'tap';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { Client } from '../helpers/client.js';
+import { lastCode, PASSWORD, registered } from '../helpers/identity.js';
+import { totpForSecret } from '../helpers/totp.js';
+
+/** Rows per table that reference `userId` (through a user_id column, or users.id itself). */
+function rowsOwnedBy(app: TestApp, userId: string): Record<string, number> {
+  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
+  try {
+    const tables = db
+      .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
+      .pluck()
+      .all() as string[];
+    const counts: Record<string, number> = {};
+    for (const table of tables) {
+      const columns = (db.prepare(`pragma table_info("${table}")`).all() as { name: string }[]).map(
+        (c) => c.name,
+      );
+      const column = table === 'users' ? 'id' : columns.includes('user_id') ? 'user_id' : null;
+      if (column)
+        counts[table] = db
+          .prepare(`select count(*) from "${table}" where "${column}" = ?`)
+          .pluck()
+          .get(userId) as number;
+    }
+    return counts;
+  } finally {
+    db.close();
+  }
+}
+
+/** An account with a row in every identity table. */
+async function busyAccount(app: TestApp, email: string): Promise<{ c: Client; id: string }> {
+  const c = await registered(app, email);
+  await c.post('/auth/verify-email/check', { code: await lastCode(app.dataDir, email) });
+  await c.post('/auth/verify-phone/send', {
+    phone: `+2557${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
+  });
+  const { secret } = (await c.post('/auth/mfa/setup')).body.data as { secret: string };
+  await c.post('/auth/mfa/enable', { code: totpForSecret(secret, app.clock.now()) });
+  await new Client(app.base).post('/auth/forgot-password', { identifier: email });
+  await new Client(app.base).post('/auth/login', { identifier: email, password: PASSWORD }); // MFA challenge
+  return { c, id: (await c.get('/auth/me')).body.data.id as string };
+}
+
+t.test('DELETE /auth/account removes every row the user owns and clears the cookie', async (t) => {
+  const app = await startTestApp(t);
+  const doomed = await busyAccount(app, 'gone@example.com');
+  const kept = await busyAccount(app, 'kept@example.com');
+  const before = rowsOwnedBy(app, doomed.id);
+  for (const [table, n] of Object.entries(before))
+    t.ok(n > 0, `${table} has rows for the account before deletion`);
+  const keptBefore = rowsOwnedBy(app, kept.id);
+
+  const res = await doomed.c.delete('/auth/account');
+  t.same([res.status, res.body], [200, { success: true, message: 'account deleted' }]);
+  t.match(doomed.c.setCookies[0], /^svc_session=; Max-Age=0/);
+
+  const after = rowsOwnedBy(app, doomed.id);
+  t.same(after, Object.fromEntries(Object.keys(before).map((k) => [k, 0])), 'nothing left in any table');
+  t.same(rowsOwnedBy(app, kept.id), keptBefore, 'the other account is untouched');
+  t.equal(
+    (await new Client(app.base).post('/auth/login', { identifier: 'gone@example.com', password: PASSWORD }))
+      .status,
+    401,
+  );
+  t.equal(
+    (await new Client(app.base).post('/auth/register', { email: 'gone@example.com', password: PASSWORD }))
+      .status,
+    201,
+    'the email is free again',
+  );
+});
