@@ -4,7 +4,9 @@ import type { Config } from './config/index.js';
 import type { CoreDeps } from './deps.js';
 import { migrateToLatest, openDatabase } from './db/index.js';
 import { healthRoutes } from './http/health.routes.js';
-import { identityRoutes, pruneExpiredSessions } from './identity/index.js';
+import { consoleRoutes, type ClientGrantStats } from './console/index.js';
+import { identityRoutes, pruneExpiredSessions, type BearerVerifier } from './identity/index.js';
+import { grantStats, Keyring, oauthRoutes, pruneOAuthGrants, verifyBearer } from './oauth/index.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import type { Route } from './http/route.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
@@ -16,7 +18,14 @@ import { Scheduler } from './scheduler.js';
 export const DATABASE_FILE = 'hotspot.db';
 
 /** The core dependencies plus the ports features need from each other's adapters. */
-export type Deps = CoreDeps;
+export type Deps = CoreDeps & {
+  /** OAuth signing keys (shared state: cached key material). */
+  keys: Keyring;
+  /** console ← oauth: grant counts for client stats. */
+  grantStats: ClientGrantStats;
+  /** identity ← oauth: bearer tokens on /profile. */
+  bearer: BearerVerifier;
+};
 
 export interface BuildOptions {
   clock?: Clock;
@@ -55,7 +64,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw err;
   }
   const notifier = createNotifier({ config, clock, log });
-  const deps: Deps = { config, db, clock, log, notifier };
+  const core: CoreDeps = { config, db, clock, log, notifier };
+  const keys = new Keyring(core);
+  if (options.migrate !== false) await keys.ensureKey();
+  const deps: Deps = {
+    ...core,
+    keys,
+    grantStats: grantStats(core),
+    bearer: (token: string) => verifyBearer({ ...core, keys }, token),
+  };
 
   const limiter = new RateLimiter({
     store: options.rateLimitStore ?? new MemoryRateLimitStore(),
@@ -65,6 +82,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const routes: Route[] = [
     ...healthRoutes(deps),
     ...identityRoutes(deps),
+    ...consoleRoutes(deps),
+    ...oauthRoutes(deps),
     ...(options.extraRoutes?.(deps) ?? []),
   ];
   const http = createHttpServer({
@@ -87,6 +106,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const address = await http.listen(config.httpPort, config.httpHost);
       scheduler.add({ name: 'rate-limit.prune', cron: '*/5 * * * *', run: () => limiter.prune() });
       scheduler.add({ name: 'sessions.prune', cron: '17 * * * *', run: () => pruneExpiredSessions(deps) });
+      scheduler.add({ name: 'oauth.prune', cron: '23 * * * *', run: () => pruneOAuthGrants(deps) });
+      scheduler.add({ name: 'oauth.keys', cron: '* * * * *', run: () => keys.dropUnpublished() });
       return { http: address };
     },
     async close({ graceMs = 10_000 } = {}) {

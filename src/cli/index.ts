@@ -2,6 +2,8 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
 import { isAppError } from '../lib/errors.js';
 import { packageVersion } from '../lib/paths.js';
+import { registerClients } from './commands/clients.js';
+import { registerKeys } from './commands/keys.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerOutbox } from './commands/outbox.js';
 import { registerServe } from './commands/serve.js';
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
   registerStatus(program);
   registerOutbox(program);
   registerStaff(program);
+  registerKeys(program);
+  registerClients(program);
   // Subcommands inherit the usage-error behaviour.
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();
   return program;

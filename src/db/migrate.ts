@@ -1,6 +1,8 @@
 import { Migrator, type Migration, type MigrationResult } from 'kysely';
 import * as m0001 from '../../migrations/0001_init.js';
 import * as m0002 from '../../migrations/0002_identity.js';
+import * as m0005 from '../../migrations/0005_console.js';
+import * as m0006 from '../../migrations/0006_oauth.js';
 import type { Db } from './connect.js';
 
 /**
@@ -10,6 +12,8 @@ import type { Db } from './connect.js';
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_init': m0001,
   '0002_identity': m0002,
+  '0005_console': m0005,
+  '0006_oauth': m0006,
 };
 
 function migrator(db: Db): Migrator {

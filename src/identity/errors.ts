@@ -11,6 +11,7 @@ export const identityErrors = errorCatalogue({
   badCredentials: [401, 'email/phone or password incorrect'],
   notAuthenticated: [401, 'not authenticated'],
   sessionInvalid: [401, 'session expired or invalid'],
+  bearerInvalid: [401, 'invalid or expired access token'],
   originNotAllowed: [403, 'origin not allowed'],
   noEmail: [400, 'no email address on account'],
   noPhone: [400, 'no phone number on account'],

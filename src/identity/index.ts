@@ -1,5 +1,6 @@
 import type { CoreDeps } from '../deps.js';
 import type { Route } from '../http/route.js';
+import type { BearerVerifier } from './ports.js';
 import { accountRoutes } from './account.routes.js';
 import { mfaRoutes } from './mfa.routes.js';
 import { profileRoutes } from './profile.routes.js';
@@ -24,9 +25,12 @@ export { identityErrors } from './errors.js';
 export { verifyPassword } from './passwords.js';
 export { checkTotp } from './totp.js';
 export type { UserRow } from './users.store.js';
+export { findUser } from './users.js';
+
+export type { BearerVerifier } from './ports.js';
 
 export function identityRoutes(
-  deps: Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>,
+  deps: Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'> & { bearer: BearerVerifier },
 ): Route[] {
   return [...accountRoutes(deps), ...verifyRoutes(deps), ...mfaRoutes(deps), ...profileRoutes(deps)];
 }

@@ -2,30 +2,32 @@ import type { CoreDeps } from '../deps.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { profilePatchBody } from './auth.schema.js';
 import { securityEvents } from './events.js';
-import { clearSessionCookie, requireSession } from './session.http.js';
+import type { BearerVerifier } from './ports.js';
+import { clearSessionCookie, requireSession, sessionOrBearer } from './session.http.js';
 import { listSessions, revokeSession } from './sessions.js';
 import { getProfile, updateProfile } from './users.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'> & { bearer: BearerVerifier };
 
 /** identity-service.md §4.4 and the profile and sessions rows of §4.7. */
 export function profileRoutes(deps: Deps): Route[] {
   const session = requireSession(deps);
+  const sessionOrToken = sessionOrBearer(deps);
   return [
     defineRoute({
       method: 'GET',
       path: '/profile',
       api: 'identity',
-      auth: session,
-      handler: async ({ principal }) => ({ data: await getProfile(deps, principal.user.id) }),
+      auth: sessionOrToken,
+      handler: async ({ principal }) => ({ data: await getProfile(deps, principal.userId) }),
     }),
     defineRoute({
       method: 'PATCH',
       path: '/profile',
       api: 'identity',
-      auth: session,
+      auth: sessionOrToken,
       body: { kind: 'json', parse: profilePatchBody },
-      handler: async ({ principal, body }) => ({ data: await updateProfile(deps, principal.user.id, body) }),
+      handler: async ({ principal, body }) => ({ data: await updateProfile(deps, principal.userId, body) }),
     }),
     defineRoute({
       method: 'GET',

@@ -3,6 +3,7 @@ import type { CoreDeps } from '../deps.js';
 import { clearCookieHeader, readCookie, setCookieHeader } from '../http/cookies.js';
 import type { HttpRequest } from '../http/types.js';
 import { identityErrors } from './errors.js';
+import type { BearerVerifier } from './ports.js';
 import { authenticateSession, SESSION_COOKIE, SESSION_TTL_SECONDS } from './sessions.js';
 import type { UserRow } from './users.store.js';
 
@@ -11,6 +12,8 @@ import type { UserRow } from './users.store.js';
 export interface SessionPrincipal {
   user: UserRow;
   sessionId: string;
+  /** When this session signed in (ISO-8601). */
+  authTime: string;
 }
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config'>;
@@ -51,7 +54,7 @@ export function requireSession(deps: Deps) {
     }
     // Sliding lifetime: when the server extended the session, the browser's cookie is renewed too.
     if (session.extended) res.setHeader('Set-Cookie', sessionCookie(deps, token));
-    return { user: session.user, sessionId: session.sessionId };
+    return { user: session.user, sessionId: session.sessionId, authTime: session.authTime };
   };
 }
 
@@ -61,6 +64,25 @@ export function optionalSession(deps: Deps) {
     const token = readCookie(req, SESSION_COOKIE);
     if (!token) return null;
     const session = await authenticateSession(deps, token);
-    return session ? { user: session.user, sessionId: session.sessionId } : null;
+    return session ? { user: session.user, sessionId: session.sessionId, authTime: session.authTime } : null;
+  };
+}
+
+/**
+ * GET/PATCH /profile: a bearer access token (`invalid or expired access token` when it does not
+ * verify) or, without an Authorization header, the browser session.
+ */
+export function sessionOrBearer(deps: Deps & { bearer: BearerVerifier }) {
+  const session = requireSession(deps);
+  return async (req: HttpRequest, res: ServerResponse): Promise<{ userId: string }> => {
+    const header = req.headers.authorization;
+    if (header === undefined) return { userId: (await session(req, res)).user.id };
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    const grant = token === undefined ? null : await deps.bearer(token);
+    if (!grant) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="svc-accounts", error="invalid_token"');
+      throw identityErrors.bearerInvalid();
+    }
+    return grant;
   };
 }

@@ -52,6 +52,8 @@ export async function createSession(
 
 export interface AuthenticatedSession {
   sessionId: string;
+  /** When the user signed in (the session's start): OIDC's auth_time. */
+  authTime: string;
   user: UserRow;
   /** The lifetime was extended: the cookie should be sent again with a fresh Max-Age. */
   extended: boolean;
@@ -70,7 +72,7 @@ export async function authenticateSession(
   const extended = now.getTime() - Date.parse(session.last_used_at) >= TOUCH_EVERY_MS;
   if (extended)
     await touchSession(deps.db, session.id, now.toISOString(), isoIn(deps.clock, SESSION_TTL_SECONDS));
-  return { sessionId: session.id, user, extended };
+  return { sessionId: session.id, authTime: session.created_at, user, extended };
 }
 
 export async function listSessions(deps: Pick<CoreDeps, 'db' | 'clock'>, userId: string, currentId: string) {

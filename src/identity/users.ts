@@ -126,3 +126,6 @@ function codePoints(value: string): number {
   for (const _ of value) n++;
   return n;
 }
+
+/** The account, or undefined (for other features: userinfo claims, staff checks). */
+export const findUser = (deps: Pick<CoreDeps, 'db'>, userId: string) => findUserById(deps.db, userId);

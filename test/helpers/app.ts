@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Test } from 'tap';
 import { buildApp, type App, type BuildOptions } from '../../src/app.js';
@@ -50,20 +51,38 @@ export interface TestApp {
   dataDir: string;
 }
 
+/** A TCP port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export type TestAppOptions = {
+  env?: Record<string, string>;
+  clock?: ManualClock;
+  /** t.testdir() empties the test's folder each time it is called: pass dataDir to share one. */
+  dataDir?: string;
+  /** PUBLIC_BASE_URL = the listener's own URL (for OAuth relying parties and passkeys). */
+  selfIssuer?: boolean;
+} & Omit<BuildOptions, 'clock' | 'log'>;
+
 /** The real app on a temp data dir with a manual clock, listening on a free loopback port. */
-export async function startTestApp(
-  t: Test,
-  options: { env?: Record<string, string>; clock?: ManualClock; dataDir?: string } & Omit<
-    BuildOptions,
-    'clock' | 'log'
-  > = {},
-): Promise<TestApp> {
-  // t.testdir() empties the test's folder each time it is called: pass dataDir to share one.
+export async function startTestApp(t: Test, options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? t.testdir();
-  const config = testConfig(dataDir, options.env);
+  const port = options.selfIssuer ? await freePort() : 0;
+  const selfEnv = options.selfIssuer
+    ? { HTTP_PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${String(port)}` }
+    : {};
+  const config = testConfig(dataDir, { ...selfEnv, ...options.env });
   const clock = options.clock ?? new ManualClock();
   const logs = new LogSink();
-  const { env: _env, clock: _clock, dataDir: _dataDir, ...build } = options;
+  const { env: _env, clock: _clock, dataDir: _dataDir, selfIssuer: _self, ...build } = options;
   const app = await buildApp(config, { ...build, clock, log: createLogger('info', logs) });
   const { http } = await app.start();
   t.teardown(() => app.close({ graceMs: 1000 }));

@@ -5,8 +5,9 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
 import { lastCode, PASSWORD, registered } from '../helpers/identity.js';
 import { totpForSecret } from '../helpers/totp.js';
+import { codeFlowTokens, consoleClient } from '../helpers/oauth.js';
 
-/** Rows per table that reference `userId` (through a user_id column, or users.id itself). */
+/** Rows per table that reference `userId` (through user_id or owner_id, or users.id itself). */
 function rowsOwnedBy(app: TestApp, userId: string): Record<string, number> {
   const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
   try {
@@ -19,7 +20,14 @@ function rowsOwnedBy(app: TestApp, userId: string): Record<string, number> {
       const columns = (db.prepare(`pragma table_info("${table}")`).all() as { name: string }[]).map(
         (c) => c.name,
       );
-      const column = table === 'users' ? 'id' : columns.includes('user_id') ? 'user_id' : null;
+      const column =
+        table === 'users'
+          ? 'id'
+          : columns.includes('user_id')
+            ? 'user_id'
+            : columns.includes('owner_id')
+              ? 'owner_id'
+              : null;
       if (column)
         counts[table] = db
           .prepare(`select count(*) from "${table}" where "${column}" = ?`)
@@ -32,8 +40,11 @@ function rowsOwnedBy(app: TestApp, userId: string): Record<string, number> {
   }
 }
 
-/** An account with a row in every identity table. */
-async function busyAccount(app: TestApp, email: string): Promise<{ c: Client; id: string }> {
+/** An account with a row in every table that belongs to a user (MFA turned on last). */
+async function busyAccount(
+  app: TestApp,
+  email: string,
+): Promise<{ c: Client; id: string; clientId: string }> {
   const c = await registered(app, email);
   await c.post('/auth/verify-email/check', { code: await lastCode(app.dataDir, email) });
   await c.post('/auth/verify-phone/send', {
@@ -41,9 +52,16 @@ async function busyAccount(app: TestApp, email: string): Promise<{ c: Client; id
   });
   const { secret } = (await c.post('/auth/mfa/setup')).body.data as { secret: string };
   await c.post('/auth/mfa/enable', { code: totpForSecret(secret, app.clock.now()) });
+  // A project and client of their own, and a grant to another owner's client.
+  const own = await consoleClient(c, { name: `App of ${email}` });
+  const appOwner = await registered(app, `owner-of-${email}`);
+  const partner = await consoleClient(appOwner, { name: `Partner for ${email}` });
+  const tokens = await codeFlowTokens(app, c, partner);
+  if (tokens.status !== 200) throw new Error(JSON.stringify(tokens.body));
+  await c.get(`/console/projects/${own.projectId}`);
   await new Client(app.base).post('/auth/forgot-password', { identifier: email });
   await new Client(app.base).post('/auth/login', { identifier: email, password: PASSWORD }); // MFA challenge
-  return { c, id: (await c.get('/auth/me')).body.data.id as string };
+  return { c, id: (await c.get('/auth/me')).body.data.id as string, clientId: own.clientId };
 }
 
 t.test('DELETE /auth/account removes every row the user owns and clears the cookie', async (t) => {

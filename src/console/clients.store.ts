@@ -1,0 +1,54 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Db } from '../db/index.js';
+import type { OauthClientsTable } from '../db/tables/console.js';
+
+export type ClientRow = Selectable<OauthClientsTable>;
+
+export const insertClient = (db: Db, row: Insertable<OauthClientsTable>) =>
+  db.insertInto('oauth_clients').values(row).execute();
+
+export const findClientById = (db: Db, id: string) =>
+  db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
+
+export const findProjectClient = (db: Db, projectId: string, id: string) =>
+  db
+    .selectFrom('oauth_clients')
+    .selectAll()
+    .where('id', '=', id)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+
+export const listProjectClients = (db: Db, projectId: string) =>
+  db
+    .selectFrom('oauth_clients')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+
+export const listAllClients = (db: Db) =>
+  db.selectFrom('oauth_clients').selectAll().orderBy('created_at').execute();
+
+export async function countProjectClients(db: Db, projectId: string): Promise<number> {
+  const row = await db
+    .selectFrom('oauth_clients')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('project_id', '=', projectId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export const updateClient = (db: Db, id: string, patch: Updateable<OauthClientsTable>) =>
+  db.updateTable('oauth_clients').set(patch).where('id', '=', id).execute();
+
+export const disableProjectClients = (db: Db, projectId: string, now: string) =>
+  db
+    .updateTable('oauth_clients')
+    .set({ status: 'disabled', updated_at: now })
+    .where('project_id', '=', projectId)
+    .where('status', '!=', 'disabled')
+    .executeTakeFirst();
+
+export const deleteClient = (db: Db, id: string) =>
+  db.deleteFrom('oauth_clients').where('id', '=', id).execute();

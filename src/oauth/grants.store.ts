@@ -1,0 +1,205 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../db/index.js';
+import type {
+  OauthAccessTokensTable,
+  OauthCodesTable,
+  OauthConsentsTable,
+  OauthRefreshFamiliesTable,
+  OauthRefreshTokensTable,
+} from '../db/tables/oauth.js';
+
+/* Consents */
+
+export const findConsent = (db: Db, userId: string, clientId: string) =>
+  db
+    .selectFrom('oauth_consents')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+
+export const insertConsent = (db: Db, row: Insertable<OauthConsentsTable>) =>
+  db.insertInto('oauth_consents').values(row).execute();
+
+export const updateConsentScope = (db: Db, userId: string, clientId: string, scope: string, now: string) =>
+  db
+    .updateTable('oauth_consents')
+    .set({ scope, updated_at: now })
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .execute();
+
+export async function deleteConsent(db: Db, userId: string, clientId: string): Promise<boolean> {
+  const r = await db
+    .deleteFrom('oauth_consents')
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  return r.numDeletedRows > 0n;
+}
+
+export const listConsents = (db: Db, userId: string) =>
+  db
+    .selectFrom('oauth_consents')
+    .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_consents.client_id')
+    .select([
+      'oauth_consents.client_id',
+      'oauth_clients.name as client_name',
+      'oauth_consents.scope',
+      'oauth_consents.granted_at',
+    ])
+    .where('oauth_consents.user_id', '=', userId)
+    .orderBy('oauth_consents.granted_at', 'desc')
+    .execute();
+
+/* Authorization codes */
+
+export const insertCode = (db: Db, row: Insertable<OauthCodesTable>) =>
+  db.insertInto('oauth_codes').values(row).execute();
+
+export const findCode = (db: Db, codeHash: string) =>
+  db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+
+export const markCodeUsed = (db: Db, codeHash: string, now: string, familyId: string | null) =>
+  db
+    .updateTable('oauth_codes')
+    .set({ used_at: now, family_id: familyId })
+    .where('code_hash', '=', codeHash)
+    .execute();
+
+/* Refresh families and tokens */
+
+export const insertFamily = (db: Db, row: Insertable<OauthRefreshFamiliesTable>) =>
+  db.insertInto('oauth_refresh_families').values(row).execute();
+
+export const insertRefreshToken = (db: Db, row: Insertable<OauthRefreshTokensTable>) =>
+  db.insertInto('oauth_refresh_tokens').values(row).execute();
+
+/** A refresh token with its family, by the token's hash. */
+export const findRefreshToken = (db: Db, tokenHash: string) =>
+  db
+    .selectFrom('oauth_refresh_tokens')
+    .innerJoin('oauth_refresh_families', 'oauth_refresh_families.id', 'oauth_refresh_tokens.family_id')
+    .select([
+      'oauth_refresh_tokens.family_id',
+      'oauth_refresh_tokens.expires_at',
+      'oauth_refresh_tokens.rotated_at',
+      'oauth_refresh_families.client_id',
+      'oauth_refresh_families.user_id',
+      'oauth_refresh_families.scope',
+      'oauth_refresh_families.auth_time',
+      'oauth_refresh_families.revoked_at',
+    ])
+    .where('oauth_refresh_tokens.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+
+export const markRotated = (db: Db, tokenHash: string, now: string) =>
+  db
+    .updateTable('oauth_refresh_tokens')
+    .set({ rotated_at: now })
+    .where('token_hash', '=', tokenHash)
+    .execute();
+
+/** Revokes one family and kills its access tokens. */
+export async function revokeFamily(db: Db, familyId: string, reason: string, now: string): Promise<void> {
+  await db
+    .updateTable('oauth_refresh_families')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await db
+    .updateTable('oauth_access_tokens')
+    .set({ revoked_at: now })
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/** Revokes everything a user granted a client: families and every live access token. */
+export async function revokeUserClientGrants(
+  db: Db,
+  userId: string,
+  clientId: string,
+  reason: string,
+  now: string,
+): Promise<void> {
+  await db
+    .updateTable('oauth_refresh_families')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await db
+    .updateTable('oauth_access_tokens')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+/* Access tokens */
+
+export const insertAccessToken = (db: Db, row: Insertable<OauthAccessTokensTable>) =>
+  db.insertInto('oauth_access_tokens').values(row).execute();
+
+/** The revocation check of the bearer hot path: one primary-key lookup. */
+export const findLiveAccessToken = (db: Db, jti: string, now: string) =>
+  db
+    .selectFrom('oauth_access_tokens')
+    .select(['user_id', 'client_id', 'scope'])
+    .where('jti', '=', jti)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+
+/* Statistics and housekeeping */
+
+const count = async (q: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }) =>
+  Number((await q.executeTakeFirstOrThrow()).n);
+
+export async function clientCounts(db: Db, clientId: string, now: string) {
+  return {
+    connected_users: await count(
+      db
+        .selectFrom('oauth_consents')
+        .select((eb) => eb.fn.count<number>('user_id').distinct().as('n'))
+        .where('client_id', '=', clientId),
+    ),
+    // A grant is active while its family is not revoked and its current refresh token is live.
+    active_grants: await count(
+      db
+        .selectFrom('oauth_refresh_families as f')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('f.client_id', '=', clientId)
+        .where('f.revoked_at', 'is', null)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('oauth_refresh_tokens as t')
+              .select('t.token_hash')
+              .whereRef('t.family_id', '=', 'f.id')
+              .where('t.rotated_at', 'is', null)
+              .where('t.expires_at', '>', now),
+          ),
+        ),
+    ),
+    live_access_tokens: await count(
+      db
+        .selectFrom('oauth_access_tokens')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('client_id', '=', clientId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now),
+    ),
+  };
+}
+
+/** Deletes what can no longer be used: expired codes and access tokens, spent refresh tokens. */
+export async function deleteExpired(db: Db, now: string): Promise<void> {
+  await db.deleteFrom('oauth_codes').where('expires_at', '<', now).execute();
+  await db.deleteFrom('oauth_access_tokens').where('expires_at', '<', now).execute();
+  await db.deleteFrom('oauth_refresh_tokens').where('expires_at', '<', now).execute();
+}

@@ -1,0 +1,167 @@
+import { generateKeyPairSync, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
+import type { CoreDeps } from '../deps.js';
+import { writeSecretFile } from '../config/secrets.js';
+import { isoNow } from '../lib/time.js';
+import {
+  deleteKey,
+  insertKey,
+  listKeys,
+  listUnpublished,
+  retireSigningKeys,
+  type SigningKeyRow,
+} from './keys.store.js';
+import type { SigningKey } from './jwt.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log'>;
+
+/** DESIGN.md §4.6: a new key is published 5 minutes before it signs (verifiers refetch every 5). */
+export const PREPUBLISH_SECONDS = 5 * 60;
+/** …and an old key stays published 15 minutes after it last signed, plus a minute of clock skew. */
+export const OVERLAP_SECONDS = 16 * 60;
+/** How often a running daemon re-reads the key table (the CLI may have rotated). */
+const RELOAD_MS = 30_000;
+
+export type KeyState = 'pending' | 'active' | 'retired';
+
+const at = (iso: string | null): number => (iso === null ? Infinity : Date.parse(iso));
+
+/**
+ * The signing keys: metadata and public JWKs in the database, private keys in
+ * `<data dir>/keys/<kid>.pem` (0600). Shared by the daemon and the CLI through the database.
+ */
+export class Keyring {
+  readonly #deps: Deps;
+  #rows: SigningKeyRow[] = [];
+  #loadedAt = -Infinity;
+  readonly #private = new Map<string, KeyObject>();
+  readonly #public = new Map<string, KeyObject>();
+
+  constructor(deps: Deps) {
+    this.#deps = deps;
+  }
+
+  get #dir(): string {
+    return path.join(this.#deps.config.dataDir, 'keys');
+  }
+
+  async #reload(force = false): Promise<void> {
+    const now = this.#deps.clock.now().getTime();
+    if (!force && now - this.#loadedAt < RELOAD_MS) return;
+    this.#rows = await listKeys(this.#deps.db);
+    this.#loadedAt = now;
+    for (const row of this.#rows) {
+      if (!this.#public.has(row.kid))
+        this.#public.set(row.kid, createPublicKey({ key: JSON.parse(row.public_jwk) as JWK, format: 'jwk' }));
+    }
+  }
+
+  /** Creates the first key at first start; no-op when one exists. */
+  async ensureKey(): Promise<void> {
+    await this.#reload(true);
+    if (this.#rows.length === 0) await this.rotate({ now: true });
+  }
+
+  /** A new key: signing at once (`now`) or after the pre-publication delay. */
+  async rotate(options: { now: boolean }): Promise<SigningKeyRow> {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const jwk = await exportJWK(publicKey);
+    const kid = await calculateJwkThumbprint(jwk);
+    const publicJwk = { ...jwk, kid, use: 'sig', alg: 'RS256' };
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+    writeSecretFile(
+      path.join(this.#dir, `${kid}.pem`),
+      privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    );
+
+    const clock = this.#deps.clock;
+    const now = clock.now().getTime();
+    const signsFrom = new Date(now + (options.now ? 0 : PREPUBLISH_SECONDS * 1000)).toISOString();
+    const unpublishAt = new Date(Date.parse(signsFrom) + OVERLAP_SECONDS * 1000).toISOString();
+    const row: SigningKeyRow = {
+      kid,
+      public_jwk: JSON.stringify(publicJwk),
+      created_at: isoNow(clock),
+      signs_from: signsFrom,
+      retired_at: null,
+      unpublish_at: null,
+    };
+    await this.#deps.db.transaction().execute(async (tx) => {
+      await retireSigningKeys(tx, signsFrom, unpublishAt);
+      await insertKey(tx, row);
+    });
+    this.#deps.log.info({ event: 'oauth.key_rotated', kid, signs_from: signsFrom }, 'signing key created');
+    await this.#reload(true);
+    return row;
+  }
+
+  /** The key new tokens are signed with: the newest one whose signing time has come. */
+  async signingKey(): Promise<SigningKey> {
+    await this.#reload();
+    const now = this.#deps.clock.now().getTime();
+    const row = this.#rows.filter((r) => at(r.signs_from) <= now).at(-1);
+    if (!row) throw new Error('no signing key: run hotspot-ctl migrate or start the daemon once');
+    let key = this.#private.get(row.kid);
+    if (!key) {
+      key = createPrivateKey(readFileSync(path.join(this.#dir, `${row.kid}.pem`)));
+      this.#private.set(row.kid, key);
+    }
+    return { kid: row.kid, privateKey: key };
+  }
+
+  /** Published keys: the JWKS. */
+  async published(): Promise<JWK[]> {
+    await this.#reload();
+    const now = this.#deps.clock.now().getTime();
+    return this.#rows.filter((r) => at(r.unpublish_at) > now).map((r) => JSON.parse(r.public_jwk) as JWK);
+  }
+
+  /** The public key of a published kid (verification picks the key by kid). */
+  verifyKey(kid: string): KeyObject | undefined {
+    const row = this.#rows.find((r) => r.kid === kid);
+    if (!row || at(row.unpublish_at) <= this.#deps.clock.now().getTime()) return undefined;
+    return this.#public.get(kid);
+  }
+
+  /** Makes sure the cached view is fresh enough before a burst of verifyKey calls. */
+  refresh = (): Promise<void> => this.#reload();
+
+  /** Scheduled: forget keys past their overlap window (rows and files). */
+  async dropUnpublished(): Promise<string[]> {
+    const gone = await listUnpublished(this.#deps.db, isoNow(this.#deps.clock));
+    for (const { kid } of gone) {
+      await deleteKey(this.#deps.db, kid);
+      rmSync(path.join(this.#dir, `${kid}.pem`), { force: true });
+      this.#private.delete(kid);
+      this.#public.delete(kid);
+    }
+    if (gone.length > 0) await this.#reload(true);
+    return gone.map((g) => g.kid);
+  }
+
+  /** Operator view for `keys list`. */
+  async list(): Promise<
+    {
+      kid: string;
+      state: KeyState;
+      created_at: string;
+      signs_from: string;
+      retired_at: string | null;
+      unpublish_at: string | null;
+    }[]
+  > {
+    await this.#reload(true);
+    const now = this.#deps.clock.now().getTime();
+    const active = this.#rows.filter((r) => at(r.signs_from) <= now).at(-1)?.kid;
+    return this.#rows.map((r) => ({
+      kid: r.kid,
+      state: r.kid === active ? 'active' : at(r.signs_from) > now ? 'pending' : 'retired',
+      created_at: r.created_at,
+      signs_from: r.signs_from,
+      retired_at: r.retired_at,
+      unpublish_at: r.unpublish_at,
+    }));
+  }
+}

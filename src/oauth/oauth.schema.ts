@@ -1,0 +1,25 @@
+import { objectBody, stringField } from '../http/body.js';
+import { oauthErrors } from './errors.js';
+import type { ConsentInput } from './flow.js';
+
+const bad = oauthErrors.invalidBody;
+
+export const consentBody = (raw: unknown): ConsentInput => {
+  const o = objectBody(raw, bad);
+  if (typeof o.approve !== 'boolean') throw bad();
+  const str = (k: string) => stringField(o, k, bad);
+  return {
+    client_id: str('client_id'),
+    redirect_uri: str('redirect_uri'),
+    scope: str('scope'),
+    state: str('state'),
+    code_challenge: str('code_challenge'),
+    code_challenge_method: str('code_challenge_method'),
+    nonce: str('nonce'),
+    approve: o.approve,
+  };
+};
+
+export const revokeBody = (raw: unknown) => ({
+  client_id: stringField(objectBody(raw, bad), 'client_id', bad) ?? '',
+});

@@ -1,0 +1,293 @@
+import type { CoreDeps } from '../deps.js';
+import type { Db } from '../db/index.js';
+import { clientSecretMatches, findClient, KNOWN_SCOPES, type ClientRow } from '../console/index.js';
+import { randomToken, sha256Hex, uuid } from '../lib/crypto.js';
+import { isoIn, isoNow } from '../lib/time.js';
+import { REUSE_DETECTED, tokenErrors } from './errors.js';
+import {
+  findCode,
+  findRefreshToken,
+  insertAccessToken,
+  insertFamily,
+  insertRefreshToken,
+  markCodeUsed,
+  markRotated,
+  revokeFamily,
+} from './grants.store.js';
+import { signJwt } from './jwt.js';
+import type { Keyring } from './keys.js';
+import { isSubset, joinScope, parseScope, s256, VERIFIER } from './scope.js';
+
+export type OAuthDeps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log'> & { keys: Keyring };
+
+export const ACCESS_TOKEN_TTL_SECONDS = 900;
+/** A refresh token unused for 30 days expires; each rotation starts a new 30 days. */
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400;
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+  id_token?: string;
+}
+
+interface Credentials {
+  clientId: string | null;
+  secret: string | null;
+}
+
+/**
+ * client_secret_post or client_secret_basic. Basic credentials are form-urlencoded before
+ * base64 (RFC 6749 §2.3.1; openid-client sends `cli%2D1`), so both halves are decoded.
+ */
+function credentials(form: URLSearchParams, authorization: string | undefined): Credentials {
+  const formId = form.get('client_id');
+  const formSecret = form.get('client_secret');
+  if (authorization?.toLowerCase().startsWith('basic ')) {
+    if (formSecret !== null)
+      throw tokenErrors.invalidRequest('use one client authentication method, not two');
+    const decoded = Buffer.from(authorization.slice(6).trim(), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw tokenErrors.invalidClient();
+    let id: string;
+    let secret: string;
+    try {
+      id = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+      secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
+    } catch {
+      throw tokenErrors.invalidClient();
+    }
+    if (formId !== null && formId !== id) throw tokenErrors.invalidClient();
+    return { clientId: id, secret };
+  }
+  return { clientId: formId, secret: formSecret };
+}
+
+async function authenticateClient(deps: OAuthDeps, creds: Credentials): Promise<ClientRow> {
+  if (!creds.clientId) throw tokenErrors.invalidRequest('client_id is required');
+  const client = await findClient(deps, creds.clientId);
+  if (!client) throw tokenErrors.invalidClient();
+  if (
+    client.type === 'confidential' &&
+    (creds.secret === null || !clientSecretMatches(client, creds.secret))
+  ) {
+    throw tokenErrors.invalidClient();
+  }
+  if (client.status === 'disabled') throw tokenErrors.invalidClient('client is disabled');
+  return client;
+}
+
+interface Issued {
+  jti: string;
+  refreshToken: string;
+}
+
+/** Stores a new refresh token and access-token record of a family (inside the grant's transaction). */
+async function storeTokens(
+  db: Db,
+  deps: OAuthDeps,
+  family: { id: string; clientId: string; userId: string; scope: string },
+): Promise<Issued> {
+  const refreshToken = randomToken(32);
+  const jti = randomToken(16);
+  const now = isoNow(deps.clock);
+  await insertRefreshToken(db, {
+    token_hash: sha256Hex(refreshToken),
+    family_id: family.id,
+    created_at: now,
+    expires_at: isoIn(deps.clock, REFRESH_TOKEN_TTL_SECONDS),
+    rotated_at: null,
+  });
+  await insertAccessToken(db, {
+    jti,
+    client_id: family.clientId,
+    user_id: family.userId,
+    family_id: family.id,
+    scope: family.scope,
+    expires_at: isoIn(deps.clock, ACCESS_TOKEN_TTL_SECONDS),
+    revoked_at: null,
+    created_at: now,
+  });
+  return { jti, refreshToken };
+}
+
+/** Signs the access token (and the ID token when asked) after the grant has committed. */
+async function respond(
+  deps: OAuthDeps,
+  grant: Issued & { clientId: string; userId: string; scope: string },
+  idToken: { nonce: string | null; authTime: string } | null,
+): Promise<TokenResponse> {
+  const key = await deps.keys.signingKey();
+  const iat = Math.floor(deps.clock.now().getTime() / 1000);
+  const iss = deps.config.publicBaseUrl;
+  const access = signJwt(
+    {
+      iss,
+      sub: grant.userId,
+      aud: grant.clientId,
+      client_id: grant.clientId,
+      scope: grant.scope,
+      iat,
+      exp: iat + ACCESS_TOKEN_TTL_SECONDS,
+      jti: grant.jti,
+    },
+    key,
+    'at+jwt',
+  );
+  const id =
+    idToken === null
+      ? null
+      : signJwt(
+          {
+            iss,
+            sub: grant.userId,
+            aud: grant.clientId,
+            azp: grant.clientId,
+            iat,
+            exp: iat + ACCESS_TOKEN_TTL_SECONDS,
+            auth_time: Math.floor(Date.parse(idToken.authTime) / 1000),
+            ...(idToken.nonce === null ? {} : { nonce: idToken.nonce }),
+          },
+          key,
+          'JWT',
+        );
+  const [accessToken, idTokenValue] = await Promise.all([access, id]);
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+    refresh_token: grant.refreshToken,
+    scope: grant.scope,
+    ...(idTokenValue === null ? {} : { id_token: idTokenValue }),
+  };
+}
+
+function required(form: URLSearchParams, ...names: string[]): string[] {
+  const values = names.map((n) => form.get(n) ?? '');
+  const missing = names.filter((_, i) => values[i] === '');
+  if (missing.length > 0) throw tokenErrors.invalidRequest(`missing required field: ${missing.join(', ')}`);
+  return values;
+}
+
+async function authorizationCodeGrant(
+  deps: OAuthDeps,
+  client: ClientRow,
+  form: URLSearchParams,
+): Promise<TokenResponse> {
+  const [code = '', redirectUri = '', verifier = ''] = required(
+    form,
+    'code',
+    'redirect_uri',
+    'code_verifier',
+  );
+  const now = isoNow(deps.clock);
+  const outcome = await deps.db.transaction().execute(async (tx) => {
+    const row = await findCode(tx, sha256Hex(code));
+    if (!row) return { kind: 'invalid' as const };
+    if (row.used_at !== null) {
+      // A replayed code: whatever it was exchanged for is revoked.
+      if (row.family_id !== null) await revokeFamily(tx, row.family_id, 'code_replayed', now);
+      return { kind: 'invalid' as const };
+    }
+    await markCodeUsed(tx, row.code_hash, now, null);
+    const bound = row.client_id === client.id && row.redirect_uri === redirectUri && row.expires_at > now;
+    if (!bound || !VERIFIER.test(verifier) || s256(verifier) !== row.code_challenge)
+      return { kind: 'invalid' as const };
+    const familyId = uuid();
+    await insertFamily(tx, {
+      id: familyId,
+      client_id: client.id,
+      user_id: row.user_id,
+      scope: row.scope,
+      auth_time: row.auth_time,
+      created_at: now,
+      revoked_at: null,
+      revoked_reason: null,
+    });
+    await markCodeUsed(tx, row.code_hash, now, familyId);
+    const issued = await storeTokens(tx, deps, {
+      id: familyId,
+      clientId: client.id,
+      userId: row.user_id,
+      scope: row.scope,
+    });
+    return { kind: 'ok' as const, issued, row };
+  });
+  if (outcome.kind === 'invalid') throw tokenErrors.invalidGrant();
+  const { issued, row } = outcome;
+  const wantsIdToken = deps.config.oidcIdToken && parseScope(row.scope).includes('openid');
+  return respond(
+    deps,
+    { ...issued, clientId: client.id, userId: row.user_id, scope: row.scope },
+    wantsIdToken ? { nonce: row.nonce, authTime: row.auth_time } : null,
+  );
+}
+
+async function refreshTokenGrant(
+  deps: OAuthDeps,
+  client: ClientRow,
+  form: URLSearchParams,
+): Promise<TokenResponse> {
+  const [token = ''] = required(form, 'refresh_token');
+  const asked = form.get('scope');
+  const now = isoNow(deps.clock);
+  const outcome = await deps.db.transaction().execute(async (tx) => {
+    const tokenHash = sha256Hex(token);
+    const row = await findRefreshToken(tx, tokenHash);
+    if (!row || row.client_id !== client.id || row.revoked_at !== null || row.expires_at <= now)
+      return { kind: 'invalid' as const };
+    if (row.rotated_at !== null) {
+      await revokeFamily(tx, row.family_id, 'refresh_reuse', now);
+      return { kind: 'reuse' as const };
+    }
+    let scope = row.scope;
+    if (asked !== null && asked !== '') {
+      const wanted = parseScope(asked);
+      if (!isSubset(wanted, parseScope(row.scope))) return { kind: 'scope' as const };
+      scope = joinScope(wanted, KNOWN_SCOPES);
+    }
+    await markRotated(tx, tokenHash, now);
+    const issued = await storeTokens(tx, deps, {
+      id: row.family_id,
+      clientId: client.id,
+      userId: row.user_id,
+      scope,
+    });
+    return { kind: 'ok' as const, issued, userId: row.user_id, scope };
+  });
+  switch (outcome.kind) {
+    case 'invalid':
+      throw tokenErrors.invalidGrant();
+    case 'reuse':
+      deps.log.warn(
+        { event: 'oauth.refresh_reuse', client_id: client.id },
+        'refresh token reuse: family revoked',
+      );
+      throw tokenErrors.invalidGrant(REUSE_DETECTED);
+    case 'scope':
+      throw tokenErrors.invalidScope();
+    case 'ok':
+      return respond(
+        deps,
+        { ...outcome.issued, clientId: client.id, userId: outcome.userId, scope: outcome.scope },
+        null,
+      );
+  }
+}
+
+/** POST /oauth/token. */
+export async function tokenEndpoint(
+  deps: OAuthDeps,
+  request: { form: URLSearchParams; authorization: string | undefined },
+): Promise<TokenResponse> {
+  const grantType = request.form.get('grant_type');
+  if (!grantType) throw tokenErrors.invalidRequest('missing required field: grant_type');
+  if (grantType !== 'authorization_code' && grantType !== 'refresh_token')
+    throw tokenErrors.unsupportedGrant();
+  const client = await authenticateClient(deps, credentials(request.form, request.authorization));
+  return grantType === 'authorization_code'
+    ? authorizationCodeGrant(deps, client, request.form)
+    : refreshTokenGrant(deps, client, request.form);
+}

@@ -1,0 +1,119 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import t from 'tap';
+import { startTestApp } from '../helpers/app.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
+import { registered, verifiedUser } from '../helpers/identity.js';
+import { codeFlowTokens, consoleClient } from '../helpers/oauth.js';
+
+t.test('discovery: exactly the spec fields with absolute URLs, plus RFC 9207', async (t) => {
+  const app = await startTestApp(t, { env: { PUBLIC_BASE_URL: 'https://id.venue.example' } });
+  const res = await fetch(`${app.base}/.well-known/openid-configuration`);
+  t.equal(res.headers.get('cache-control'), 'public, max-age=3600');
+  t.same(await res.json(), {
+    issuer: 'https://id.venue.example',
+    authorization_endpoint: 'https://id.venue.example/oauth/authorize',
+    token_endpoint: 'https://id.venue.example/oauth/token',
+    jwks_uri: 'https://id.venue.example/oauth/jwks',
+    userinfo_endpoint: 'https://id.venue.example/oauth/userinfo',
+    response_types_supported: ['code'],
+    scopes_supported: ['openid', 'profile', 'email', 'phone'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    authorization_response_iss_parameter_supported: true,
+  });
+});
+
+t.test('JWKS: RSA signing keys with kid, cache header; private keys on disk with mode 0600', async (t) => {
+  const app = await startTestApp(t);
+  const res = await fetch(`${app.base}/oauth/jwks`);
+  t.equal(res.headers.get('cache-control'), 'public, max-age=300');
+  const { keys } = (await res.json()) as { keys: Record<string, string>[] };
+  t.equal(keys.length, 1);
+  t.same(Object.keys(keys[0]!).sort(), ['alg', 'e', 'kid', 'kty', 'n', 'use']);
+  t.match(keys[0], { kty: 'RSA', use: 'sig', alg: 'RS256', e: 'AQAB' });
+  t.equal(Buffer.from(keys[0]!.n!, 'base64url').length, 256, 'RSA-2048');
+  const file = path.join(app.dataDir, 'keys', `${keys[0]!.kid!}.pem`);
+  t.equal(statSync(file).mode & 0o777, 0o600);
+  t.equal(statSync(path.dirname(file)).mode & 0o777, 0o700);
+});
+
+t.test(
+  'rotation: published first, signing 5 minutes later, the old key kept 16 minutes after it last signed',
+  async (t) => {
+    const app = await startTestApp(t);
+    const owner = await registered(app, 'owner@example.com');
+    const client = await consoleClient(owner);
+    const user = await verifiedUser(app, 'rot@example.com');
+    const kids = async () =>
+      ((await (await fetch(`${app.base}/oauth/jwks`)).json()) as { keys: { kid: string }[] }).keys.map(
+        (k) => k.kid,
+      );
+    const [oldKid] = await kids();
+    const oldToken = (await codeFlowTokens(app, user, client)).body.access_token as string;
+
+    const rotated = await app.app.deps.keys.rotate({ now: false }); // what `hotspot-ctl keys rotate` does
+    t.same((await kids()).sort(), [oldKid, rotated.kid].sort(), 'the new key is published at once');
+    const stillOld = (await codeFlowTokens(app, user, client)).body.access_token as string;
+    t.equal(decodeProtectedHeader(stillOld).kid, oldKid, 'but does not sign yet');
+
+    app.clock.advance('5m');
+    const newToken = (await codeFlowTokens(app, user, client)).body.access_token as string;
+    t.equal(decodeProtectedHeader(newToken).kid, rotated.kid, 'signs after 5 minutes');
+    const jwks = createLocalJWKSet((await (await fetch(`${app.base}/oauth/jwks`)).json()) as { keys: [] });
+    for (const token of [stillOld, newToken]) {
+      await jwtVerify(token, jwks, { issuer: app.config.publicBaseUrl, currentDate: app.clock.now() });
+      const res = await fetch(`${app.base}/oauth/userinfo`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      t.equal(res.status, 200, 'verifiers pick the key by kid');
+    }
+    t.ok(oldToken);
+
+    app.clock.advance('15m');
+    t.same(
+      (await kids()).sort(),
+      [oldKid, rotated.kid].sort(),
+      '15 minutes after it last signed: still published',
+    );
+    app.clock.advance('1m');
+    await app.app.deps.keys.refresh();
+    t.same(await kids(), [rotated.kid], 'dropped after the overlap');
+    t.same(await app.app.deps.keys.dropUnpublished(), [oldKid], 'the scheduled job forgets it');
+  },
+);
+
+t.test('hotspot-ctl keys list and keys rotate --now', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = cliEnv(dataDir);
+  const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as {
+    kid: string;
+    state: string;
+  }[];
+  t.equal(listed.length, 1);
+  t.equal(listed[0]?.state, 'active');
+  const rotated = await runCli(['keys', 'rotate', '--now', '--json'], env);
+  t.equal(rotated.code, 0, rotated.stderr);
+  const { kid } = JSON.parse(rotated.stdout) as { kid: string };
+  const after = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as {
+    kid: string;
+    state: string;
+    unpublish_at: string | null;
+  }[];
+  t.match(after, [
+    { kid: listed[0]!.kid, state: 'retired' },
+    { kid, state: 'active' },
+  ]);
+  t.type(after[0]?.unpublish_at, 'string');
+  const pending = JSON.parse((await runCli(['keys', 'rotate', '--json'], env)).stdout) as { kid: string };
+  t.match(JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout), [
+    {},
+    { kid, state: 'active' },
+    { kid: pending.kid, state: 'pending' },
+  ]);
+  t.match((await runCli(['keys', 'list'], env)).stdout, /KID\s+STATE/);
+});
