@@ -1,5 +1,6 @@
 import { Migrator, type Migration, type MigrationResult } from 'kysely';
 import * as m0001 from '../../migrations/0001_init.js';
+import * as m0003 from '../../migrations/0003_wifi.js';
 import type { Db } from './connect.js';
 
 /**
@@ -8,6 +9,7 @@ import type { Db } from './connect.js';
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_init': m0001,
+  '0003_wifi': m0003,
 };
 
 function migrator(db: Db): Migrator {
