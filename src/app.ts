@@ -9,7 +9,20 @@ import { createHttpServer, type HttpServer } from './http/server.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/log.js';
 import { createNotifier, type Notifier } from './notify/index.js';
-import { Scheduler } from './scheduler.js';
+import { createPaymentProvider, sandboxAutopay, type PaymentProvider } from './payments/index.js';
+import { webhookRoutes } from './payments/webhook.routes.js';
+import { Scheduler, type ScheduledJob } from './scheduler.js';
+import {
+  coaNotAvailable,
+  expireDue,
+  expireInvoices,
+  openVault,
+  reconcilePayments,
+  type CoaClient,
+  type Vault,
+} from './wifi/index.js';
+import { planRoutes } from './wifi/plans.routes.js';
+import { purchaseRoutes } from './wifi/purchases.routes.js';
 
 export const DATABASE_FILE = 'hotspot.db';
 
@@ -20,6 +33,12 @@ export interface Deps {
   clock: Clock;
   log: Logger;
   notifier: Notifier;
+  /** The mobile-money provider adapter (PAYMENT_PROVIDER). */
+  payments: PaymentProvider;
+  /** RADIUS CoA/Disconnect sender; "not available" until the RADIUS feature wires one. */
+  coa: CoaClient;
+  /** Seals device secrets and guest passwords at rest (key in the data directory). */
+  vault: Vault;
 }
 
 export interface BuildOptions {
@@ -51,6 +70,8 @@ export interface App {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
+  const payments = createPaymentProvider({ config, clock, log });
+  const vault = openVault(config.dataDir);
   const { db } = openDatabase(path.join(config.dataDir, DATABASE_FILE));
   try {
     if (options.migrate !== false) await migrateToLatest(db);
@@ -59,14 +80,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw err;
   }
   const notifier = createNotifier({ config, clock, log });
-  const deps: Deps = { config, db, clock, log, notifier };
+  const deps: Deps = { config, db, clock, log, notifier, payments, coa: coaNotAvailable, vault };
 
   const limiter = new RateLimiter({
     store: options.rateLimitStore ?? new MemoryRateLimitStore(),
     clock,
     log,
   });
-  const routes: Route[] = [...healthRoutes(deps), ...(options.extraRoutes?.(deps) ?? [])];
+  const routes: Route[] = [
+    ...healthRoutes(deps),
+    ...planRoutes(deps),
+    ...purchaseRoutes(deps),
+    ...webhookRoutes(deps),
+    ...(options.extraRoutes?.(deps) ?? []),
+  ];
   const http = createHttpServer({
     config,
     clock,
@@ -86,6 +113,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     async start() {
       const address = await http.listen(config.httpPort, config.httpHost);
       scheduler.add({ name: 'rate-limit.prune', cron: '*/5 * * * *', run: () => limiter.prune() });
+      for (const job of wifiJobs(deps)) scheduler.add(job);
       return { http: address };
     },
     async close({ graceMs = 10_000 } = {}) {
@@ -97,4 +125,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await db.destroy();
     },
   };
+}
+
+/** The purchase flow's jobs; tests call the same functions directly after moving the clock. */
+function wifiJobs(deps: Deps): ScheduledJob[] {
+  const everyMinute = '* * * * *';
+  return [
+    { name: 'invoices.expire', cron: everyMinute, run: () => expireInvoices(deps) },
+    { name: 'payments.poll', cron: everyMinute, run: () => reconcilePayments(deps) },
+    { name: 'grants.expire', cron: everyMinute, run: () => expireDue(deps) },
+    ...(deps.config.paymentProvider === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
+      ? [{ name: 'sandbox.autopay', cron: '*/5 * * * * *', run: () => sandboxAutopay(deps) }]
+      : []),
+  ];
 }
