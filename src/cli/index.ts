@@ -2,8 +2,10 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
 import { isAppError } from '../lib/errors.js';
 import { packageVersion } from '../lib/paths.js';
+import { registerDevices } from './commands/devices.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerOutbox } from './commands/outbox.js';
+import { registerPlans } from './commands/plans.js';
 import { registerServe } from './commands/serve.js';
 import { registerStatus } from './commands/status.js';
 
@@ -24,6 +26,8 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerStatus(program);
   registerOutbox(program);
+  registerPlans(program);
+  registerDevices(program);
   // Subcommands inherit the usage-error behaviour.
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();
   return program;
