@@ -13,6 +13,7 @@ export interface WebhookResult {
  * POST /webhooks/{provider}: the configured provider verifies its callback (401/400), then the
  * event is settled in one transaction (422 when it matches no invoice). The caller answers 200
  * only after this returns, i.e. after the commit; a repeat answers 200 and changes nothing.
+ * Statuses and bodies: docs/decisions/0013-payment-webhooks.md.
  */
 export async function receiveWebhook(
   deps: PaymentsDeps,
