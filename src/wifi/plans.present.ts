@@ -1,13 +1,17 @@
 import type { PlanRow } from './plans.store.js';
 
+const basics = (row: PlanRow) => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  price_tzs: row.price_tzs,
+  duration_seconds: row.duration_seconds,
+});
+
 /** Plan (public), wifi-access-api.md §2: data_limit_bytes only when the plan has one. */
 export function presentPublicPlan(row: PlanRow): Record<string, unknown> {
   return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    price_tzs: row.price_tzs,
-    duration_seconds: row.duration_seconds,
+    ...basics(row),
     ...(row.data_limit_bytes === null ? {} : { data_limit_bytes: row.data_limit_bytes }),
   };
 }
@@ -15,11 +19,7 @@ export function presentPublicPlan(row: PlanRow): Record<string, unknown> {
 /** A plan as staff and the CLI see it. */
 export function presentPlan(row: PlanRow): Record<string, unknown> {
   return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    price_tzs: row.price_tzs,
-    duration_seconds: row.duration_seconds,
+    ...basics(row),
     data_limit_bytes: row.data_limit_bytes,
     active: row.active === 1,
     sort_order: row.sort_order,

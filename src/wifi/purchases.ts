@@ -4,6 +4,7 @@ import { normalisePhone } from '../lib/phone.js';
 import { newInvoiceSuffix } from './codes.js';
 import { isUniqueViolation } from './db-errors.js';
 import type { WifiDeps } from './deps.js';
+import type { PromptResult } from './ports.js';
 import { wifiErrors } from './errors.js';
 import { findLiveForPurchase } from './grants.js';
 import { findPlan } from './plans.store.js';
@@ -106,13 +107,16 @@ async function findOrCreateInvoice(
 /** Sends the payment prompt of a committed invoice; on failure marks it failed and throws 502. */
 async function sendPrompt(deps: Deps, invoice: InvoiceRow): Promise<InvoiceRow> {
   const plan = await findPlan(deps.db, invoice.plan_id);
-  const prompt = await deps.payments.requestPayment({
-    invoiceId: invoice.id,
-    invoiceNumber: invoice.number,
-    amountTzs: invoice.amount_tzs,
-    phone: invoice.phone,
-    description: plan?.name ?? 'Wi-Fi access',
-  });
+  const prompt = await deps.payments
+    .requestPayment({
+      invoiceId: invoice.id,
+      invoiceNumber: invoice.number,
+      amountTzs: invoice.amount_tzs,
+      phone: invoice.phone,
+      description: plan?.name ?? 'Wi-Fi access',
+    })
+    // An adapter that throws instead of answering counts as a provider we could not use.
+    .catch((err: unknown): PromptResult => ({ ok: false, reason: 'unreachable', detail: String(err) }));
   const now = deps.clock.now().toISOString();
   if (prompt.ok) {
     if (prompt.providerReference === null) return invoice;

@@ -61,13 +61,16 @@ t.test('a signed payment settles the invoice, issues the grant and texts the cre
   const withKey = await poll(app, p.invoice_id, p.key);
   const live = await findLiveForPurchase(app.app.deps, p.invoice_id, sha256Hex(p.key));
   if (live.kind !== 'live') throw new Error(live.kind);
+  const basic = {
+    invoice_id: p.invoice_id,
+    invoice_number: p.invoice_number,
+    status: 'paid',
+    amount_tzs: 1000,
+    plan_id: p.plan.id,
+  };
   t.same(withKey.body, {
     data: {
-      invoice_id: p.invoice_id,
-      invoice_number: p.invoice_number,
-      status: 'paid',
-      amount_tzs: 1000,
-      plan_id: p.plan.id,
+      ...basic,
       credentials: {
         username: live.grant.username,
         password: live.password,
@@ -77,15 +80,7 @@ t.test('a signed payment settles the invoice, issues the grant and texts the cre
   });
   t.same(
     (await poll(app, p.invoice_id, 'wrong-key-0123456789')).body,
-    {
-      data: {
-        invoice_id: p.invoice_id,
-        invoice_number: p.invoice_number,
-        status: 'paid',
-        amount_tzs: 1000,
-        plan_id: p.plan.id,
-      },
-    },
+    { data: basic },
     'a wrong key sees the basic status',
   );
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { sha256Hex } from '../../src/lib/crypto.js';
-import { expireInvoices } from '../../src/wifi/index.js';
+import { expireInvoices, startPurchase } from '../../src/wifi/index.js';
 import { startTestApp } from '../helpers/app.js';
 import { jsonRequest, rawRequest } from '../helpers/http.js';
 import { aPlan, aPurchaseKey, postPurchase, wifiRows } from '../helpers/wifi.js';
@@ -256,3 +256,26 @@ t.test('INVOICE_EXPIRY changes the window', async (t) => {
   clock.advance('5m');
   t.equal(await expireInvoices(app.deps), 1);
 });
+
+t.test(
+  'an adapter that throws instead of answering is treated as unreachable (502, invoice failed)',
+  async (t) => {
+    const { app } = await startTestApp(t);
+    const plan = await aPlan(app);
+    const payments = {
+      name: 'sandbox',
+      requestPayment: () => Promise.reject(new Error('socket hang up')),
+      queryStatus: () => Promise.resolve({ status: 'pending' as const }),
+    };
+    await t.rejects(
+      startPurchase(
+        { ...app.deps, payments },
+        { planId: plan.id, phone: '0712345678', purchaseKey: aPurchaseKey() },
+      ),
+      { status: 502, message: 'the payment provider could not be reached' },
+    );
+    t.match((await wifiRows(app.deps.db)).invoices, [
+      { status: 'failed', failure_reason: 'payment prompt unreachable: Error: socket hang up' },
+    ]);
+  },
+);

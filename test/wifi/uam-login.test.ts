@@ -17,6 +17,9 @@ import {
 const CHALLENGE = '8b10938e9770a389af6667748c2c828f';
 const md5 = (...parts: (Buffer | string)[]) =>
   parts.reduce((h, p) => h.update(p), createHash('md5')).digest();
+/** PAP as the reference portal computes it: password XOR the 16-byte key, repeated. */
+const papHex = (password: string, key: Buffer) =>
+  Buffer.from([...Buffer.from(password)].map((b, i) => b ^ (key[i % 16] ?? 0))).toString('hex');
 
 const login = (t: TestApp, invoiceId: string, body: Record<string, unknown>) =>
   jsonRequest(`${t.base}/api/v1/public/purchases/${invoiceId}/uam-login`, { method: 'POST', body });
@@ -27,9 +30,20 @@ async function credentials(t: TestApp, p: PaidPurchase) {
   return { username: live.grant.username, password: live.password, grantId: live.grant.id };
 }
 
-t.test('CHAP with the device uam secret, userurl passed through encoded', async (t) => {
+t.test('CHAP with the device uam secret, userurl passed through encoded; no secret at all', async (t) => {
   const app = await startTestApp(t);
   await aDevice(app.app, { uam_secret: 'uamsecret' });
+  await aDevice(app.app, {
+    radius_nas_id: 'bare-chap',
+    mac_address: '02:00:00:00:00:03',
+    local_network: '172.16.0.0/16',
+  });
+  await aDevice(app.app, {
+    radius_nas_id: 'bare-pap',
+    mac_address: '02:00:00:00:00:04',
+    local_network: '192.168.182.0/24',
+    uam_auth: 'pap',
+  });
   const p = await aPaidPurchase(app);
   const { username, password } = await credentials(app, p);
   const res = await login(app, p.invoiceId, {
@@ -44,9 +58,30 @@ t.test('CHAP with the device uam secret, userurl passed through encoded', async 
   const response = md5(Buffer.of(0), password, newchal).toString('hex');
   const url = `http://10.1.0.1:3990/logon?username=${username}&response=${response}&userurl=http%3A%2F%2Fexample.com%2Fa%3Fb%3Dc%26d%3De`;
   t.same(res.body, { data: { redirect_url: url }, redirect_url: url });
+
+  const raw = Buffer.from(CHALLENGE, 'hex');
+  const bareChap = await login(app, p.invoiceId, {
+    purchase_key: p.key,
+    uamip: '172.16.9.9',
+    uamport: 3990,
+    challenge: CHALLENGE,
+  });
+  t.match(bareChap.body, {
+    redirect_url: `http://172.16.9.9:3990/logon?username=${username}&response=${md5(Buffer.of(0), password, raw).toString('hex')}`,
+  });
+  const barePap = await login(app, p.invoiceId, {
+    purchase_key: p.key,
+    uamip: '192.168.182.1',
+    uamport: 3990,
+    challenge: CHALLENGE,
+  });
+  const xored = papHex(password, raw);
+  t.match(barePap.body, {
+    redirect_url: `http://192.168.182.1:3990/logon?username=${username}&password=${xored}`,
+  });
 });
 
-t.test('PAP without any uam secret, and the global UAM_SECRET as fallback', async (t) => {
+t.test('PAP with the global UAM_SECRET when the device has none; a device secret wins', async (t) => {
   const app = await startTestApp(t, { env: { UAM_SECRET: 'global-secret' } });
   await aDevice(app.app, { uam_auth: 'pap' });
   await aDevice(app.app, {
@@ -65,7 +100,7 @@ t.test('PAP without any uam secret, and the global UAM_SECRET as fallback', asyn
     challenge: CHALLENGE,
   });
   const key = md5(Buffer.from(CHALLENGE, 'hex'), 'global-secret');
-  const xored = Buffer.from([...Buffer.from(password)].map((b, i) => b ^ (key[i % 16] ?? 0))).toString('hex');
+  const xored = papHex(password, key);
   t.same(pap.body, {
     data: { redirect_url: `http://10.1.0.1:3990/logon?username=${username}&password=${xored}` },
     redirect_url: `http://10.1.0.1:3990/logon?username=${username}&password=${xored}`,
