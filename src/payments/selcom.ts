@@ -72,9 +72,20 @@ export function createSelcomProvider(deps: {
   log: Logger;
 }): PaymentProvider {
   const { config } = deps;
+  const log = deps.log.child({ feature: 'payments', provider: 'selcom' });
   const authorization = `SELCOM ${Buffer.from(config.selcomApiKey, 'utf8').toString('base64')}`;
 
   async function call(method: 'GET' | 'POST', path: string, fields: Fields): Promise<CallResult> {
+    const result = await send(method, path, fields);
+    if (!result.ok)
+      log.warn(
+        { event: 'selcom.call_failed', path, reason: result.reason, detail: result.detail },
+        'Selcom call failed',
+      );
+    return result;
+  }
+
+  async function send(method: 'GET' | 'POST', path: string, fields: Fields): Promise<CallResult> {
     const timestamp = selcomTimestamp(deps.clock.now());
     const entries = Object.entries(fields);
     const query =
@@ -182,7 +193,7 @@ export function createSelcomProvider(deps: {
         timestamp,
         signedFields.map((f) => [f, body?.[f]]),
       );
-      // All three checks run every time; no early exit on the first mismatch.
+      // Every check runs every time; no early exit on the first mismatch.
       const checks = [
         safeEqual(headerValue(headers, 'authorization') ?? '', authorization),
         safeEqual(digest, expected),

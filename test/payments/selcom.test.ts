@@ -94,6 +94,11 @@ t.test('a refusal or an unreachable Selcom is a 502; the invoice fails and the k
     ['failed', 'failed', 'pending'],
   );
   t.equal((await postPurchase(app.base, body, key)).status, 200, 'and then replays it');
+  t.match(app.logs.events('selcom.call_failed'), [
+    { path: '/checkout/create-order-minimal', reason: 'refused' },
+    { path: '/checkout/create-order-minimal', reason: 'unreachable', detail: 'HTTP 500' },
+  ]);
+  t.notMatch(app.logs.raw.join('\n'), SELCOM_SECRET, 'the API secret is never logged');
 });
 
 t.test('a Selcom that cannot be reached at all is a 502', async (t) => {
