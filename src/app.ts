@@ -13,7 +13,20 @@ import { createHttpServer, type HttpServer } from './http/server.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/log.js';
 import { createNotifier } from './notify/index.js';
-import { Scheduler } from './scheduler.js';
+import { createPaymentProvider, sandboxAutopay, type PaymentProvider } from './payments/index.js';
+import { webhookRoutes } from './payments/webhook.routes.js';
+import { Scheduler, type ScheduledJob } from './scheduler.js';
+import {
+  coaNotAvailable,
+  expireDue,
+  expireInvoices,
+  openVault,
+  reconcilePayments,
+  type CoaClient,
+  type Vault,
+} from './wifi/index.js';
+import { planRoutes } from './wifi/plans.routes.js';
+import { purchaseRoutes } from './wifi/purchases.routes.js';
 
 export const DATABASE_FILE = 'hotspot.db';
 
@@ -25,6 +38,12 @@ export type Deps = CoreDeps & {
   grantStats: ClientGrantStats;
   /** identity ← oauth: bearer tokens on /profile. */
   bearer: BearerVerifier;
+  /** The mobile-money provider adapter (PAYMENT_PROVIDER). */
+  payments: PaymentProvider;
+  /** RADIUS CoA/Disconnect sender; "not available" until the RADIUS feature wires one. */
+  coa: CoaClient;
+  /** Seals device secrets, guest passwords and TOTP secrets at rest (key in the data directory). */
+  vault: Vault;
 };
 
 export interface BuildOptions {
@@ -56,6 +75,8 @@ export interface App {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
+  const payments = createPaymentProvider({ config, clock, log });
+  const vault = openVault(config.dataDir);
   const { db } = openDatabase(path.join(config.dataDir, DATABASE_FILE));
   try {
     if (options.migrate !== false) await migrateToLatest(db);
@@ -72,6 +93,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     keys,
     grantStats: grantStats(core),
     bearer: (token: string) => verifyBearer({ ...core, keys }, token),
+    payments,
+    coa: coaNotAvailable,
+    vault,
   };
 
   const limiter = new RateLimiter({
@@ -84,6 +108,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...identityRoutes(deps),
     ...consoleRoutes(deps),
     ...oauthRoutes(deps),
+    ...planRoutes(deps),
+    ...purchaseRoutes(deps),
+    ...webhookRoutes(deps),
     ...(options.extraRoutes?.(deps) ?? []),
   ];
   const http = createHttpServer({
@@ -108,6 +135,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       scheduler.add({ name: 'sessions.prune', cron: '17 * * * *', run: () => pruneExpiredSessions(deps) });
       scheduler.add({ name: 'oauth.prune', cron: '23 * * * *', run: () => pruneOAuthGrants(deps) });
       scheduler.add({ name: 'oauth.keys', cron: '* * * * *', run: () => keys.dropUnpublished() });
+      for (const job of wifiJobs(deps)) scheduler.add(job);
       return { http: address };
     },
     async close({ graceMs = 10_000 } = {}) {
@@ -119,4 +147,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await db.destroy();
     },
   };
+}
+
+/** The purchase flow's jobs; tests call the same functions directly after moving the clock. */
+function wifiJobs(deps: Deps): ScheduledJob[] {
+  const everyMinute = '* * * * *';
+  return [
+    { name: 'invoices.expire', cron: everyMinute, run: () => expireInvoices(deps) },
+    { name: 'payments.poll', cron: everyMinute, run: () => reconcilePayments(deps) },
+    { name: 'grants.expire', cron: everyMinute, run: () => expireDue(deps) },
+    ...(deps.config.paymentProvider === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
+      ? [{ name: 'sandbox.autopay', cron: '*/5 * * * * *', run: () => sandboxAutopay(deps) }]
+      : []),
+  ];
 }

@@ -4,8 +4,10 @@ import { isAppError } from '../lib/errors.js';
 import { packageVersion } from '../lib/paths.js';
 import { registerClients } from './commands/clients.js';
 import { registerKeys } from './commands/keys.js';
+import { registerDevices } from './commands/devices.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerOutbox } from './commands/outbox.js';
+import { registerPlans } from './commands/plans.js';
 import { registerServe } from './commands/serve.js';
 import { registerStaff } from './commands/staff.js';
 import { registerStatus } from './commands/status.js';
@@ -30,6 +32,8 @@ export function buildProgram(): Command {
   registerStaff(program);
   registerKeys(program);
   registerClients(program);
+  registerPlans(program);
+  registerDevices(program);
   // Subcommands inherit the usage-error behaviour.
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();
   return program;

@@ -1,5 +1,6 @@
+import { parseDuration } from '../lib/duration.js';
 import * as p from './parsers.js';
-import type { Parser } from './parsers.js';
+import { SettingError, type Parser } from './parsers.js';
 
 /**
  * One row per configuration value. This table drives the loader (env file + environment), the
@@ -21,8 +22,19 @@ export interface Setting<T> {
 
 const setting = <T>(s: Setting<T>): Setting<T> => s;
 
+/** A positive duration in seconds, written as seconds or 30m / 1h / 1d. */
+const duration: Parser<number> = (raw) => {
+  try {
+    const seconds = parseDuration(raw);
+    if (seconds > 0) return seconds;
+  } catch {
+    // reported below
+  }
+  throw new SettingError('must be a duration: seconds, or like 15m, 1h, 1d');
+};
+
 export const SMS_PROVIDERS = ['outbox', 'http'] as const;
-export const PAYMENT_PROVIDERS = ['sandbox'] as const;
+export const PAYMENT_PROVIDERS = ['sandbox', 'selcom'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const settings = {
@@ -77,6 +89,18 @@ export const settings = {
     default: 'HS',
     parse: p.invoicePrefix,
     doc: 'invoice numbers `<PREFIX>-<6 digits>-<8 chars>` (upper-case letters and digits)',
+  }),
+  defaultCountryCode: setting({
+    env: 'DEFAULT_COUNTRY_CODE',
+    default: '255',
+    parse: p.countryCode,
+    doc: 'country calling code of phone numbers written without one (`0712…` becomes `+255712…`)',
+  }),
+  invoiceExpiry: setting({
+    env: 'INVOICE_EXPIRY',
+    default: '15m',
+    parse: duration,
+    doc: 'a pending invoice not paid within this time becomes `expired` (seconds or `15m`, `1h`)',
   }),
   uamSecret: setting({
     env: 'UAM_SECRET',
@@ -174,7 +198,7 @@ export const settings = {
     env: 'PAYMENT_PROVIDER',
     default: 'sandbox',
     parse: p.oneOf(...PAYMENT_PROVIDERS),
-    doc: 'mobile-money provider adapter',
+    doc: 'mobile-money provider adapter: `sandbox` or `selcom` (see docs/payments.md)',
   }),
   paymentWebhookSecret: setting({
     env: 'PAYMENT_WEBHOOK_SECRET',
@@ -190,6 +214,35 @@ export const settings = {
     shownDefault: '`0` (off)',
     parse: p.nonNegativeInt,
     doc: 'sandbox only: pay every pending invoice after N seconds, through the real webhook path',
+  }),
+  selcomBaseUrl: setting({
+    env: 'SELCOM_BASE_URL',
+    default: 'https://apigw.selcommobile.com/v1',
+    parse: p.baseUrl,
+    doc: '`selcom` provider: API gateway base URL (test: `https://apigwtest.selcommobile.com/v1`)',
+  }),
+  selcomApiKey: setting({
+    env: 'SELCOM_API_KEY',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`selcom` provider: API key issued by Selcom',
+    secret: true,
+  }),
+  selcomApiSecret: setting({
+    env: 'SELCOM_API_SECRET',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`selcom` provider: API secret (HMAC key of requests and callbacks)',
+    secret: true,
+  }),
+  selcomVendor: setting({
+    env: 'SELCOM_VENDOR',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`selcom` provider: vendor (till) id allocated by Selcom',
   }),
   logLevel: setting({
     env: 'LOG_LEVEL',

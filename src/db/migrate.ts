@@ -1,6 +1,7 @@
 import { Migrator, type Migration, type MigrationResult } from 'kysely';
 import * as m0001 from '../../migrations/0001_init.js';
 import * as m0002 from '../../migrations/0002_identity.js';
+import * as m0003 from '../../migrations/0003_wifi.js';
 import * as m0005 from '../../migrations/0005_console.js';
 import * as m0006 from '../../migrations/0006_oauth.js';
 import type { Db } from './connect.js';
@@ -12,6 +13,7 @@ import type { Db } from './connect.js';
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_init': m0001,
   '0002_identity': m0002,
+  '0003_wifi': m0003,
   '0005_console': m0005,
   '0006_oauth': m0006,
 };

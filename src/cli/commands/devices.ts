@@ -1,0 +1,152 @@
+import { Option, type Command } from 'commander';
+import {
+  listDevices,
+  presentDevice,
+  registerDevice,
+  rotateDeviceSecret,
+  updateDevice,
+  type DeviceRequest,
+  type DeviceRow,
+  type DeviceWithSecret,
+} from '../../wifi/index.js';
+import { contextOf, withApp } from '../context.js';
+import { parseWholeNumber } from '../option-parsers.js';
+import { formatRecord, formatTable, type Column } from '../output.js';
+
+const COLUMNS: readonly Column<DeviceRow>[] = [
+  ['id', (d) => d.id],
+  ['name', (d) => d.name],
+  ['nas_id', (d) => d.radius_nas_id],
+  ['mac', (d) => d.mac_address],
+  ['network', (d) => d.local_network],
+  ['client_ip', (d) => d.radius_client_ip],
+  ['coa_port', (d) => d.coa_port],
+  ['uam', (d) => d.uam_auth],
+  ['msg_auth', (d) => (d.require_message_authenticator === 1 ? 'required' : 'legacy')],
+];
+
+interface DeviceFlags {
+  name?: string;
+  model?: string;
+  mac?: string;
+  network?: string;
+  uamServer?: string;
+  nasId?: string;
+  clientIp?: string;
+  coaPort?: number;
+  secret?: string;
+  /** false: --no-uam-secret (commander's default for the pair is true: "not given"). */
+  uamSecret?: string | boolean;
+  uamAuth?: string;
+  legacyNoMessageAuthenticator?: boolean;
+  requireMessageAuthenticator?: boolean;
+}
+
+/** Flags → the Device request the admin API takes, so both surfaces share validation and messages. */
+function deviceRequest(flags: DeviceFlags): DeviceRequest {
+  return {
+    name: flags.name,
+    model: flags.model,
+    mac_address: flags.mac,
+    local_network: flags.network,
+    uam_server: flags.uamServer,
+    radius_nas_id: flags.nasId,
+    radius_client_ip: flags.clientIp,
+    coa_port: flags.coaPort,
+    radius_secret: flags.secret,
+    uam_secret:
+      typeof flags.uamSecret === 'string' ? flags.uamSecret : flags.uamSecret === false ? null : undefined,
+    uam_auth: flags.uamAuth,
+    require_message_authenticator: flags.legacyNoMessageAuthenticator
+      ? false
+      : flags.requireMessageAuthenticator,
+  };
+}
+
+const showDevice = (device: DeviceRow): string => formatRecord(Object.entries(presentDevice(device)));
+
+/** `add` and `rotate-secret` show the RADIUS secret once, in both outputs; it is never logged. */
+function printWithSecret(
+  ctx: ReturnType<typeof contextOf>,
+  { device, radiusSecret }: DeviceWithSecret,
+): void {
+  ctx.out.result(
+    { ...presentDevice(device), radius_secret: radiusSecret },
+    () => `${showDevice(device)}\nRADIUS secret (shown once, enter it on the router): ${radiusSecret}\n`,
+  );
+}
+
+/** The settings `add` and `update` share, all optional here. */
+function settingOptions(cmd: Command): Command {
+  return cmd
+    .option('--coa-port <port>', 'UDP port for CoA/Disconnect (default 3799)', parseWholeNumber)
+    .option('--uam-secret <secret>', 'CoovaChilli uamsecret of this router (else UAM_SECRET)')
+    .option('--uam-auth <mode>', 'uam-login password encoding: chap (default) or pap')
+    .option('--legacy-no-message-authenticator', 'accept Access-Requests without Message-Authenticator');
+}
+
+export function registerDevices(program: Command): void {
+  const devices = program.command('devices').description('Routers / access points that use this box');
+
+  devices
+    .command('list')
+    .description('List registered devices (never their secrets)')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const rows = await withApp(ctx, (app) => listDevices(app.deps));
+      ctx.out.result(rows.map(presentDevice), () =>
+        rows.length === 0 ? 'no devices yet\n' : formatTable(rows, COLUMNS),
+      );
+    });
+
+  settingOptions(
+    devices
+      .command('add')
+      .description('Register a device and print its RADIUS secret once')
+      .requiredOption('--name <name>', 'a name for staff')
+      .requiredOption('--model <model>', 'make and model, e.g. "MikroTik hAP ax2"')
+      .requiredOption('--mac <mac>', 'MAC address, AA:BB:CC:DD:EE:FF')
+      .requiredOption('--network <cidr>', 'the guest network behind it, e.g. 10.1.0.0/24')
+      .requiredOption('--uam-server <url>', 'captive portal URL configured on the router')
+      .requiredOption('--nas-id <id>', 'NAS-Identifier the router sends in RADIUS requests')
+      .requiredOption('--client-ip <ip>', 'address CoA/Disconnect requests are sent to')
+      .option('--secret <secret>', 'RADIUS shared secret to use (default: generate one)'),
+  ).action(async (flags: DeviceFlags, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    printWithSecret(ctx, await withApp(ctx, (app) => registerDevice(app.deps, deviceRequest(flags))));
+  });
+
+  settingOptions(
+    devices
+      .command('update')
+      .description('Change the given settings of a device; the others stay')
+      .argument('<id>', 'device id')
+      .option('--name <name>', 'a name for staff')
+      .option('--model <model>', 'make and model')
+      .option('--mac <mac>', 'MAC address')
+      .option('--network <cidr>', 'the guest network behind it')
+      .option('--uam-server <url>', 'captive portal URL configured on the router')
+      .option('--nas-id <id>', 'NAS-Identifier the router sends')
+      .option('--client-ip <ip>', 'address CoA/Disconnect requests are sent to')
+      .option('--no-uam-secret', 'remove the device uam secret (UAM_SECRET applies)')
+      .addOption(
+        new Option('--require-message-authenticator', 'require Message-Authenticator again').conflicts(
+          'legacyNoMessageAuthenticator',
+        ),
+      ),
+  ).action(async (id: string, flags: DeviceFlags, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    const device = await withApp(ctx, (app) => updateDevice(app.deps, id, deviceRequest(flags)));
+    ctx.out.result(presentDevice(device), () => showDevice(device));
+  });
+
+  devices
+    .command('rotate-secret')
+    .description('Give a device a new RADIUS secret and print it once')
+    .argument('<id>', 'device id')
+    .option('--secret <secret>', 'the new secret (default: generate one)')
+    .action(async (id: string, flags: { secret?: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      printWithSecret(ctx, await withApp(ctx, (app) => rotateDeviceSecret(app.deps, id, flags.secret)));
+    });
+}

@@ -1,0 +1,30 @@
+import { InvalidArgumentError } from 'commander';
+import { parseDuration } from '../lib/duration.js';
+
+/** Option parsers: a malformed value is a usage error (exit 2); a value out of range is the domain's call. */
+
+export function parseWholeNumber(value: string): number {
+  if (!/^-?\d{1,15}$/.test(value.trim())) throw new InvalidArgumentError('must be a whole number');
+  return Number(value);
+}
+
+export function parseDurationOption(value: string): number {
+  try {
+    return parseDuration(value);
+  } catch {
+    throw new InvalidArgumentError('must be seconds or a duration like 30m, 1h, 1d, 7d');
+  }
+}
+
+const BYTE_UNITS: Readonly<Record<string, number>> = { '': 1, KB: 1e3, MB: 1e6, GB: 1e9, TB: 1e12 };
+
+/**
+ * Bytes as a number or with a decimal unit (500MB, 2GB), or `none` for no limit (kept as the word:
+ * commander turns a parser's null into an empty string).
+ */
+export function parseBytes(value: string): number | 'none' {
+  if (value.trim().toLowerCase() === 'none') return 'none';
+  const match = /^(\d{1,15})\s*([KMGT]B)?$/i.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('must be bytes, or a number with KB, MB, GB or TB, or none');
+  return Number(match[1]) * (BYTE_UNITS[(match[2] ?? '').toUpperCase()] ?? 1);
+}

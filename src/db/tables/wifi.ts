@@ -1,0 +1,118 @@
+/** Wi-Fi access: plans, routers, invoices, payments and access grants (migration 0003). */
+
+export interface PlansTable {
+  id: string;
+  name: string;
+  description: string;
+  price_tzs: number;
+  duration_seconds: number;
+  data_limit_bytes: number | null;
+  /** 0/1 */
+  active: number;
+  sort_order: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DevicesTable {
+  id: string;
+  name: string;
+  model: string;
+  /** AA:BB:CC:DD:EE:FF */
+  mac_address: string;
+  /** IPv4 CIDR, network address form (10.1.0.0/24) */
+  local_network: string;
+  uam_server: string;
+  radius_nas_id: string;
+  radius_client_ip: string;
+  coa_port: number;
+  /** AES-256-GCM sealed (wifi/vault.ts); RADIUS needs the cleartext. */
+  radius_secret_enc: string;
+  uam_secret_enc: string | null;
+  /** 'chap' | 'pap': how uam-login encodes the password for this router. */
+  uam_auth: string;
+  /** 0/1: 0 lets a legacy router omit Message-Authenticator. */
+  require_message_authenticator: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InvoicesTable {
+  id: string;
+  /** <INVOICE_PREFIX>-<6 digits>-<8 chars> */
+  number: string;
+  sequence: number;
+  plan_id: string;
+  /** E.164 */
+  phone: string;
+  amount_tzs: number;
+  /** The plan's terms when the guest bought it; the grant gets these. */
+  duration_seconds: number;
+  data_limit_bytes: number | null;
+  /** 'pending' | 'paid' | 'failed' | 'expired' */
+  status: string;
+  /** SHA-256 (hex) of the purchase key (the Idempotency-Key). */
+  purchase_key_hash: string;
+  provider: string;
+  provider_reference: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  paid_at: string | null;
+}
+
+/** Which invoice a purchase key currently stands for; the primary key is the idempotency guard. */
+export interface PurchaseKeysTable {
+  key_hash: string;
+  invoice_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface GrantsTable {
+  id: string;
+  invoice_id: string;
+  username: string;
+  /** AES-256-GCM sealed: CHAP and the poll endpoint need the cleartext. */
+  password_enc: string;
+  data_limit_bytes: number | null;
+  issued_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoke_reason: string | null;
+  /** When expireDue handled the grant's expiry (disconnects sent once). */
+  ended_at: string | null;
+}
+
+export interface PaymentsTable {
+  id: string;
+  invoice_id: string;
+  provider: string;
+  provider_reference: string | null;
+  amount_tzs: number;
+  phone: string | null;
+  event_id: string;
+  paid_at: string;
+}
+
+/** Every payment event acted on, unique per provider and event id (de-duplication). */
+export interface PaymentEventsTable {
+  id: string;
+  provider: string;
+  event_id: string;
+  type: string;
+  invoice_number: string;
+  /** What settlement did: 'paid' | 'already_paid' | 'failed' | 'ignored' */
+  outcome: string;
+  received_at: string;
+}
+
+export interface WifiTables {
+  plans: PlansTable;
+  devices: DevicesTable;
+  invoices: InvoicesTable;
+  purchase_keys: PurchaseKeysTable;
+  grants: GrantsTable;
+  payments: PaymentsTable;
+  payment_events: PaymentEventsTable;
+}

@@ -1,0 +1,21 @@
+import type { DeviceRow } from './devices.store.js';
+
+/** A device as staff and the CLI see it: never its secrets, only whether a uam secret is set. */
+export function presentDevice(row: DeviceRow): Record<string, unknown> {
+  return {
+    id: row.id,
+    name: row.name,
+    model: row.model,
+    mac_address: row.mac_address,
+    local_network: row.local_network,
+    uam_server: row.uam_server,
+    radius_nas_id: row.radius_nas_id,
+    radius_client_ip: row.radius_client_ip,
+    coa_port: row.coa_port,
+    uam_auth: row.uam_auth,
+    has_uam_secret: row.uam_secret_enc !== null,
+    require_message_authenticator: row.require_message_authenticator === 1,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,124 @@
+import { wifiErrors } from './errors.js';
+import { isHttpUrl, isIpAddress, parseIpv4Cidr, parseMac } from './net.js';
+import { must, parseChanges, type Checks } from './values.js';
+
+/**
+ * The Device request of wifi-access-api.md §2 plus the settings only this box needs: the RADIUS
+ * shared secret, the CoovaChilli uam secret, the uam-login password encoding, and the switch for
+ * legacy routers that send no Message-Authenticator (DESIGN.md §4.5).
+ */
+export const DEVICE_FIELDS = [
+  'name',
+  'model',
+  'mac_address',
+  'local_network',
+  'uam_server',
+  'radius_nas_id',
+  'radius_client_ip',
+  'coa_port',
+  'radius_secret',
+  'uam_secret',
+  'uam_auth',
+  'require_message_authenticator',
+] as const;
+export type DeviceField = (typeof DEVICE_FIELDS)[number];
+export type DeviceRequest = Partial<Record<DeviceField, unknown>>;
+
+export type UamAuth = 'chap' | 'pap';
+
+export interface DeviceValues {
+  name: string;
+  model: string;
+  macAddress: string;
+  localNetwork: string;
+  uamServer: string;
+  radiusNasId: string;
+  radiusClientIp: string;
+  coaPort: number;
+  /** undefined: generate one (create) or keep it (update). */
+  radiusSecret: string | undefined;
+  /** null: none (the global UAM_SECRET applies). */
+  uamSecret: string | null;
+  uamAuth: UamAuth;
+  requireMessageAuthenticator: boolean;
+}
+
+export const DEFAULT_COA_PORT = 3799;
+
+const text = (v: unknown, max: number): string | null =>
+  typeof v === 'string' && v.trim() !== '' && v.trim().length <= max ? v.trim() : null;
+const secret = (v: unknown, min: number): string | null =>
+  typeof v === 'string' && new RegExp(`^[\\x21-\\x7e]{${String(min)},128}$`).test(v) ? v : null;
+
+const checks: Checks<DeviceValues> = {
+  name: must((v) => text(v, 100), wifiErrors.deviceNameInvalid),
+  model: must((v) => text(v, 100), wifiErrors.deviceModelInvalid),
+  macAddress: must((v) => (typeof v === 'string' ? parseMac(v) : null), wifiErrors.deviceMacInvalid),
+  localNetwork: must(
+    (v) => (typeof v === 'string' ? (parseIpv4Cidr(v)?.text ?? null) : null),
+    wifiErrors.deviceNetworkInvalid,
+  ),
+  uamServer: must(
+    (v) => (typeof v === 'string' && isHttpUrl(v.trim()) ? v.trim() : null),
+    wifiErrors.deviceUamServerInvalid,
+  ),
+  radiusNasId: must(
+    (v) => (typeof v === 'string' && /^[\x21-\x7e]{1,253}$/.test(v) ? v : null),
+    wifiErrors.deviceNasIdInvalid,
+  ),
+  radiusClientIp: must(
+    (v) => (typeof v === 'string' && isIpAddress(v.trim()) ? v.trim() : null),
+    wifiErrors.deviceClientIpInvalid,
+  ),
+  coaPort: must(
+    (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 65_535 ? v : null),
+    wifiErrors.deviceCoaPortInvalid,
+  ),
+  radiusSecret: (v) =>
+    v === undefined ? undefined : must((s) => secret(s, 8), wifiErrors.deviceSecretInvalid)(v),
+  uamSecret: (v) => (v === null ? null : must((s) => secret(s, 1), wifiErrors.deviceUamSecretInvalid)(v)),
+  uamAuth: must((v) => (v === 'chap' || v === 'pap' ? v : null), wifiErrors.deviceUamAuthInvalid),
+  requireMessageAuthenticator: must(
+    (v) => (typeof v === 'boolean' ? v : null),
+    wifiErrors.deviceMessageAuthInvalid,
+  ),
+};
+
+const WIRE: { readonly [K in keyof DeviceValues]: DeviceField } = {
+  name: 'name',
+  model: 'model',
+  macAddress: 'mac_address',
+  localNetwork: 'local_network',
+  uamServer: 'uam_server',
+  radiusNasId: 'radius_nas_id',
+  radiusClientIp: 'radius_client_ip',
+  coaPort: 'coa_port',
+  radiusSecret: 'radius_secret',
+  uamSecret: 'uam_secret',
+  uamAuth: 'uam_auth',
+  requireMessageAuthenticator: 'require_message_authenticator',
+};
+
+/** A new device: every Device request field but coa_port is required. */
+export function parseDeviceCreate(request: DeviceRequest): DeviceValues {
+  return {
+    name: checks.name(request.name),
+    model: checks.model(request.model),
+    macAddress: checks.macAddress(request.mac_address),
+    localNetwork: checks.localNetwork(request.local_network),
+    uamServer: checks.uamServer(request.uam_server),
+    radiusNasId: checks.radiusNasId(request.radius_nas_id),
+    radiusClientIp: checks.radiusClientIp(request.radius_client_ip),
+    coaPort: checks.coaPort(request.coa_port ?? DEFAULT_COA_PORT),
+    radiusSecret: checks.radiusSecret(request.radius_secret),
+    uamSecret: checks.uamSecret(request.uam_secret ?? null),
+    uamAuth: checks.uamAuth(request.uam_auth ?? 'chap'),
+    requireMessageAuthenticator: checks.requireMessageAuthenticator(
+      request.require_message_authenticator ?? true,
+    ),
+  };
+}
+
+/** The values a change supplies; absent (undefined) fields stay as they are. */
+export const parseDeviceChanges = (request: DeviceRequest): Partial<DeviceValues> =>
+  parseChanges(checks, WIRE, request);

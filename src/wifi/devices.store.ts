@@ -1,0 +1,49 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from '../db/index.js';
+import type { DevicesTable } from '../db/tables/wifi.js';
+
+export type DeviceRow = Selectable<DevicesTable>;
+
+export async function insertDevice(db: Db, row: DeviceRow): Promise<void> {
+  await db.insertInto('devices').values(row).execute();
+}
+
+export async function updateDeviceRow(
+  db: Db,
+  id: string,
+  changes: Updateable<DevicesTable>,
+): Promise<boolean> {
+  const result = await db.updateTable('devices').set(changes).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function findDevice(db: Db, id: string): Promise<DeviceRow | undefined> {
+  return db.selectFrom('devices').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findDeviceByNasId(db: Db, nasId: string): Promise<DeviceRow | undefined> {
+  return db.selectFrom('devices').selectAll().where('radius_nas_id', '=', nasId).executeTakeFirst();
+}
+
+/** Another device (not `exceptId`) holding this NAS id or MAC address. */
+export function findClash(
+  db: Db,
+  values: { nasId?: string | undefined; mac?: string | undefined },
+  exceptId: string | null,
+): Promise<Pick<DeviceRow, 'radius_nas_id' | 'mac_address'> | undefined> {
+  return db
+    .selectFrom('devices')
+    .select(['radius_nas_id', 'mac_address'])
+    .where((eb) =>
+      eb.or([
+        ...(values.nasId === undefined ? [] : [eb('radius_nas_id', '=', values.nasId)]),
+        ...(values.mac === undefined ? [] : [eb('mac_address', '=', values.mac)]),
+      ]),
+    )
+    .$if(exceptId !== null, (q) => q.where('id', '!=', exceptId ?? ''))
+    .executeTakeFirst();
+}
+
+export function selectDevices(db: Db): Promise<DeviceRow[]> {
+  return db.selectFrom('devices').selectAll().orderBy('name').orderBy('id').execute();
+}

@@ -1,0 +1,165 @@
+import type { Updateable } from 'kysely';
+import type { Db } from '../db/index.js';
+import type { DevicesTable } from '../db/tables/wifi.js';
+import { uuid } from '../lib/crypto.js';
+import { newRadiusSecret } from './codes.js';
+import type { WifiDeps } from './deps.js';
+import {
+  parseDeviceChanges,
+  parseDeviceCreate,
+  type DeviceRequest,
+  type DeviceValues,
+  type UamAuth,
+} from './devices.schema.js';
+import {
+  findClash,
+  findDevice,
+  findDeviceByNasId,
+  insertDevice,
+  selectDevices,
+  updateDeviceRow,
+  type DeviceRow,
+} from './devices.store.js';
+import { wifiErrors } from './errors.js';
+import { ipv4ToNumber, networkContains, parseIpv4Cidr } from './net.js';
+
+export type { DeviceRow } from './devices.store.js';
+
+type Deps = Pick<WifiDeps, 'db' | 'clock' | 'vault'>;
+
+/** A device with its RADIUS secret in the clear: shown once after `add` and `rotate-secret`. */
+export interface DeviceWithSecret {
+  device: DeviceRow;
+  radiusSecret: string;
+}
+
+const radiusContext = (id: string): string => `device-radius-secret:${id}`;
+const uamContext = (id: string): string => `device-uam-secret:${id}`;
+
+/** Registers a router; its RADIUS secret is the one given or a generated one. */
+export async function registerDevice(deps: Deps, request: DeviceRequest): Promise<DeviceWithSecret> {
+  const values = parseDeviceCreate(request);
+  const id = uuid();
+  const now = deps.clock.now().toISOString();
+  const radiusSecret = values.radiusSecret ?? newRadiusSecret();
+  // Every value is present on create, so the columns are complete.
+  const row = {
+    id,
+    ...toColumns(deps, id, { ...values, radiusSecret }),
+    created_at: now,
+    updated_at: now,
+  } as DeviceRow;
+  await deps.db.transaction().execute(async (tx) => {
+    await refuseClash(tx, values, null);
+    await insertDevice(tx, row);
+  });
+  return { device: row, radiusSecret };
+}
+
+/** Changes the settings the request supplies; 404 for an unknown device. */
+export async function updateDevice(deps: Deps, id: string, request: DeviceRequest): Promise<DeviceRow> {
+  const values = parseDeviceChanges(request);
+  return deps.db.transaction().execute(async (tx) => {
+    if (!(await findDevice(tx, id))) throw wifiErrors.deviceNotFound();
+    await refuseClash(tx, values, id);
+    await updateDeviceRow(tx, id, {
+      ...toColumns(deps, id, values),
+      updated_at: deps.clock.now().toISOString(),
+    });
+    return (await findDevice(tx, id)) as DeviceRow;
+  });
+}
+
+/** Replaces the device's RADIUS secret with `secret` or a generated one. */
+export async function rotateDeviceSecret(deps: Deps, id: string, secret?: string): Promise<DeviceWithSecret> {
+  const radiusSecret = parseDeviceChanges({ radius_secret: secret }).radiusSecret ?? newRadiusSecret();
+  const device = await updateDevice(deps, id, { radius_secret: radiusSecret });
+  return { device, radiusSecret };
+}
+
+export function listDevices(deps: Pick<WifiDeps, 'db'>): Promise<DeviceRow[]> {
+  return selectDevices(deps.db);
+}
+
+/** For RADIUS: the router with this NAS-Identifier and its shared secret in the clear. */
+export async function deviceByNasId(
+  deps: Pick<WifiDeps, 'db' | 'vault'>,
+  nasId: string,
+): Promise<DeviceWithSecret | undefined> {
+  const device = await findDeviceByNasId(deps.db, nasId);
+  return (
+    device && { device, radiusSecret: deps.vault.open(device.radius_secret_enc, radiusContext(device.id)) }
+  );
+}
+
+/** The router a UAM request comes through, with what uam-login needs to encode the password. */
+export interface UamDevice {
+  device: DeviceRow;
+  /** The device's own uam secret; null when it has none. */
+  uamSecret: string | null;
+  uamAuth: UamAuth;
+}
+
+/**
+ * The registered router whose local network contains `uamip`; when networks overlap, the most
+ * specific one (longest prefix), then the oldest registration.
+ */
+export async function deviceForUamIp(
+  deps: Pick<WifiDeps, 'db' | 'vault'>,
+  uamip: string,
+): Promise<UamDevice | undefined> {
+  const address = ipv4ToNumber(uamip);
+  if (address === null) return undefined;
+  let best: { device: DeviceRow; prefix: number } | undefined;
+  for (const device of await selectDevices(deps.db)) {
+    const network = parseIpv4Cidr(device.local_network);
+    if (!network || !networkContains(network, address)) continue;
+    if (
+      !best ||
+      network.prefix > best.prefix ||
+      (network.prefix === best.prefix && device.created_at < best.device.created_at)
+    )
+      best = { device, prefix: network.prefix };
+  }
+  if (!best) return undefined;
+  const { device } = best;
+  return {
+    device,
+    uamSecret:
+      device.uam_secret_enc === null ? null : deps.vault.open(device.uam_secret_enc, uamContext(device.id)),
+    uamAuth: device.uam_auth === 'pap' ? 'pap' : 'chap',
+  };
+}
+
+async function refuseClash(db: Db, values: Partial<DeviceValues>, exceptId: string | null): Promise<void> {
+  if (values.radiusNasId === undefined && values.macAddress === undefined) return;
+  const clash = await findClash(db, { nasId: values.radiusNasId, mac: values.macAddress }, exceptId);
+  if (!clash) return;
+  throw clash.radius_nas_id === values.radiusNasId
+    ? wifiErrors.deviceNasIdTaken()
+    : wifiErrors.deviceMacTaken();
+}
+
+function toColumns(
+  deps: Pick<WifiDeps, 'vault'>,
+  id: string,
+  v: Partial<DeviceValues>,
+): Updateable<DevicesTable> {
+  const columns: Updateable<DevicesTable> = {};
+  if (v.name !== undefined) columns.name = v.name;
+  if (v.model !== undefined) columns.model = v.model;
+  if (v.macAddress !== undefined) columns.mac_address = v.macAddress;
+  if (v.localNetwork !== undefined) columns.local_network = v.localNetwork;
+  if (v.uamServer !== undefined) columns.uam_server = v.uamServer;
+  if (v.radiusNasId !== undefined) columns.radius_nas_id = v.radiusNasId;
+  if (v.radiusClientIp !== undefined) columns.radius_client_ip = v.radiusClientIp;
+  if (v.coaPort !== undefined) columns.coa_port = v.coaPort;
+  if (v.radiusSecret !== undefined)
+    columns.radius_secret_enc = deps.vault.seal(v.radiusSecret, radiusContext(id));
+  if (v.uamSecret !== undefined)
+    columns.uam_secret_enc = v.uamSecret === null ? null : deps.vault.seal(v.uamSecret, uamContext(id));
+  if (v.uamAuth !== undefined) columns.uam_auth = v.uamAuth;
+  if (v.requireMessageAuthenticator !== undefined)
+    columns.require_message_authenticator = v.requireMessageAuthenticator ? 1 : 0;
+  return columns;
+}

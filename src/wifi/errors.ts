@@ -1,0 +1,67 @@
+import { errorCatalogue } from '../lib/errors.js';
+
+/**
+ * The Wi-Fi feature's errors: code → status and the exact message in `{message}`. Statuses the
+ * spec leaves open follow DESIGN.md §4.2/§4.3 (docs/decisions/0010-purchase-flow.md).
+ */
+export const wifiErrors = errorCatalogue({
+  // Request shape (400)
+  invalidBody: [400, 'invalid request body'],
+  idempotencyKeyMissing: [400, 'Idempotency-Key header is required'],
+  idempotencyKeyInvalid: [400, 'Idempotency-Key must be 16-96 letters, digits, underscores or hyphens'],
+
+  // Purchase values (422)
+  invalidPhone: [422, 'invalid phone number'],
+  invalidPlan: [422, 'plan not found or not on sale'],
+
+  // Purchase state
+  idempotencyKeyReused: [409, 'Idempotency-Key was already used for a different purchase'],
+  notReady: [503, 'service not ready, try again shortly'],
+  providerRefused: [502, 'the payment provider refused the payment request'],
+  providerUnreachable: [502, 'the payment provider could not be reached'],
+  invoiceNotFound: [404, 'invoice not found'],
+
+  // UAM login
+  purchaseKeyInvalid: [422, 'purchase_key must be at least 16 characters'],
+  uamipInvalid: [422, 'uamip must be an IPv4 address'],
+  uamportInvalid: [422, 'uamport must be a port number'],
+  challengeInvalid: [422, 'challenge must be 32 hexadecimal characters'],
+  userurlInvalid: [422, 'userurl must be an http or https URL'],
+  uamipUnknown: [422, 'uamip is not inside any registered device network'],
+  purchaseKeyMismatch: [403, 'purchase key does not match this invoice'],
+  grantNotPaid: [409, 'the invoice is not paid'],
+  grantExpired: [409, 'the access has expired'],
+  grantRevoked: [409, 'the access has been revoked'],
+  grantNotFound: [404, 'access grant not found'],
+
+  // Payment events
+  paymentInvoiceUnknown: [422, 'no invoice with this number'],
+  paymentAmountMismatch: [422, 'amount does not match the invoice'],
+
+  // Plans
+  planNotFound: [404, 'plan not found'],
+  planNameInvalid: [422, 'name must be 1-100 characters'],
+  planDescriptionInvalid: [422, 'description must be at most 1000 characters'],
+  planPriceInvalid: [422, 'price_tzs must be a whole number of at least 500'],
+  planDurationInvalid: [422, 'duration_seconds must be a positive whole number'],
+  planDataLimitInvalid: [422, 'data_limit_bytes must be a positive whole number or null'],
+  planActiveInvalid: [422, 'active must be true or false'],
+  planSortOrderInvalid: [422, 'sort_order must be a whole number'],
+
+  // Devices
+  deviceNotFound: [404, 'device not found'],
+  deviceNameInvalid: [422, 'name must be 1-100 characters'],
+  deviceModelInvalid: [422, 'model must be 1-100 characters'],
+  deviceMacInvalid: [422, 'mac_address must be six colon-separated hex pairs'],
+  deviceNetworkInvalid: [422, 'local_network must be an IPv4 CIDR such as 10.1.0.0/24'],
+  deviceUamServerInvalid: [422, 'uam_server must be an http or https URL'],
+  deviceNasIdInvalid: [422, 'radius_nas_id must be 1-253 printable characters'],
+  deviceClientIpInvalid: [422, 'radius_client_ip must be an IP address'],
+  deviceCoaPortInvalid: [422, 'coa_port must be a port number 1-65535'],
+  deviceSecretInvalid: [422, 'radius secret must be 8-128 printable characters without spaces'],
+  deviceUamSecretInvalid: [422, 'uam secret must be 1-128 printable characters without spaces'],
+  deviceUamAuthInvalid: [422, 'uam_auth must be chap or pap'],
+  deviceMessageAuthInvalid: [422, 'require_message_authenticator must be true or false'],
+  deviceNasIdTaken: [409, 'a device with this radius_nas_id is already registered'],
+  deviceMacTaken: [409, 'a device with this mac_address is already registered'],
+});

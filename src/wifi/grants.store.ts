@@ -1,0 +1,54 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/index.js';
+import type { GrantsTable } from '../db/tables/wifi.js';
+
+export type GrantRow = Selectable<GrantsTable>;
+
+export async function insertGrant(db: Db, row: GrantRow): Promise<void> {
+  await db.insertInto('grants').values(row).execute();
+}
+
+export function findGrant(db: Db, id: string): Promise<GrantRow | undefined> {
+  return db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findGrantByUsername(db: Db, username: string): Promise<GrantRow | undefined> {
+  return db.selectFrom('grants').selectAll().where('username', '=', username).executeTakeFirst();
+}
+
+export function findGrantByInvoice(db: Db, invoiceId: string): Promise<GrantRow | undefined> {
+  return db.selectFrom('grants').selectAll().where('invoice_id', '=', invoiceId).executeTakeFirst();
+}
+
+export async function usernameTaken(db: Db, username: string): Promise<boolean> {
+  return (await findGrantByUsername(db, username)) !== undefined;
+}
+
+/** Sets revoked_at unless the grant is already revoked; true when this call revoked it. */
+export async function markRevoked(db: Db, id: string, at: string, reason: string): Promise<boolean> {
+  const result = await db
+    .updateTable('grants')
+    .set({ revoked_at: at, revoke_reason: reason })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Grants whose time ran out by `now` and whose expiry has not been handled yet. */
+export function selectDueGrants(db: Db, now: string, limit: number): Promise<GrantRow[]> {
+  return db
+    .selectFrom('grants')
+    .selectAll()
+    .where('expires_at', '<=', now)
+    .where('ended_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+}
+
+export async function markEnded(db: Db, ids: readonly string[], at: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('grants').set({ ended_at: at }).where('id', 'in', ids).execute();
+}

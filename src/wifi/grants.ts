@@ -1,0 +1,193 @@
+import type { Db } from '../db/index.js';
+import { safeEqual, uuid } from '../lib/crypto.js';
+import { newPassword, newUsername } from './codes.js';
+import type { WifiDeps } from './deps.js';
+import { wifiErrors } from './errors.js';
+import {
+  findGrant,
+  findGrantByInvoice,
+  findGrantByUsername,
+  insertGrant,
+  markEnded,
+  markRevoked,
+  selectDueGrants,
+  usernameTaken,
+  type GrantRow,
+} from './grants.store.js';
+import type { CoaOutcome } from './ports.js';
+import { findInvoice, type InvoiceRow } from './purchases.store.js';
+
+/**
+ * The access-grant service: the only code that decides whether Wi-Fi credentials are valid now.
+ * The purchase poll, the UAM login, the RADIUS authorizer and the admin/CLI revocation all come
+ * through here.
+ */
+
+export type { GrantRow } from './grants.store.js';
+
+const passwordContext = (grantId: string): string => `grant-password:${grantId}`;
+const secondsBetween = (from: Date, to: string): number =>
+  Math.floor((new Date(to).getTime() - from.getTime()) / 1000);
+
+export interface IssuedGrant {
+  grant: GrantRow;
+  password: string;
+}
+
+/**
+ * Creates the grant of a paid invoice inside the settlement transaction `tx`: a random username
+ * and password, valid for the invoice's duration from `paidAt`.
+ */
+export async function issue(
+  tx: Db,
+  deps: Pick<WifiDeps, 'vault'>,
+  input: { invoice: Pick<InvoiceRow, 'id' | 'duration_seconds' | 'data_limit_bytes'>; paidAt: Date },
+): Promise<IssuedGrant> {
+  let username = newUsername();
+  while (await usernameTaken(tx, username)) username = newUsername();
+  const id = uuid();
+  const password = newPassword();
+  const grant: GrantRow = {
+    id,
+    invoice_id: input.invoice.id,
+    username,
+    password_enc: deps.vault.seal(password, passwordContext(id)),
+    data_limit_bytes: input.invoice.data_limit_bytes,
+    issued_at: input.paidAt.toISOString(),
+    expires_at: new Date(input.paidAt.getTime() + input.invoice.duration_seconds * 1000).toISOString(),
+    revoked_at: null,
+    revoke_reason: null,
+    ended_at: null,
+  };
+  await insertGrant(tx, grant);
+  return { grant, password };
+}
+
+export type RejectReason = 'unknown' | 'bad_password' | 'revoked' | 'expired';
+
+/** What RADIUS (and anyone else asking "may this user in now?") gets back. */
+export type Decision =
+  | {
+      decision: 'accept';
+      grantId: string;
+      username: string;
+      expiresAt: string;
+      /** Whole seconds until the grant expires (> 0): the Session-Timeout. */
+      secondsLeft: number;
+      limits: { dataLimitBytes: number | null };
+    }
+  | { decision: 'reject'; reason: RejectReason };
+
+/**
+ * Decides a login attempt. `check(password)` receives the grant's cleartext password and says
+ * whether the request proves it (PAP: compare; CHAP: recompute the response). The username is
+ * matched case-insensitively: phones like to capitalise the first letter.
+ */
+export async function authorize(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'vault'>,
+  request: { username: string; check: (password: string) => boolean },
+): Promise<Decision> {
+  const grant = await findGrantByUsername(deps.db, request.username.trim().toLowerCase());
+  if (!grant) return { decision: 'reject', reason: 'unknown' };
+  if (!request.check(deps.vault.open(grant.password_enc, passwordContext(grant.id))))
+    return { decision: 'reject', reason: 'bad_password' };
+  if (grant.revoked_at !== null) return { decision: 'reject', reason: 'revoked' };
+  const secondsLeft = secondsBetween(deps.clock.now(), grant.expires_at);
+  if (secondsLeft <= 0) return { decision: 'reject', reason: 'expired' };
+  return {
+    decision: 'accept',
+    grantId: grant.id,
+    username: grant.username,
+    expiresAt: grant.expires_at,
+    secondsLeft,
+    limits: { dataLimitBytes: grant.data_limit_bytes },
+  };
+}
+
+export type LiveGrantLookup =
+  | { kind: 'live'; grant: GrantRow; password: string; secondsLeft: number }
+  | { kind: 'unknown_invoice' | 'key_mismatch' | 'not_paid' | 'expired' | 'revoked' };
+
+/**
+ * The live grant of a purchase, for whoever holds its purchase key (compared in constant time
+ * with the stored hash). Anything else says why there is none.
+ */
+export async function findLiveForPurchase(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'vault'>,
+  invoiceId: string,
+  keyHash: string,
+): Promise<LiveGrantLookup> {
+  const invoice = await findInvoice(deps.db, invoiceId);
+  if (!invoice) return { kind: 'unknown_invoice' };
+  if (!safeEqual(keyHash, invoice.purchase_key_hash)) return { kind: 'key_mismatch' };
+  const grant = invoice.status === 'paid' ? await findGrantByInvoice(deps.db, invoice.id) : undefined;
+  if (!grant) return { kind: 'not_paid' };
+  if (grant.revoked_at !== null) return { kind: 'revoked' };
+  const secondsLeft = secondsBetween(deps.clock.now(), grant.expires_at);
+  if (secondsLeft <= 0) return { kind: 'expired' };
+  return {
+    kind: 'live',
+    grant,
+    password: deps.vault.open(grant.password_enc, passwordContext(grant.id)),
+    secondsLeft,
+  };
+}
+
+/**
+ * Revokes a grant (committed first), then asks the routers to disconnect its sessions, so the
+ * grant is revoked whether or not a router answers. Revoking twice keeps the first reason.
+ */
+export async function revoke(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
+  grantId: string,
+  reason: string,
+): Promise<{ grant: GrantRow; disconnect: CoaOutcome }> {
+  const grant = await deps.db.transaction().execute(async (tx) => {
+    await markRevoked(tx, grantId, deps.clock.now().toISOString(), reason);
+    return findGrant(tx, grantId);
+  });
+  if (!grant) throw wifiErrors.grantNotFound();
+  deps.log.info({ event: 'grant.revoked', grant_id: grant.id, reason: grant.revoke_reason }, 'grant revoked');
+  const disconnect = await deps.coa.disconnect({ grantId: grant.id, username: grant.username, reason });
+  return { grant, disconnect };
+}
+
+export interface ExpiredGrant {
+  grantId: string;
+  username: string;
+  disconnect: CoaOutcome;
+}
+
+/**
+ * The scheduled job: marks grants whose time is up as handled (one transaction), then asks the
+ * routers to disconnect their sessions. Each grant is handled once.
+ */
+export async function expireDue(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
+  options: { batch?: number } = {},
+): Promise<ExpiredGrant[]> {
+  const now = deps.clock.now().toISOString();
+  const due = await deps.db.transaction().execute(async (tx) => {
+    const rows = await selectDueGrants(tx, now, options.batch ?? 500);
+    await markEnded(
+      tx,
+      rows.map((g) => g.id),
+      now,
+    );
+    return rows;
+  });
+  const out: ExpiredGrant[] = [];
+  for (const grant of due) {
+    const disconnect = await deps.coa.disconnect({
+      grantId: grant.id,
+      username: grant.username,
+      reason: 'expired',
+    });
+    deps.log.info(
+      { event: 'grant.expired', grant_id: grant.id, disconnect: disconnect.status },
+      'grant expired',
+    );
+    out.push({ grantId: grant.id, username: grant.username, disconnect });
+  }
+  return out;
+}

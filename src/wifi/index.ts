@@ -1,0 +1,64 @@
+/** The Wi-Fi feature's public surface: what app.ts, cli/, payments/ and radius/ may import. */
+
+export type { WifiDeps } from './deps.js';
+export { wifiErrors } from './errors.js';
+export type {
+  CoaClient,
+  CoaOutcome,
+  DisconnectTarget,
+  PaymentEvent,
+  PaymentGateway,
+  PaymentRequest,
+  PaymentStatus,
+  PromptResult,
+} from './ports.js';
+export { coaNotAvailable } from './ports.js';
+export { openVault, SecretBox, VAULT_KEY_FILE, type Vault } from './vault.js';
+
+// Plans
+export { createPlan, updatePlan, listPlans, listActivePlans, getPlan, type PlanRow } from './plans.js';
+export { presentPlan, presentPublicPlan } from './plans.present.js';
+export type { PlanRequest } from './plans.schema.js';
+
+// Devices
+export {
+  registerDevice,
+  updateDevice,
+  rotateDeviceSecret,
+  listDevices,
+  deviceByNasId,
+  deviceForUamIp,
+  type DeviceRow,
+  type DeviceWithSecret,
+  type UamDevice,
+} from './devices.js';
+export { presentDevice } from './devices.present.js';
+export type { DeviceRequest } from './devices.schema.js';
+
+// Purchases, payments, access grants
+export {
+  startPurchase,
+  getPurchase,
+  invoiceNumber,
+  type InvoiceRow,
+  type InvoiceStatus,
+} from './purchases.js';
+export { settlePayment, type SettleOutcome } from './settlement.js';
+export {
+  issue,
+  authorize,
+  findLiveForPurchase,
+  revoke,
+  expireDue,
+  type Decision,
+  type RejectReason,
+  type GrantRow,
+  type LiveGrantLookup,
+  type ExpiredGrant,
+} from './grants.js';
+export { uamLogin } from './uam-login.js';
+export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jobs.js';
+
+// HTTP routes (mounted by app.ts)
+export { planRoutes } from './plans.routes.js';
+export { purchaseRoutes } from './purchases.routes.js';

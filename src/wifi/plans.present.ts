@@ -1,0 +1,29 @@
+import type { PlanRow } from './plans.store.js';
+
+const basics = (row: PlanRow) => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  price_tzs: row.price_tzs,
+  duration_seconds: row.duration_seconds,
+});
+
+/** Plan (public), wifi-access-api.md §2: data_limit_bytes only when the plan has one. */
+export function presentPublicPlan(row: PlanRow): Record<string, unknown> {
+  return {
+    ...basics(row),
+    ...(row.data_limit_bytes === null ? {} : { data_limit_bytes: row.data_limit_bytes }),
+  };
+}
+
+/** A plan as staff and the CLI see it. */
+export function presentPlan(row: PlanRow): Record<string, unknown> {
+  return {
+    ...basics(row),
+    data_limit_bytes: row.data_limit_bytes,
+    active: row.active === 1,
+    sort_order: row.sort_order,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

@@ -1,0 +1,88 @@
+import { wifiErrors } from './errors.js';
+import { isWholeNumber as isInt, parseChanges, type Checks } from './values.js';
+
+/** The Plan request of wifi-access-api.md §2, with the optional sort_order of DESIGN.md §3.2. */
+export const PLAN_FIELDS = [
+  'name',
+  'description',
+  'price_tzs',
+  'duration_seconds',
+  'data_limit_bytes',
+  'active',
+  'sort_order',
+] as const;
+export type PlanField = (typeof PLAN_FIELDS)[number];
+
+/** A plan request as it arrives (admin API body, CLI flags): values not checked yet. */
+export type PlanRequest = Partial<Record<PlanField, unknown>>;
+
+export interface PlanValues {
+  name: string;
+  description: string;
+  priceTzs: number;
+  durationSeconds: number;
+  dataLimitBytes: number | null;
+  active: boolean;
+  sortOrder: number;
+}
+
+export const MIN_PRICE_TZS = 500;
+
+const checks: Checks<PlanValues> = {
+  name: (v) => {
+    if (typeof v !== 'string' || v.trim() === '' || v.trim().length > 100) throw wifiErrors.planNameInvalid();
+    return v.trim();
+  },
+  description: (v) => {
+    if (typeof v !== 'string' || v.length > 1000) throw wifiErrors.planDescriptionInvalid();
+    return v.trim();
+  },
+  priceTzs: (v) => {
+    if (!isInt(v) || v < MIN_PRICE_TZS) throw wifiErrors.planPriceInvalid();
+    return v;
+  },
+  durationSeconds: (v) => {
+    if (!isInt(v) || v <= 0) throw wifiErrors.planDurationInvalid();
+    return v;
+  },
+  dataLimitBytes: (v) => {
+    if (v === null) return null;
+    if (!isInt(v) || v <= 0) throw wifiErrors.planDataLimitInvalid();
+    return v;
+  },
+  active: (v) => {
+    if (typeof v !== 'boolean') throw wifiErrors.planActiveInvalid();
+    return v;
+  },
+  sortOrder: (v) => {
+    if (!isInt(v)) throw wifiErrors.planSortOrderInvalid();
+    return v;
+  },
+};
+
+const WIRE: { readonly [K in keyof PlanValues]: PlanField } = {
+  name: 'name',
+  description: 'description',
+  priceTzs: 'price_tzs',
+  durationSeconds: 'duration_seconds',
+  dataLimitBytes: 'data_limit_bytes',
+  active: 'active',
+  sortOrder: 'sort_order',
+};
+
+/** A new plan: name, price and duration required; the rest default (active, sort order 0). */
+export function parsePlanCreate(request: PlanRequest): PlanValues {
+  return {
+    name: checks.name(request.name),
+    description: checks.description(request.description ?? ''),
+    priceTzs: checks.priceTzs(request.price_tzs),
+    durationSeconds: checks.durationSeconds(request.duration_seconds),
+    dataLimitBytes: checks.dataLimitBytes(request.data_limit_bytes ?? null),
+    active: checks.active(request.active ?? true),
+    sortOrder: checks.sortOrder(request.sort_order ?? 0),
+  };
+}
+
+/** The values a change supplies; an absent (undefined) field is left as it is. */
+export const parsePlanChanges = (request: PlanRequest): Partial<PlanValues> =>
+  parseChanges(checks, WIRE, request);

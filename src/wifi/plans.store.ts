@@ -1,0 +1,25 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from '../db/index.js';
+import type { PlansTable } from '../db/tables/wifi.js';
+
+export type PlanRow = Selectable<PlansTable>;
+
+export async function insertPlan(db: Db, row: PlanRow): Promise<void> {
+  await db.insertInto('plans').values(row).execute();
+}
+
+export async function updatePlanRow(db: Db, id: string, changes: Updateable<PlansTable>): Promise<boolean> {
+  const result = await db.updateTable('plans').set(changes).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function findPlan(db: Db, id: string): Promise<PlanRow | undefined> {
+  return db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Every plan, in the order the portal shows them. */
+export function selectPlans(db: Db, options: { activeOnly: boolean }): Promise<PlanRow[]> {
+  let query = db.selectFrom('plans').selectAll();
+  if (options.activeOnly) query = query.where('active', '=', 1);
+  return query.orderBy('sort_order').orderBy('price_tzs').orderBy('name').orderBy('id').execute();
+}

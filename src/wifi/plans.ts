@@ -1,0 +1,60 @@
+import { uuid } from '../lib/crypto.js';
+import type { WifiDeps } from './deps.js';
+import { wifiErrors } from './errors.js';
+import { parsePlanChanges, parsePlanCreate, type PlanRequest, type PlanValues } from './plans.schema.js';
+import { findPlan, insertPlan, selectPlans, updatePlanRow, type PlanRow } from './plans.store.js';
+
+export type { PlanRow } from './plans.store.js';
+
+type Deps = Pick<WifiDeps, 'db' | 'clock'>;
+
+/** Creates a plan from a Plan request (admin API body or CLI flags); 422 on a bad value. */
+export async function createPlan(deps: Deps, request: PlanRequest): Promise<PlanRow> {
+  const values = parsePlanCreate(request);
+  const now = deps.clock.now().toISOString();
+  const row: PlanRow = { id: uuid(), ...toColumns(values), created_at: now, updated_at: now };
+  await insertPlan(deps.db, row);
+  return row;
+}
+
+/** Replaces the values the request supplies and keeps the others; 404 for an unknown plan. */
+export async function updatePlan(deps: Deps, id: string, request: PlanRequest): Promise<PlanRow> {
+  const changes = parsePlanChanges(request);
+  const updated = await updatePlanRow(deps.db, id, {
+    ...toColumns(changes),
+    updated_at: deps.clock.now().toISOString(),
+  });
+  const row = updated ? await findPlan(deps.db, id) : undefined;
+  if (!row) throw wifiErrors.planNotFound();
+  return row;
+}
+
+export function listPlans(deps: Pick<WifiDeps, 'db'>): Promise<PlanRow[]> {
+  return selectPlans(deps.db, { activeOnly: false });
+}
+
+/** What guests may buy: active plans by sort_order, then price, then name. */
+export function listActivePlans(deps: Pick<WifiDeps, 'db'>): Promise<PlanRow[]> {
+  return selectPlans(deps.db, { activeOnly: true });
+}
+
+export function getPlan(deps: Pick<WifiDeps, 'db'>, id: string): Promise<PlanRow | undefined> {
+  return findPlan(deps.db, id);
+}
+
+type PlanColumns = Omit<PlanRow, 'id' | 'created_at' | 'updated_at'>;
+
+/** Domain values → columns; only the values given. */
+function toColumns(values: PlanValues): PlanColumns;
+function toColumns(values: Partial<PlanValues>): Partial<PlanColumns>;
+function toColumns(values: Partial<PlanValues>): Partial<PlanRow> {
+  const columns: Partial<PlanRow> = {};
+  if (values.name !== undefined) columns.name = values.name;
+  if (values.description !== undefined) columns.description = values.description;
+  if (values.priceTzs !== undefined) columns.price_tzs = values.priceTzs;
+  if (values.durationSeconds !== undefined) columns.duration_seconds = values.durationSeconds;
+  if (values.dataLimitBytes !== undefined) columns.data_limit_bytes = values.dataLimitBytes;
+  if (values.active !== undefined) columns.active = values.active ? 1 : 0;
+  if (values.sortOrder !== undefined) columns.sort_order = values.sortOrder;
+  return columns;
+}

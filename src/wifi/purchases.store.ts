@@ -1,0 +1,103 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { Db } from '../db/index.js';
+import type { InvoicesTable, PurchaseKeysTable } from '../db/tables/wifi.js';
+
+export type InvoiceRow = Selectable<InvoicesTable>;
+export type InvoiceStatus = 'pending' | 'paid' | 'failed' | 'expired';
+
+export async function insertInvoice(db: Db, row: InvoiceRow): Promise<void> {
+  await db.insertInto('invoices').values(row).execute();
+}
+
+export function findInvoice(db: Db, id: string): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findInvoiceByNumber(db: Db, number: string): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('invoices').selectAll().where('number', '=', number).executeTakeFirst();
+}
+
+/** The next invoice sequence number (1, 2, …); the unique index on `sequence` guards races. */
+export async function nextSequence(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.max('sequence').as('last'))
+    .executeTakeFirst();
+  return (row?.last ?? 0) + 1;
+}
+
+/** Updates an invoice if its status is one of `from`; true when it did. */
+export async function updateInvoiceIf(
+  db: Db,
+  id: string,
+  from: readonly InvoiceStatus[],
+  changes: Updateable<InvoicesTable>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('invoices')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', 'in', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** pending → expired for invoices created at or before `createdBefore`; returns how many. */
+export async function expirePending(db: Db, createdBefore: string, now: string): Promise<number> {
+  const result = await db
+    .updateTable('invoices')
+    .set({ status: 'expired', updated_at: now })
+    .where('status', '=', 'pending')
+    .where('created_at', '<=', createdBefore)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Invoices in the given statuses created within [createdAfter, createdBefore], oldest first. */
+export function selectInvoices(
+  db: Db,
+  filter: {
+    statuses: readonly InvoiceStatus[];
+    provider: string;
+    createdAfter: string;
+    createdBefore: string;
+    limit: number;
+  },
+): Promise<InvoiceRow[]> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('status', 'in', filter.statuses)
+    .where('provider', '=', filter.provider)
+    .where('created_at', '>=', filter.createdAfter)
+    .where('created_at', '<=', filter.createdBefore)
+    .orderBy('created_at')
+    .limit(filter.limit)
+    .execute();
+}
+
+export function findPurchaseKey(db: Db, keyHash: string): Promise<Selectable<PurchaseKeysTable> | undefined> {
+  return db.selectFrom('purchase_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+}
+
+/** Points a purchase key at an invoice, creating the key's row the first time. */
+export async function bindPurchaseKey(
+  db: Db,
+  keyHash: string,
+  invoiceId: string,
+  now: string,
+  exists: boolean,
+): Promise<void> {
+  if (exists) {
+    await db
+      .updateTable('purchase_keys')
+      .set({ invoice_id: invoiceId, updated_at: now })
+      .where('key_hash', '=', keyHash)
+      .execute();
+  } else {
+    await db
+      .insertInto('purchase_keys')
+      .values({ key_hash: keyHash, invoice_id: invoiceId, created_at: now, updated_at: now })
+      .execute();
+  }
+}

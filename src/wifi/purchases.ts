@@ -1,0 +1,175 @@
+import { databaseReady, type Db } from '../db/index.js';
+import { sha256Hex, uuid } from '../lib/crypto.js';
+import { normalisePhone } from '../lib/phone.js';
+import { newInvoiceSuffix } from './codes.js';
+import { isUniqueViolation } from './db-errors.js';
+import type { WifiDeps } from './deps.js';
+import type { PromptResult } from './ports.js';
+import { wifiErrors } from './errors.js';
+import { findLiveForPurchase } from './grants.js';
+import { findPlan } from './plans.store.js';
+import { isUuid } from './purchases.schema.js';
+import {
+  bindPurchaseKey,
+  findInvoice,
+  findPurchaseKey,
+  insertInvoice,
+  nextSequence,
+  updateInvoiceIf,
+  type InvoiceRow,
+} from './purchases.store.js';
+
+export type { InvoiceRow, InvoiceStatus } from './purchases.store.js';
+
+type Deps = Pick<WifiDeps, 'db' | 'clock' | 'config' | 'payments' | 'log'>;
+
+export interface PurchaseRequest {
+  /** Body values as sent; checked here (422). */
+  planId: unknown;
+  phone: unknown;
+  /** The validated Idempotency-Key: the purchase key. */
+  purchaseKey: string;
+}
+
+/** `<PREFIX>-<6 digits>-<8 chars>`; the digits are the sequence modulo one million. */
+export const invoiceNumber = (prefix: string, sequence: number, suffix: string): string =>
+  `${prefix}-${String(sequence % 1_000_000).padStart(6, '0')}-${suffix}`;
+
+/**
+ * Starts (or replays) a guest purchase. The purchase key decides: unseen → a new pending invoice
+ * and a payment prompt (201); seen with the same plan and phone → that invoice (200), unless it
+ * failed or expired, in which case a new invoice replaces it; seen with other details → 409.
+ * The prompt goes out after the commit; if the provider refuses or cannot be reached the invoice
+ * is marked failed (so a retry with the key starts afresh) and the caller gets 502.
+ */
+export async function startPurchase(
+  deps: Deps,
+  request: PurchaseRequest,
+): Promise<{ invoice: InvoiceRow; created: boolean }> {
+  if (!(await databaseReady(deps.db))) throw wifiErrors.notReady();
+  const phone =
+    typeof request.phone === 'string' ? normalisePhone(request.phone, deps.config.defaultCountryCode) : null;
+  if (phone === null) throw wifiErrors.invalidPhone();
+  if (!isUuid(request.planId)) throw wifiErrors.invalidPlan();
+  const details = { planId: request.planId.toLowerCase(), phone, keyHash: sha256Hex(request.purchaseKey) };
+
+  const result = await withRetryOnConflict(() =>
+    deps.db.transaction().execute((tx) => findOrCreateInvoice(tx, deps, details)),
+  );
+  if (!result.created) return result;
+  deps.log.info(
+    { event: 'purchase.created', invoice_id: result.invoice.id, invoice_number: result.invoice.number },
+    'purchase started',
+  );
+  return { invoice: await sendPrompt(deps, result.invoice), created: true };
+}
+
+async function findOrCreateInvoice(
+  tx: Db,
+  deps: Deps,
+  details: { planId: string; phone: string; keyHash: string },
+): Promise<{ invoice: InvoiceRow; created: boolean }> {
+  const key = await findPurchaseKey(tx, details.keyHash);
+  const previous = key && (await findInvoice(tx, key.invoice_id));
+  if (previous) {
+    if (previous.plan_id !== details.planId || previous.phone !== details.phone)
+      throw wifiErrors.idempotencyKeyReused();
+    if (previous.status === 'pending' || previous.status === 'paid')
+      return { invoice: previous, created: false };
+  }
+  const plan = await findPlan(tx, details.planId);
+  if (plan?.active !== 1) throw wifiErrors.invalidPlan();
+  const now = deps.clock.now().toISOString();
+  const sequence = await nextSequence(tx);
+  const invoice: InvoiceRow = {
+    id: uuid(),
+    number: invoiceNumber(deps.config.invoicePrefix, sequence, newInvoiceSuffix()),
+    sequence,
+    plan_id: plan.id,
+    phone: details.phone,
+    amount_tzs: plan.price_tzs,
+    duration_seconds: plan.duration_seconds,
+    data_limit_bytes: plan.data_limit_bytes,
+    status: 'pending',
+    purchase_key_hash: details.keyHash,
+    provider: deps.payments.name,
+    provider_reference: null,
+    failure_reason: null,
+    created_at: now,
+    updated_at: now,
+    paid_at: null,
+  };
+  await insertInvoice(tx, invoice);
+  await bindPurchaseKey(tx, details.keyHash, invoice.id, now, key !== undefined);
+  return { invoice, created: true };
+}
+
+/** Sends the payment prompt of a committed invoice; on failure marks it failed and throws 502. */
+async function sendPrompt(deps: Deps, invoice: InvoiceRow): Promise<InvoiceRow> {
+  const plan = await findPlan(deps.db, invoice.plan_id);
+  const prompt = await deps.payments
+    .requestPayment({
+      invoiceId: invoice.id,
+      invoiceNumber: invoice.number,
+      amountTzs: invoice.amount_tzs,
+      phone: invoice.phone,
+      description: plan?.name ?? 'Wi-Fi access',
+    })
+    // An adapter that throws instead of answering counts as a provider we could not use.
+    .catch((err: unknown): PromptResult => ({ ok: false, reason: 'unreachable', detail: String(err) }));
+  const now = deps.clock.now().toISOString();
+  if (prompt.ok) {
+    if (prompt.providerReference === null) return invoice;
+    await updateInvoiceIf(deps.db, invoice.id, ['pending'], {
+      provider_reference: prompt.providerReference,
+      updated_at: now,
+    });
+    return { ...invoice, provider_reference: prompt.providerReference };
+  }
+  deps.log.warn(
+    { event: 'purchase.prompt_failed', invoice_id: invoice.id, reason: prompt.reason, detail: prompt.detail },
+    'payment prompt failed',
+  );
+  await updateInvoiceIf(deps.db, invoice.id, ['pending'], {
+    status: 'failed',
+    failure_reason: `payment prompt ${prompt.reason}: ${prompt.detail}`.slice(0, 500),
+    updated_at: now,
+  });
+  throw prompt.reason === 'refused' ? wifiErrors.providerRefused() : wifiErrors.providerUnreachable();
+}
+
+/** One retry after a unique-index conflict: a concurrent request with the same key won the race. */
+async function withRetryOnConflict<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    return run();
+  }
+}
+
+export interface PurchaseStatus {
+  invoice: InvoiceRow;
+  credentials?: { username: string; password: string; expiresAt: string };
+}
+
+/**
+ * The poll: basic status for anyone who knows the invoice id, plus the credentials for the holder
+ * of the purchase key while the grant is live. A wrong key is not an error here; it only gets the
+ * basic status.
+ */
+export async function getPurchase(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'vault'>,
+  invoiceId: string,
+  purchaseKey: string | undefined,
+): Promise<PurchaseStatus> {
+  const invoice = isUuid(invoiceId) ? await findInvoice(deps.db, invoiceId.toLowerCase()) : undefined;
+  if (!invoice) throw wifiErrors.invoiceNotFound();
+  if (purchaseKey === undefined) return { invoice };
+  const live = await findLiveForPurchase(deps, invoice.id, sha256Hex(purchaseKey));
+  if (live.kind !== 'live') return { invoice };
+  return {
+    invoice,
+    credentials: { username: live.grant.username, password: live.password, expiresAt: live.grant.expires_at },
+  };
+}

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import type { App } from '../../src/app.js';
+import type { Db } from '../../src/db/index.js';
+import { signWebhook } from '../../src/payments/index.js';
+import {
+  createPlan,
+  registerDevice,
+  type DeviceRequest,
+  type PlanRequest,
+  type PlanRow,
+} from '../../src/wifi/index.js';
+import type { TestApp } from './app.js';
+import { jsonRequest, rawRequest, type RawResponse } from './http.js';
+
+/** State is created through the domain functions, never by writing rows by hand. */
+
+export function aPlan(app: App, overrides: PlanRequest = {}): Promise<PlanRow> {
+  return createPlan(app.deps, { name: '1 hour', price_tzs: 1000, duration_seconds: 3600, ...overrides });
+}
+
+export function aDevice(app: App, overrides: DeviceRequest = {}) {
+  return registerDevice(app.deps, {
+    name: 'Lobby AP',
+    model: 'CoovaChilli on OpenWrt',
+    mac_address: 'aa:bb:cc:dd:ee:01',
+    local_network: '10.1.0.0/24',
+    uam_server: 'http://10.1.0.10:8080/portal',
+    radius_nas_id: 'lobby-01',
+    radius_client_ip: '10.1.0.1',
+    ...overrides,
+  });
+}
+
+/** A fresh purchase key (Idempotency-Key) of the allowed alphabet. */
+export const aPurchaseKey = (): string => `pk_${randomBytes(16).toString('hex')}`;
+
+export interface PurchaseResponse {
+  status: number;
+  body: {
+    data?: { invoice_id: string; invoice_number: string; status: string; amount_tzs: number };
+    message?: string;
+  };
+}
+
+export async function postPurchase(
+  base: string,
+  body: unknown,
+  /** null: send no Idempotency-Key. */
+  key: string | null = aPurchaseKey(),
+): Promise<PurchaseResponse> {
+  const res = await jsonRequest(`${base}/api/v1/public/purchases`, {
+    method: 'POST',
+    headers: key === null ? {} : { 'Idempotency-Key': key },
+    body,
+  });
+  return res as PurchaseResponse;
+}
+
+export interface SandboxEvent {
+  id: string;
+  type: 'payment.succeeded' | 'payment.failed';
+  data: Record<string, unknown>;
+}
+
+/** POSTs a sandbox event signed with the box's webhook secret at the clock's current time. */
+export function postSandboxEvent(
+  t: TestApp,
+  event: SandboxEvent | string,
+  options: { secret?: string; timestamp?: string; headers?: Record<string, string> } = {},
+): Promise<RawResponse> {
+  const raw = typeof event === 'string' ? event : JSON.stringify(event);
+  const timestamp = options.timestamp ?? String(Math.floor(t.clock.now().getTime() / 1000));
+  return rawRequest(`${t.base}/webhooks/sandbox`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      'x-webhook-timestamp': timestamp,
+      'x-webhook-signature': signWebhook(options.secret ?? t.config.paymentWebhookSecret, timestamp, raw),
+      ...options.headers,
+    },
+    body: raw,
+  });
+}
+
+export const succeeded = (
+  invoiceNumber: string,
+  amount: number,
+  id = `evt_${invoiceNumber}`,
+): SandboxEvent => ({
+  id,
+  type: 'payment.succeeded',
+  data: {
+    invoice_number: invoiceNumber,
+    amount_tzs: amount,
+    phone: '+255712345678',
+    provider_reference: 'MP123ABC',
+  },
+});
+
+export interface PaidPurchase {
+  plan: PlanRow;
+  key: string;
+  invoiceId: string;
+  invoiceNumber: string;
+}
+
+/** A plan, a purchase for it and a signed payment event: the paid purchase a guest holds. */
+export async function aPaidPurchase(t: TestApp, plan?: PlanRow): Promise<PaidPurchase> {
+  const p = plan ?? (await aPlan(t.app));
+  const key = aPurchaseKey();
+  const started = await postPurchase(t.base, { plan_id: p.id, phone: '0712345678' }, key);
+  const data = started.body.data;
+  if (started.status !== 201 || !data) throw new Error(`purchase failed: ${JSON.stringify(started.body)}`);
+  const paid = await postSandboxEvent(t, succeeded(data.invoice_number, p.price_tzs));
+  if (paid.status !== 200) throw new Error(`payment failed: ${paid.text}`);
+  return { plan: p, key, invoiceId: data.invoice_id, invoiceNumber: data.invoice_number };
+}
+
+const WIFI_TABLES = [
+  'plans',
+  'devices',
+  'invoices',
+  'purchase_keys',
+  'grants',
+  'payments',
+  'payment_events',
+] as const;
+
+/** Every row of every Wi-Fi table: compare before and after a refused request. */
+export async function wifiRows(db: Db): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const table of WIFI_TABLES) out[table] = await db.selectFrom(table).selectAll().execute();
+  return out;
+}
