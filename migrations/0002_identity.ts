@@ -83,14 +83,20 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('security_events')
-    .addColumn('id', 'integer', (c) => (isPg ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement()))
+    .addColumn('id', 'integer', (c) =>
+      isPg ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
     .addColumn('action', 'text', (c) => c.notNull())
     .addColumn('ip_address', 'text')
     .addColumn('detail', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('security_events_user').on('security_events').columns(['user_id', 'id']).execute();
+  await db.schema
+    .createIndex('security_events_user')
+    .on('security_events')
+    .columns(['user_id', 'id'])
+    .execute();
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see up()
