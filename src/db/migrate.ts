@@ -1,6 +1,7 @@
 import { Migrator, type Migration, type MigrationResult } from 'kysely';
 import * as m0001 from '../../migrations/0001_init.js';
 import * as m0002 from '../../migrations/0002_identity.js';
+import * as m0004 from '../../migrations/0004_passkeys.js';
 import type { Db } from './connect.js';
 
 /**
@@ -10,6 +11,7 @@ import type { Db } from './connect.js';
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_init': m0001,
   '0002_identity': m0002,
+  '0004_passkeys': m0004,
 };
 
 function migrator(db: Db): Migrator {

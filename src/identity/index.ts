@@ -2,6 +2,7 @@ import type { CoreDeps } from '../deps.js';
 import type { Route } from '../http/route.js';
 import { accountRoutes } from './account.routes.js';
 import { mfaRoutes } from './mfa.routes.js';
+import { passkeyRoutes } from './passkeys.routes.js';
 import { profileRoutes } from './profile.routes.js';
 import { verifyRoutes } from './verify.routes.js';
 
@@ -28,5 +29,11 @@ export type { UserRow } from './users.store.js';
 export function identityRoutes(
   deps: Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>,
 ): Route[] {
-  return [...accountRoutes(deps), ...verifyRoutes(deps), ...mfaRoutes(deps), ...profileRoutes(deps)];
+  return [
+    ...accountRoutes(deps),
+    ...verifyRoutes(deps),
+    ...mfaRoutes(deps),
+    ...passkeyRoutes(deps),
+    ...profileRoutes(deps),
+  ];
 }

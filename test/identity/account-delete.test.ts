@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
 import { lastCode, PASSWORD, registered } from '../helpers/identity.js';
 import { totpForSecret } from '../helpers/totp.js';
+import { addPasskey, SoftAuthenticator } from '../helpers/webauthn.js';
 
 /** Rows per table that reference `userId` (through a user_id column, or users.id itself). */
 function rowsOwnedBy(app: TestApp, userId: string): Record<string, number> {
@@ -41,6 +42,7 @@ async function busyAccount(app: TestApp, email: string): Promise<{ c: Client; id
   });
   const { secret } = (await c.post('/auth/mfa/setup')).body.data as { secret: string };
   await c.post('/auth/mfa/enable', { code: totpForSecret(secret, app.clock.now()) });
+  await addPasskey(c, new SoftAuthenticator(app.config.webauthnOrigin)); // passkeys, passkey_challenges
   await new Client(app.base).post('/auth/forgot-password', { identifier: email });
   await new Client(app.base).post('/auth/login', { identifier: email, password: PASSWORD }); // MFA challenge
   return { c, id: (await c.get('/auth/me')).body.data.id as string };
