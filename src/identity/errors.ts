@@ -36,6 +36,8 @@ export const identityErrors = errorCatalogue({
   passkeyNotVerified: [400, 'could not verify passkey'],
   passkeyNotFound: [404, 'passkey not found'],
   passkeyNameTooLong: [400, 'passkey name must be 100 characters or fewer'],
+  passkeyLoginUnavailable: [401, 'no passkey login available for this account'],
+  passkeyLoginFailed: [401, 'passkey verification failed'],
   staffNotFound: [404, 'no staff member with that email'],
   passwordRequired: [400, 'a password is required to create the account'],
   invalidRole: [400, 'role must be one of owner, admin, operator, viewer'],

@@ -3,14 +3,21 @@ import type { CoreDeps } from '../deps.js';
 import { defineRoute, type Route } from '../http/route.js';
 import type { HttpRequest } from '../http/types.js';
 import { identityErrors } from './errors.js';
-import { passkeyNameBody, registrationResponseBody } from './passkeys.schema.js';
+import { beginPasskeyLogin, finishPasskeyLogin } from './passkeys-login.js';
+import {
+  authenticationResponseBody,
+  passkeyLoginBeginBody,
+  passkeyNameBody,
+  registrationResponseBody,
+} from './passkeys.schema.js';
 import {
   beginPasskeyRegistration,
   finishPasskeyRegistration,
   listPasskeys,
   removePasskey,
 } from './passkeys.js';
-import { requireSession } from './session.http.js';
+import { presentUser } from './present.js';
+import { requireSession, sessionCookie } from './session.http.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
 
@@ -78,6 +85,25 @@ export function passkeyRoutes(deps: Deps): Route[] {
       handler: async ({ principal, params, ip }) => {
         await removePasskey(deps, { user: principal.user, id: params.id ?? '', ip });
         return { message: 'passkey removed' };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/passkeys/login/begin',
+      api: 'identity',
+      limiter: 'otp-send',
+      body: { kind: 'json', parse: passkeyLoginBeginBody },
+      handler: async ({ body }) => begun(await beginPasskeyLogin(deps, body.identifier)),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/auth/passkeys/login/finish',
+      api: 'identity',
+      auth: passkeyToken,
+      body: { kind: 'json', parse: authenticationResponseBody },
+      handler: async ({ principal: token, body, ip }) => {
+        const { user, session: created } = await finishPasskeyLogin(deps, { token, response: body, ip });
+        return { data: presentUser(user), headers: { 'Set-Cookie': sessionCookie(deps, created.token) } };
       },
     }),
   ];

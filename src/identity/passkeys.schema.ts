@@ -1,4 +1,4 @@
-import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { objectBody, stringField } from '../http/body.js';
 import type { AppError } from '../lib/errors.js';
 import { identityErrors } from './errors.js';
@@ -14,6 +14,10 @@ const bad = identityErrors.invalidBody;
 
 export const passkeyNameBody = (raw: unknown) => ({
   name: stringField(objectBody(raw, bad), 'name', bad) ?? '',
+});
+
+export const passkeyLoginBeginBody = (raw: unknown) => ({
+  identifier: stringField(objectBody(raw, bad), 'identifier', bad) ?? '',
 });
 
 type Obj = Record<string, unknown>;
@@ -53,6 +57,27 @@ export function registrationResponseBody(raw: unknown): RegistrationResponseJSON
       clientDataJSON: response.clientDataJSON as string,
       attestationObject: response.attestationObject as string,
       ...(transports === undefined ? {} : { transports }),
+    },
+  };
+}
+
+/** login/finish: the assertion navigator.credentials.get() gave. */
+export function authenticationResponseBody(raw: unknown): AuthenticationResponseJSON {
+  const { response, ...rest } = credential(raw, identityErrors.passkeyLoginFailed, [
+    'clientDataJSON',
+    'authenticatorData',
+    'signature',
+  ]);
+  const userHandle = response.userHandle;
+  if (userHandle !== undefined && userHandle !== null && typeof userHandle !== 'string')
+    throw identityErrors.passkeyLoginFailed();
+  return {
+    ...rest,
+    response: {
+      clientDataJSON: response.clientDataJSON as string,
+      authenticatorData: response.authenticatorData as string,
+      signature: response.signature as string,
+      ...(typeof userHandle === 'string' && userHandle !== '' ? { userHandle } : {}),
     },
   };
 }

@@ -259,6 +259,11 @@ t.test('DELETE /auth/passkeys/{id} removes only the caller’s own passkey', asy
   });
   await waitForSubject(app, 'pk@example.com', 'passkey removed');
   t.same((await owner.delete(`/auth/passkeys/${id}`)).body, notFound, 'gone');
+  t.equal(
+    (await owner.post('/auth/passkeys/login/begin', { identifier: 'pk@example.com' })).status,
+    401,
+    'and no longer offered for sign-in',
+  );
 });
 
 t.test('passkey routes need a session (and the list is per user)', async (t) => {
