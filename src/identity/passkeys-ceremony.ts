@@ -25,10 +25,22 @@ export const PASSKEY_CEREMONY_TIMEOUT_MS = PASSKEY_CHALLENGE_TTL_SECONDS * 1000;
 /** Transport hints WebAuthn defines; anything else a client sends is dropped. */
 const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
 
+/** Who we are to authenticators: WEBAUTHN_RPID, shown as SERVICE_NAME. */
 export const relyingParty = (config: CoreDeps['config']) => ({
   id: config.webauthnRpId,
-  origin: config.webauthnOrigin,
   name: config.serviceName,
+});
+
+/**
+ * What a finish call's credential is checked against, besides its key: this ceremony's
+ * challenge, our origin and RP id. User presence is required, user verification only
+ * preferred (decisions/0011).
+ */
+export const expectations = (config: CoreDeps['config'], challenge: string) => ({
+  expectedChallenge: challenge,
+  expectedOrigin: config.webauthnOrigin,
+  expectedRPID: config.webauthnRpId,
+  requireUserVerification: false,
 });
 
 /** The WebAuthn user handle: the 16 bytes of the account's UUID (opaque, no personal data). */

@@ -10,6 +10,7 @@ import { identityErrors } from './errors.js';
 import { signIn } from './login.js';
 import {
   credentialDescriptor,
+  expectations,
   openCeremony,
   PASSKEY_CEREMONY_TIMEOUT_MS,
   relyingParty,
@@ -91,19 +92,15 @@ async function verifiedCounter(
   passkey: PasskeyRow,
   response: AuthenticationResponseJSON,
 ): Promise<number | null> {
-  const rp = relyingParty(config);
   try {
     const result = await verifyAuthenticationResponse({
       response,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
+      ...expectations(config, challenge),
       credential: {
         id: passkey.id,
         publicKey: new Uint8Array(Buffer.from(passkey.public_key, 'base64url')),
         counter: 0,
       },
-      requireUserVerification: false,
     });
     return result.verified ? result.authenticationInfo.newCounter : null;
   } catch {

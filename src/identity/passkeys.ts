@@ -12,6 +12,7 @@ import { alertUser, recordEvent } from './events.js';
 import {
   cleanTransports,
   credentialDescriptor,
+  expectations,
   openCeremony,
   PASSKEY_CEREMONY_TIMEOUT_MS,
   relyingParty,
@@ -79,15 +80,8 @@ async function verifyCreation(
   challenge: string,
   response: RegistrationResponseJSON,
 ): Promise<WebAuthnCredential> {
-  const rp = relyingParty(deps.config);
   try {
-    const result = await verifyRegistrationResponse({
-      response,
-      expectedChallenge: challenge,
-      expectedOrigin: rp.origin,
-      expectedRPID: rp.id,
-      requireUserVerification: false,
-    });
+    const result = await verifyRegistrationResponse({ response, ...expectations(deps.config, challenge) });
     if (result.verified) return result.registrationInfo.credential;
   } catch {
     // The library's message quotes the challenge and origin: it is not logged.

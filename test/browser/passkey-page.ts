@@ -20,19 +20,22 @@ async function api(method, path, body, headers = {}) {
   const text = await res.text();
   return { status: res.status, token: res.headers.get(TOKEN), body: text ? JSON.parse(text) : null };
 }
-async function registerPasskey(name) {
-  const begin = await api('POST', '/auth/passkeys/begin-registration', { name });
+async function ceremony(beginPath, body, ask, finishPath) {
+  const begin = await api('POST', beginPath, body);
   if (begin.status !== 200) return begin;
-  const publicKey = PublicKeyCredential.parseCreationOptionsFromJSON(begin.body.data);
-  const credential = await navigator.credentials.create({ publicKey });
-  return api('POST', '/auth/passkeys/finish-registration', credential.toJSON(), { [TOKEN]: begin.token });
+  const credential = await ask(begin.body.data);
+  return api('POST', finishPath, credential.toJSON(), { [TOKEN]: begin.token });
 }
-async function passkeyLogin(identifier) {
-  const begin = await api('POST', '/auth/passkeys/login/begin', { identifier });
-  if (begin.status !== 200) return begin;
-  const publicKey = PublicKeyCredential.parseRequestOptionsFromJSON(begin.body.data);
-  const credential = await navigator.credentials.get({ publicKey });
-  return api('POST', '/auth/passkeys/login/finish', credential.toJSON(), { [TOKEN]: begin.token });
+const create = (options) =>
+  navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) });
+const get = (options) =>
+  navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) });
+// Function declarations, so the test can call them as globals.
+function registerPasskey(name) {
+  return ceremony('/auth/passkeys/begin-registration', { name }, create, '/auth/passkeys/finish-registration');
+}
+function passkeyLogin(identifier) {
+  return ceremony('/auth/passkeys/login/begin', { identifier }, get, '/auth/passkeys/login/finish');
 }
 </script>
 <p>passkey test page</p>
