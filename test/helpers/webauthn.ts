@@ -65,6 +65,8 @@ export interface Tweaks {
   credential?: SoftCredential;
   /** Corrupt the signature. */
   badSignature?: boolean;
+  /** Claim this user handle instead of the credential's own. */
+  userHandle?: string;
 }
 
 interface CreationOptions {
@@ -177,7 +179,7 @@ export class SoftAuthenticator {
         clientDataJSON: b64u(clientData),
         authenticatorData: b64u(authData),
         signature: b64u(signature),
-        userHandle: credential.userHandle,
+        userHandle: tweaks.userHandle ?? credential.userHandle,
       },
     };
   }

@@ -194,6 +194,13 @@ t.test('login/finish refuses every bad call of §4.3 and signs nobody in', async
     "another account's passkey",
   );
   t.same(
+    await attempt(({ c, options, token }) =>
+      finishLogin(c, token, auth.get(options, { userHandle: otherAuth.credentials[0]!.userHandle })),
+    ),
+    [401, failed],
+    "the account's passkey, claiming to be another account's",
+  );
+  t.same(
     await attempt(({ c, options, token }) => finishLogin(c, token, { ...auth.get(options), type: 'x' })),
     [401, failed],
     'not an assertion',

@@ -98,7 +98,9 @@ t.test(
     const auth = authenticatorFor(app);
     const { options, token } = await beginRegistration(c, '  Work laptop  ');
     app.clock.advance('2m');
-    const res = await finishRegistration(c, token, auth.create(options));
+    const credential = auth.create(options);
+    credential.response.transports = ['usb', 'carrier-pigeon', 'usb', 'internal'];
+    const res = await finishRegistration(c, token, credential);
     const createdAt = app.clock.now().toISOString();
     const id = auth.credentials[0]!.id;
     t.same([res.status, res.body], [201, { id, created_at: createdAt }]);
@@ -110,7 +112,7 @@ t.test(
     const [row] = rows(app, 'passkeys');
     t.equal(row?.public_key, auth.credentials[0]?.cosePublicKey.toString('base64url'), 'the COSE key');
     t.equal(row?.counter, 0);
-    t.equal(row?.transports, '["internal"]');
+    t.equal(row?.transports, '["usb","internal"]', 'known transport hints, each once');
 
     const events = (await c.get('/auth/security-events')).body.data;
     t.match(events[0], { action: 'passkey_added', detail: 'Work laptop', ip_address: c.ip });
@@ -218,6 +220,12 @@ t.test('a credential that fails verification uses up its ceremony; an old one ha
     success: false,
     message: 'passkey challenge expired or already used',
   });
+  await beginRegistration(c);
+  t.same(
+    rows(app, 'passkey_challenges').map((r) => r.expires_at),
+    [new Date(app.clock.now().getTime() + 180_000).toISOString()],
+    'a new ceremony sweeps away the expired ones',
+  );
   t.same(await snapshot(app), before);
   const logs = app.logs.events('passkey.registration_refused');
   t.equal(logs.length, 3);
