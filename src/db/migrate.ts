@@ -2,6 +2,7 @@ import { Migrator, type Migration, type MigrationResult } from 'kysely';
 import * as m0001 from '../../migrations/0001_init.js';
 import * as m0002 from '../../migrations/0002_identity.js';
 import * as m0003 from '../../migrations/0003_wifi.js';
+import * as m0004 from '../../migrations/0004_passkeys.js';
 import * as m0005 from '../../migrations/0005_console.js';
 import * as m0006 from '../../migrations/0006_oauth.js';
 import type { Db } from './connect.js';
@@ -14,6 +15,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001_init': m0001,
   '0002_identity': m0002,
   '0003_wifi': m0003,
+  '0004_passkeys': m0004,
   '0005_console': m0005,
   '0006_oauth': m0006,
 };

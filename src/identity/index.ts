@@ -3,6 +3,7 @@ import type { Route } from '../http/route.js';
 import type { BearerVerifier } from './ports.js';
 import { accountRoutes } from './account.routes.js';
 import { mfaRoutes } from './mfa.routes.js';
+import { passkeyRoutes } from './passkeys.routes.js';
 import { profileRoutes } from './profile.routes.js';
 import { verifyRoutes } from './verify.routes.js';
 
@@ -32,5 +33,11 @@ export type { BearerVerifier } from './ports.js';
 export function identityRoutes(
   deps: Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'> & { bearer: BearerVerifier },
 ): Route[] {
-  return [...accountRoutes(deps), ...verifyRoutes(deps), ...mfaRoutes(deps), ...profileRoutes(deps)];
+  return [
+    ...accountRoutes(deps),
+    ...verifyRoutes(deps),
+    ...mfaRoutes(deps),
+    ...passkeyRoutes(deps),
+    ...profileRoutes(deps),
+  ];
 }

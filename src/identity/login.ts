@@ -5,7 +5,7 @@ import { alertUser, isNewLoginAddress, recordEvent } from './events.js';
 import { createMfaChallenge, passMfaChallenge } from './mfa.js';
 import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 import { createSession, type NewSession } from './sessions.js';
-import { findUserByEmail, findUserByPhone, updateUser, type UserRow } from './users.store.js';
+import { findUserByIdentifier, updateUser, type UserRow } from './users.store.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
 
@@ -51,11 +51,7 @@ export async function passwordLogin(
   deps: Deps,
   input: { identifier: string; password: string; ip: string },
 ): Promise<LoginOutcome> {
-  const user =
-    input.identifier === ''
-      ? undefined
-      : ((await findUserByEmail(deps.db, input.identifier)) ??
-        (await findUserByPhone(deps.db, input.identifier)));
+  const user = input.identifier === '' ? undefined : await findUserByIdentifier(deps.db, input.identifier);
   if (!user) {
     await burnPasswordCheck(input.password);
     throw identityErrors.badCredentials();

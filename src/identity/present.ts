@@ -1,4 +1,4 @@
-import type { SecurityEventsTable, SessionsTable, UsersTable } from '../db/tables/identity.js';
+import type { PasskeysTable, SecurityEventsTable, SessionsTable, UsersTable } from '../db/tables/identity.js';
 import type { Selectable } from 'kysely';
 
 type User = Selectable<UsersTable>;
@@ -32,4 +32,12 @@ export const presentSecurityEvent = (e: Selectable<SecurityEventsTable>) => ({
   ip_address: e.ip_address,
   detail: e.detail,
   created_at: e.created_at,
+});
+
+/** Passkey (identity-service.md §2.2): never the public key, counter or transports. */
+export const presentPasskey = (p: Selectable<PasskeysTable>) => ({
+  id: p.id,
+  name: p.name,
+  created_at: p.created_at,
+  last_used_at: p.last_used_at,
 });

@@ -10,3 +10,10 @@ export const DISPLAY_NAME_MAX = 100;
 export function checkNewPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) throw identityErrors.passwordTooShort();
 }
+
+/** Length in characters (code points), not UTF-16 units: "Zoë 🎉" is 5. */
+export function codePoints(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}

@@ -16,6 +16,10 @@ export const findUserByEmail = (db: Db, email: string) =>
 export const findUserByPhone = (db: Db, phone: string) =>
   db.selectFrom('users').selectAll().where('phone', '=', phone).executeTakeFirst();
 
+/** The account a sign-in identifier names: its email, else its phone. */
+export const findUserByIdentifier = async (db: Db, identifier: string) =>
+  (await findUserByEmail(db, identifier)) ?? (await findUserByPhone(db, identifier));
+
 /** An account whose email or phone is exactly `value` (email matching is case-sensitive). */
 export const findUserByEmailOrPhone = (db: Db, email: string | null, phone: string | null) =>
   db

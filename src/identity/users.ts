@@ -4,7 +4,7 @@ import { isoNow } from '../lib/time.js';
 import { sendVerificationCode } from './codes.js';
 import { identityErrors } from './errors.js';
 import { hashPassword } from './passwords.js';
-import { checkNewPassword, DISPLAY_NAME_MAX, isValidPhone } from './rules.js';
+import { checkNewPassword, codePoints, DISPLAY_NAME_MAX, isValidPhone } from './rules.js';
 import { presentProfile } from './present.js';
 import { createSession, type NewSession } from './sessions.js';
 import {
@@ -118,13 +118,6 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Length in characters (code points), not UTF-16 units: "Zoë 🎉" is 5. */
-function codePoints(value: string): number {
-  let n = 0;
-  for (const _ of value) n++;
-  return n;
 }
 
 /** The account, or undefined (for other features: userinfo claims, staff checks). */

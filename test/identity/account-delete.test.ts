@@ -6,6 +6,7 @@ import { Client } from '../helpers/client.js';
 import { lastCode, PASSWORD, registered } from '../helpers/identity.js';
 import { totpForSecret } from '../helpers/totp.js';
 import { codeFlowTokens, consoleClient } from '../helpers/oauth.js';
+import { addPasskey, SoftAuthenticator } from '../helpers/webauthn.js';
 
 /** Rows per table that reference `userId` (through user_id or owner_id, or users.id itself). */
 function rowsOwnedBy(app: TestApp, userId: string): Record<string, number> {
@@ -59,6 +60,7 @@ async function busyAccount(
   const tokens = await codeFlowTokens(app, c, partner);
   if (tokens.status !== 200) throw new Error(JSON.stringify(tokens.body));
   await c.get(`/console/projects/${own.projectId}`);
+  await addPasskey(c, new SoftAuthenticator(app.config.webauthnOrigin)); // passkeys, passkey_challenges
   await new Client(app.base).post('/auth/forgot-password', { identifier: email });
   await new Client(app.base).post('/auth/login', { identifier: email, password: PASSWORD }); // MFA challenge
   return { c, id: (await c.get('/auth/me')).body.data.id as string, clientId: own.clientId };

@@ -85,6 +85,41 @@ export interface SecurityEventsTable {
   created_at: string;
 }
 
+/** A registered WebAuthn credential (identity-service.md §2.2 Passkey; decisions/0011). */
+export interface PasskeysTable {
+  /** The credential id, base64url, as the authenticator gave it. */
+  id: string;
+  user_id: string;
+  name: string;
+  /** COSE public key, base64url. */
+  public_key: string;
+  /** Signature counter last seen; 0 for authenticators that do not count. */
+  counter: number;
+  /** JSON array of transport hints (`["internal","hybrid"]`). */
+  transports: string;
+  created_at: string;
+  /** Equal to created_at until the first sign-in with it. */
+  last_used_at: string;
+}
+
+export type PasskeyCeremonyKind = 'registration' | 'login';
+
+/** One begin…finish ceremony: the challenge, tied to the X-Passkey-Token by its SHA-256. */
+export interface PasskeyChallengesTable {
+  id: string;
+  /** Registration: the signed-in user; login: the account the identifier named. */
+  user_id: string;
+  kind: PasskeyCeremonyKind;
+  token_hash: string;
+  /** The base64url challenge the authenticator must sign. */
+  challenge: string;
+  /** Registration only: the name the new passkey gets. */
+  name: string | null;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
 export interface IdentityTables {
   users: UsersTable;
   sessions: SessionsTable;
@@ -93,4 +128,6 @@ export interface IdentityTables {
   mfa_challenges: MfaChallengesTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   security_events: SecurityEventsTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
 }
