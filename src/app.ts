@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Config } from './config/index.js';
 import type { CoreDeps } from './deps.js';
-import { migrateToLatest, openDatabase } from './db/index.js';
+import { GroupCommit, migrateToLatest, openDatabase } from './db/index.js';
 import { healthRoutes } from './http/health.routes.js';
 import { consoleRoutes, type ClientGrantStats } from './console/index.js';
 import { identityRoutes, pruneExpiredSessions, type BearerVerifier } from './identity/index.js';
@@ -85,7 +85,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw err;
   }
   const notifier = createNotifier({ config, clock, log });
-  const core: CoreDeps = { config, db, clock, log, notifier };
+  const core: CoreDeps = { config, db, clock, log, notifier, commits: new GroupCommit(db) };
   const keys = new Keyring(core);
   if (options.migrate !== false) await keys.ensureKey();
   const deps: Deps = {

@@ -1,5 +1,5 @@
 import type { Config } from './config/index.js';
-import type { Db } from './db/index.js';
+import type { Db, GroupCommit } from './db/index.js';
 import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/log.js';
 import type { Notifier } from './notify/index.js';
@@ -14,4 +14,6 @@ export interface CoreDeps {
   clock: Clock;
   log: Logger;
   notifier: Notifier;
+  /** Group commit for hot write paths (one fsync for the transactions that arrive together). */
+  commits: GroupCommit;
 }

@@ -7,113 +7,109 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
+    return new Promise((resolve, reject) => {
+        const probe = createServer();
+        probe.once('error', reject);
+        probe.listen(0, '127.0.0.1', () => {
+            const { port } = probe.address();
+            probe.close(() => resolve(port));
+        });
     });
-  });
 }
 /** The real daemon (bin/hotspot-ctl serve) on a temp data dir, as an operator would run it. */
 export async function startDaemon(env = {}) {
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'hotspot-bench-'));
-  const base = `http://127.0.0.1:${String(port)}`;
-  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon.
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/hotspot-ctl'), 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOTSPOT_DATA_DIR: dataDir,
-      HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: String(port),
-      PUBLIC_BASE_URL: base,
-      RADIUS_AUTH_PORT: '0',
-      RADIUS_ACCT_PORT: '0',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  await new Promise((resolve, reject) => {
-    let err = '';
-    child.stderr.on('data', (c) => {
-      err += c.toString();
-      if (err.includes('hotspot-ctl is running')) resolve();
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'hotspot-bench-'));
+    const base = `http://127.0.0.1:${String(port)}`;
+    // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon.
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'bin/hotspot-ctl'), 'serve'], {
+        env: {
+            PATH: process.env.PATH ?? '',
+            HOTSPOT_DATA_DIR: dataDir,
+            HTTP_HOST: '127.0.0.1',
+            HTTP_PORT: String(port),
+            PUBLIC_BASE_URL: base,
+            RADIUS_AUTH_PORT: '0',
+            RADIUS_ACCT_PORT: '0',
+            ...env,
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
     });
-    child.once('exit', (code) => reject(new Error(`daemon exited ${String(code)}: ${err}`)));
-  });
-  return {
-    base,
-    dataDir,
-    child,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+    await new Promise((resolve, reject) => {
+        let err = '';
+        child.stderr.on('data', (c) => {
+            err += c.toString();
+            if (err.includes('hotspot-ctl is running'))
+                resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`daemon exited ${String(code)}: ${err}`)));
+    });
+    return {
+        base,
+        dataDir,
+        child,
+        stop: () => new Promise((resolve) => {
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+        }),
+    };
 }
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 /** One request over a keep-alive connection. */
 export function http(url, options = {}) {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: options.method ?? 'GET', headers: options.headers ?? {}, agent },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
+    return new Promise((resolve, reject) => {
+        const req = request(url, { method: options.method ?? 'GET', headers: options.headers ?? {}, agent }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        });
+        req.on('error', reject);
+        if (options.body !== undefined)
+            req.write(options.body);
+        req.end();
+    });
 }
 let address = 0;
 /** A different client address per request (X-Forwarded-For, trusted from loopback): the per-IP limiters stay out of the way. */
 export const nextAddress = () => {
-  address++;
-  return `10.${String((address >> 16) & 255)}.${String((address >> 8) & 255)}.${String(address & 255)}`;
+    address++;
+    return `10.${String((address >> 16) & 255)}.${String((address >> 8) & 255)}.${String(address & 255)}`;
 };
 export function lastOutboxCode(dataDir, to) {
-  const lines = readFileSync(path.join(dataDir, 'outbox.jsonl'), 'utf8').trim().split('\n');
-  const mine = lines.map((l) => JSON.parse(l)).filter((e) => e.to === to);
-  const code = /\b(\d{6})\b/.exec(mine.at(-1)?.text ?? '')?.[1];
-  if (!code) throw new Error(`no code for ${to}`);
-  return code;
+    const lines = readFileSync(path.join(dataDir, 'outbox.jsonl'), 'utf8').trim().split('\n');
+    const mine = lines.map((l) => JSON.parse(l)).filter((e) => e.to === to);
+    const code = /\b(\d{6})\b/.exec(mine.at(-1)?.text ?? '')?.[1];
+    if (!code)
+        throw new Error(`no code for ${to}`);
+    return code;
 }
 /** Runs `worker(i)` from `concurrency` loops for `seconds`; each call is one request. */
 export async function load(seconds, concurrency, worker) {
-  const latencies = [];
-  let errors = 0;
-  const end = performance.now() + seconds * 1000;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, slot) => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        const ok = await worker(slot);
-        latencies.push(performance.now() - t0);
-        if (!ok) errors++;
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pick = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return {
-    requests: latencies.length,
-    seconds: elapsed,
-    perSecond: latencies.length / elapsed,
-    p50ms: pick(0.5),
-    p99ms: pick(0.99),
-    errors,
-  };
+    const latencies = [];
+    let errors = 0;
+    const end = performance.now() + seconds * 1000;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: concurrency }, async (_, slot) => {
+        while (performance.now() < end) {
+            const t0 = performance.now();
+            const ok = await worker(slot);
+            latencies.push(performance.now() - t0);
+            if (!ok)
+                errors++;
+        }
+    }));
+    const elapsed = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    const pick = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+    return {
+        requests: latencies.length,
+        seconds: elapsed,
+        perSecond: latencies.length / elapsed,
+        p50ms: pick(0.5),
+        p99ms: pick(0.99),
+        errors,
+    };
 }
-export const fmt = (n, digits = 0) =>
-  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -11,130 +11,133 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const REDIRECT = 'https://bench.example/cb';
 function rawRates(seconds) {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const data = Buffer.from(`${'x'.repeat(120)}.${'y'.repeat(240)}`);
-  let n = 0;
-  let sig = Buffer.alloc(0);
-  let t0 = performance.now();
-  while (performance.now() - t0 < seconds * 1000) {
-    sig = sign('sha256', data, privateKey);
-    n++;
-  }
-  const signs = n / ((performance.now() - t0) / 1000);
-  n = 0;
-  t0 = performance.now();
-  while (performance.now() - t0 < seconds * 1000) {
-    verify('sha256', data, publicKey, sig);
-    n++;
-  }
-  return { signs, verifies: n / ((performance.now() - t0) / 1000) };
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const data = Buffer.from(`${'x'.repeat(120)}.${'y'.repeat(240)}`);
+    let n = 0;
+    let sig = Buffer.alloc(0);
+    let t0 = performance.now();
+    while (performance.now() - t0 < seconds * 1000) {
+        sig = sign('sha256', data, privateKey);
+        n++;
+    }
+    const signs = n / ((performance.now() - t0) / 1000);
+    n = 0;
+    t0 = performance.now();
+    while (performance.now() - t0 < seconds * 1000) {
+        verify('sha256', data, publicKey, sig);
+        n++;
+    }
+    return { signs, verifies: n / ((performance.now() - t0) / 1000) };
 }
 const json = (body) => JSON.parse(body); // eslint-disable-line @typescript-eslint/no-explicit-any -- bench parses its own responses
 async function main() {
-  const daemon = await startDaemon();
-  try {
-    const base = daemon.base;
-    const headers = (extra = {}) => ({
-      'Content-Type': 'application/json',
-      'X-Forwarded-For': nextAddress(),
-      ...extra,
-    });
-    let cookie = '';
-    const call = async (method, path, body) => {
-      const res = await http(`${base}${path}`, {
-        method,
-        headers: headers(cookie ? { Cookie: cookie } : {}),
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const set = res.headers['set-cookie'];
-      if (Array.isArray(set) && set[0]?.startsWith('svc_session=') && !set[0].startsWith('svc_session=;'))
-        cookie = set[0].split(';')[0];
-      return res;
-    };
-    await call('POST', '/auth/register', { email: 'bench@example.com', password: 'bench password 1' });
-    await call('POST', '/auth/verify-email/check', {
-      code: lastOutboxCode(daemon.dataDir, 'bench@example.com'),
-    });
-    const project = json((await call('POST', '/console/projects', { name: 'Bench' })).body).data;
-    const created = json(
-      (
-        await call('POST', `/console/projects/${String(project.id)}/clients`, {
-          name: 'Bench',
-          client_type: 'confidential',
-          redirect_uris: [REDIRECT],
-          allowed_scopes: ['openid', 'profile', 'email'],
-        })
-      ).body,
-    ).data;
-    const clientId = created.client.id;
-    const secret = created.client_secret;
-    const family = async () => {
-      const verifier = randomBytes(32).toString('base64url');
-      const q = new URLSearchParams({
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        response_type: 'code',
-        scope: 'openid profile email',
-        state: 's',
-        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-        code_challenge_method: 'S256',
-      });
-      let location = (await call('GET', `/oauth/authorize?${q.toString()}`)).headers.location;
-      if (location.startsWith('/consent')) {
-        const params = Object.fromEntries(new URLSearchParams(location.slice('/consent?'.length)));
-        location = json((await call('POST', '/oauth/consent', { ...params, approve: true })).body).data
-          .redirect_uri;
-      }
-      const code = new URL(location).searchParams.get('code');
-      const res = await http(`${base}/oauth/token`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': nextAddress() },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: REDIRECT,
-          client_id: clientId,
-          code_verifier: verifier,
-          client_secret: secret,
-        }).toString(),
-      });
-      const tokens = json(res.body);
-      return { refresh: tokens.refresh_token, access: tokens.access_token };
-    };
-    const families = await Promise.all(Array.from({ length: CONCURRENCY }, () => family()));
-    const raw = rawRates(2);
-    const refreshLoad = await load(SECONDS, CONCURRENCY, async (slot) => {
-      const f = families[slot];
-      const res = await http(`${base}/oauth/token`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': nextAddress() },
-        body: `grant_type=refresh_token&refresh_token=${f.refresh}&client_id=${clientId}&client_secret=${secret}`,
-      });
-      if (res.status !== 200) return false;
-      const tokens = json(res.body);
-      f.refresh = tokens.refresh_token;
-      f.access = tokens.access_token;
-      return true;
-    });
-    const userinfoLoad = await load(SECONDS, CONCURRENCY, async (slot) => {
-      const res = await http(`${base}/oauth/userinfo`, {
-        headers: { Authorization: `Bearer ${families[slot].access}` },
-      });
-      return res.status === 200;
-    });
-    const row = (name, r, baseline, baselineName) =>
-      `${name.padEnd(24)} ${fmt(r.perSecond).padStart(8)}/s   p50 ${fmt(r.p50ms, 2).padStart(6)} ms   p99 ${fmt(r.p99ms, 2).padStart(6)} ms   errors ${String(r.errors).padStart(3)}   ${fmt((100 * r.perSecond) / baseline, 1).padStart(5)}% of ${baselineName}`;
-    process.stdout.write(
-      [
-        `hotspot-ctl OAuth benchmark — ${String(cpus().length)} cores, Node ${process.version}, ${String(CONCURRENCY)} connections, ${String(SECONDS)} s per phase`,
-        `baseline: node:crypto RS256 sign ${fmt(raw.signs)}/s, verify ${fmt(raw.verifies)}/s (one core, same run)`,
-        row('refresh_token grants', refreshLoad, raw.signs, 'raw sign'),
-        row('userinfo', userinfoLoad, raw.verifies, 'raw verify'),
-        '',
-      ].join('\n'),
-    );
-  } finally {
-    await daemon.stop();
-  }
+    const daemon = await startDaemon();
+    try {
+        const base = daemon.base;
+        const headers = (extra = {}) => ({
+            'Content-Type': 'application/json',
+            'X-Forwarded-For': nextAddress(),
+            ...extra,
+        });
+        let cookie = '';
+        const call = async (method, path, body) => {
+            const res = await http(`${base}${path}`, {
+                method,
+                headers: headers(cookie ? { Cookie: cookie } : {}),
+                ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+            });
+            const set = res.headers['set-cookie'];
+            if (Array.isArray(set) && set[0]?.startsWith('svc_session=') && !set[0].startsWith('svc_session=;'))
+                cookie = set[0].split(';')[0];
+            return res;
+        };
+        await call('POST', '/auth/register', { email: 'bench@example.com', password: 'bench password 1' });
+        await call('POST', '/auth/verify-email/check', {
+            code: lastOutboxCode(daemon.dataDir, 'bench@example.com'),
+        });
+        const project = json((await call('POST', '/console/projects', { name: 'Bench' })).body).data;
+        const created = json((await call('POST', `/console/projects/${String(project.id)}/clients`, {
+            name: 'Bench',
+            client_type: 'confidential',
+            redirect_uris: [REDIRECT],
+            allowed_scopes: ['openid', 'profile', 'email'],
+        })).body).data;
+        const clientId = created.client.id;
+        const secret = created.client_secret;
+        const family = async () => {
+            const verifier = randomBytes(32).toString('base64url');
+            const q = new URLSearchParams({
+                client_id: clientId,
+                redirect_uri: REDIRECT,
+                response_type: 'code',
+                scope: 'openid profile email',
+                state: 's',
+                code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+                code_challenge_method: 'S256',
+            });
+            let location = (await call('GET', `/oauth/authorize?${q.toString()}`)).headers.location;
+            if (location.startsWith('/consent')) {
+                const params = Object.fromEntries(new URLSearchParams(location.slice('/consent?'.length)));
+                location = json((await call('POST', '/oauth/consent', { ...params, approve: true })).body).data
+                    .redirect_uri;
+            }
+            const code = new URL(location).searchParams.get('code');
+            const res = await http(`${base}/oauth/token`, {
+                method: 'POST',
+                headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': nextAddress() },
+                body: new URLSearchParams({
+                    grant_type: 'authorization_code',
+                    code,
+                    redirect_uri: REDIRECT,
+                    client_id: clientId,
+                    code_verifier: verifier,
+                    client_secret: secret,
+                }).toString(),
+            });
+            const tokens = json(res.body);
+            return { refresh: tokens.refresh_token, access: tokens.access_token };
+        };
+        const families = await Promise.all(Array.from({ length: CONCURRENCY }, () => family()));
+        const raw = rawRates(2);
+        // BENCH_PHASES=userinfo (or refresh, floor) runs only those phases, e.g. to profile one.
+        const phases = (process.env.BENCH_PHASES ?? 'refresh,userinfo,floor').split(',');
+        const skipped = { requests: 0, seconds: 0, perSecond: 0, p50ms: 0, p99ms: 0, errors: 0 };
+        const phase = (name, run) => phases.includes(name) ? run() : Promise.resolve(skipped);
+        const refreshLoad = await phase('refresh', () => load(SECONDS, CONCURRENCY, async (slot) => {
+            const f = families[slot];
+            const res = await http(`${base}/oauth/token`, {
+                method: 'POST',
+                headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': nextAddress() },
+                body: `grant_type=refresh_token&refresh_token=${f.refresh}&client_id=${clientId}&client_secret=${secret}`,
+            });
+            if (res.status !== 200)
+                return false;
+            const tokens = json(res.body);
+            f.refresh = tokens.refresh_token;
+            f.access = tokens.access_token;
+            return true;
+        }));
+        // The HTTP floor: the cheapest route through the same stack, with the same client.
+        const floor = await phase('floor', () => load(SECONDS, CONCURRENCY, async () => (await http(`${base}/healthz`)).status === 200));
+        const userinfoLoad = await phase('userinfo', () => load(SECONDS, CONCURRENCY, async (slot) => {
+            const res = await http(`${base}/oauth/userinfo`, {
+                headers: { Authorization: `Bearer ${families[slot].access}` },
+            });
+            return res.status === 200;
+        }));
+        const row = (name, r, baseline, baselineName) => `${name.padEnd(24)} ${fmt(r.perSecond).padStart(8)}/s   p50 ${fmt(r.p50ms, 2).padStart(6)} ms   p99 ${fmt(r.p99ms, 2).padStart(6)} ms   errors ${String(r.errors).padStart(3)}   ${fmt((100 * r.perSecond) / baseline, 1).padStart(5)}% of ${baselineName}`;
+        process.stdout.write([
+            `hotspot-ctl OAuth benchmark — ${String(cpus().length)} cores, Node ${process.version}, ${String(CONCURRENCY)} connections, ${String(SECONDS)} s per phase`,
+            `baseline: node:crypto RS256 sign ${fmt(raw.signs)}/s, verify ${fmt(raw.verifies)}/s (one core, same run)`,
+            row('refresh_token grants', refreshLoad, raw.signs, 'raw sign'),
+            row('userinfo', userinfoLoad, raw.verifies, 'raw verify'),
+            row('GET /healthz (floor)', floor, raw.verifies, 'raw verify'),
+            `userinfo reaches ${fmt((100 * userinfoLoad.perSecond) / floor.perSecond, 1)}% of the HTTP floor; refresh grants ${fmt((100 * refreshLoad.perSecond) / floor.perSecond, 1)}%`,
+            '',
+        ].join('\n'));
+    }
+    finally {
+        await daemon.stop();
+    }
 }
 await main();

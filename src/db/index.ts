@@ -3,3 +3,4 @@ export type { Db, OpenedDatabase } from './connect.js';
 export { migrateToLatest, migrationState, MIGRATIONS } from './migrate.js';
 export type { DB } from './schema.js';
 export { databaseReady } from './probe.js';
+export { GroupCommit } from './group-commit.js';

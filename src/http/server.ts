@@ -100,6 +100,8 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   app.use(corsMiddleware(config));
   const gzip = compression();
   app.use((req: HttpRequest, res: ServerResponse, next: NextHandler) => {
+    // Only wrap the response when the client can take a compressed one.
+    if (!/\b(gzip|deflate|br)\b/.test(req.headers['accept-encoding'] ?? '')) return next();
     gzip(req, res, (err) => void next(err instanceof Error ? err : undefined));
   });
 

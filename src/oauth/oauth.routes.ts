@@ -12,7 +12,7 @@ import { consentBody, revokeBody } from './oauth.schema.js';
 import type { Keyring } from './keys.js';
 import { tokenEndpoint } from './token.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log'> & { keys: Keyring };
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log' | 'commits'> & { keys: Keyring };
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 

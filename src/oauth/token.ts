@@ -18,7 +18,7 @@ import { signJwt } from './jwt.js';
 import type { Keyring } from './keys.js';
 import { isSubset, joinScope, parseScope, s256, VERIFIER } from './scope.js';
 
-export type OAuthDeps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log'> & { keys: Keyring };
+export type OAuthDeps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log' | 'commits'> & { keys: Keyring };
 
 export const ACCESS_TOKEN_TTL_SECONDS = 900;
 /** A refresh token unused for 30 days expires; each rotation starts a new 30 days. */
@@ -183,7 +183,8 @@ async function authorizationCodeGrant(
     'code_verifier',
   );
   const now = isoNow(deps.clock);
-  const outcome = await deps.db.transaction().execute(async (tx) => {
+  // One grant is one unit of work; concurrent grants share a commit (src/db/group-commit.ts).
+  const outcome = await deps.commits.run(async (tx) => {
     const row = await findCode(tx, sha256Hex(code));
     if (!row) return { kind: 'invalid' as const };
     if (row.used_at !== null) {
@@ -233,7 +234,7 @@ async function refreshTokenGrant(
   const [token = ''] = required(form, 'refresh_token');
   const asked = form.get('scope');
   const now = isoNow(deps.clock);
-  const outcome = await deps.db.transaction().execute(async (tx) => {
+  const outcome = await deps.commits.run(async (tx) => {
     const tokenHash = sha256Hex(token);
     const row = await findRefreshToken(tx, tokenHash);
     if (!row || row.client_id !== client.id || row.revoked_at !== null || row.expires_at <= now)
