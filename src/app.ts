@@ -12,6 +12,7 @@ import type { Route } from './http/route.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/log.js';
+import { openVault } from './lib/vault.js';
 import { createNotifier } from './notify/index.js';
 import { createPaymentProvider, sandboxAutopay, type PaymentProvider } from './payments/index.js';
 import { webhookRoutes } from './payments/webhook.routes.js';
@@ -20,10 +21,8 @@ import {
   coaNotAvailable,
   expireDue,
   expireInvoices,
-  openVault,
   reconcilePayments,
   type CoaClient,
-  type Vault,
 } from './wifi/index.js';
 import { planRoutes } from './wifi/plans.routes.js';
 import { purchaseRoutes } from './wifi/purchases.routes.js';
@@ -42,8 +41,6 @@ export type Deps = CoreDeps & {
   payments: PaymentProvider;
   /** RADIUS CoA/Disconnect sender; "not available" until the RADIUS feature wires one. */
   coa: CoaClient;
-  /** Seals device secrets, guest passwords and TOTP secrets at rest (key in the data directory). */
-  vault: Vault;
 };
 
 export interface BuildOptions {
@@ -85,7 +82,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw err;
   }
   const notifier = createNotifier({ config, clock, log });
-  const core: CoreDeps = { config, db, clock, log, notifier, commits: new GroupCommit(db) };
+  const core: CoreDeps = { config, db, clock, log, notifier, commits: new GroupCommit(db), vault };
   const keys = new Keyring(core);
   if (options.migrate !== false) await keys.ensureKey();
   const deps: Deps = {
@@ -95,7 +92,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bearer: (token: string) => verifyBearer({ ...core, keys }, token),
     payments,
     coa: coaNotAvailable,
-    vault,
   };
 
   const limiter = new RateLimiter({

@@ -2,6 +2,7 @@ import type { Config } from './config/index.js';
 import type { Db, GroupCommit } from './db/index.js';
 import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/log.js';
+import type { Vault } from './lib/vault.js';
 import type { Notifier } from './notify/index.js';
 
 /**
@@ -16,4 +17,6 @@ export interface CoreDeps {
   notifier: Notifier;
   /** Group commit for hot write paths (one fsync for the transactions that arrive together). */
   commits: GroupCommit;
+  /** Seals secrets the box must read back (device secrets, guest passwords, TOTP secrets). */
+  vault: Vault;
 }

@@ -15,7 +15,7 @@ import { alertUser, recordEvent } from './events.js';
 import { findUserByPhone, findUserById, updateUser, type UserRow } from './users.store.js';
 import { isValidPhone } from './rules.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
 export type CodeChannel = 'email' | 'phone';
 
 export const CODE_TTL_SECONDS = 5 * 60;

@@ -31,7 +31,7 @@ export { findUser } from './users.js';
 export type { BearerVerifier } from './ports.js';
 
 export function identityRoutes(
-  deps: Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'> & { bearer: BearerVerifier },
+  deps: Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'> & { bearer: BearerVerifier },
 ): Route[] {
   return [
     ...accountRoutes(deps),

@@ -16,7 +16,10 @@ import {
 import { checkTotp, newTotpSecret, totpUri } from './totp.js';
 import { findUserById, updateUser, type UserRow } from './users.store.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+
+/** TOTP secrets are sealed in the vault, bound to their account. */
+const totpContext = (userId: string): string => `totp-secret:${userId}`;
 
 export const MFA_TOKEN_TTL_SECONDS = 5 * 60;
 /** Wrong codes an MFA challenge survives (mfa/* is not rate limited, so the token is). */
@@ -38,7 +41,7 @@ export async function setupTotp(deps: Deps, userId: string): Promise<{ secret: s
   if (user.totp_enabled === 1) throw identityErrors.mfaAlreadyEnabled();
   const secret = newTotpSecret();
   await updateUser(deps.db, userId, {
-    totp_secret: secret,
+    totp_secret: deps.vault.seal(secret, totpContext(userId)),
     totp_last_step: null,
     updated_at: isoNow(deps.clock),
   });
@@ -49,9 +52,16 @@ export async function setupTotp(deps: Deps, userId: string): Promise<{ secret: s
  * A TOTP code (or, when MFA is on, a one-time recovery code) for the user. Accepted codes are
  * burnt: the TOTP step is remembered, the recovery code marked used.
  */
-async function acceptSecondFactor(db: Db, clock: Clock, user: UserRow, code: string): Promise<boolean> {
+async function acceptSecondFactor(
+  db: Db,
+  deps: Pick<Deps, 'clock' | 'vault'>,
+  user: UserRow,
+  code: string,
+): Promise<boolean> {
   if (user.totp_secret === null) return false;
-  const step = await checkTotp(user.totp_secret, code, clock.now(), user.totp_last_step);
+  const clock = deps.clock;
+  const secret = deps.vault.open(user.totp_secret, totpContext(user.id));
+  const step = await checkTotp(secret, code, clock.now(), user.totp_last_step);
   if (step !== null) {
     await updateUser(db, user.id, { totp_last_step: step });
     return true;
@@ -75,7 +85,7 @@ export async function enableTotp(
     const current = await loadUser(tx, userId);
     if (current.totp_enabled === 1) throw identityErrors.mfaAlreadyEnabled();
     if (current.totp_secret === null) throw identityErrors.mfaNotSetUp();
-    if (!(await acceptSecondFactor(tx, deps.clock, current, code))) return null;
+    if (!(await acceptSecondFactor(tx, deps, current, code))) return null;
     const now = isoNow(deps.clock);
     await updateUser(tx, userId, { totp_enabled: 1, updated_at: now });
     await replaceRecoveryCodes(
@@ -105,7 +115,7 @@ export async function disableTotp(deps: Deps, userId: string, code: string, ip: 
   const user = await deps.db.transaction().execute(async (tx) => {
     const current = await loadUser(tx, userId);
     if (current.totp_enabled !== 1) throw identityErrors.mfaNotEnabled();
-    if (!(await acceptSecondFactor(tx, deps.clock, current, code))) return null;
+    if (!(await acceptSecondFactor(tx, deps, current, code))) return null;
     await updateUser(tx, userId, {
       totp_enabled: 0,
       totp_secret: null,
@@ -146,11 +156,7 @@ export async function passMfaChallenge(deps: Deps, token: string, code: string):
     const challenge = await findLiveChallenge(tx, sha256Hex(token), now, MFA_MAX_ATTEMPTS);
     if (!challenge) return null;
     const current = await findUserById(tx, challenge.user_id);
-    if (
-      !current ||
-      current.totp_enabled !== 1 ||
-      !(await acceptSecondFactor(tx, deps.clock, current, code))
-    ) {
+    if (!current || current.totp_enabled !== 1 || !(await acceptSecondFactor(tx, deps, current, code))) {
       await countChallengeMiss(tx, challenge.id);
       return null;
     }

@@ -7,7 +7,9 @@ import { clearSessionCookie, requireSession, sessionOrBearer } from './session.h
 import { listSessions, revokeSession } from './sessions.js';
 import { getProfile, updateProfile } from './users.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'> & { bearer: BearerVerifier };
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'> & {
+  bearer: BearerVerifier;
+};
 
 /** identity-service.md §4.4 and the profile and sessions rows of §4.7. */
 export function profileRoutes(deps: Deps): Route[] {

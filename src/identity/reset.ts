@@ -10,7 +10,7 @@ import { checkNewPassword } from './rules.js';
 import { revokeAllSessions } from './sessions.js';
 import { findUserByEmail, findUserById, findUserByPhone, updateUser } from './users.store.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
 
 export const RESET_LINK_TTL_SECONDS = 3600;
 export const RESET_SMS_TTL_SECONDS = 15 * 60;

@@ -16,7 +16,7 @@ import {
   type UserRow,
 } from './users.store.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
 
 export interface RegisterInput {
   email: string | null;

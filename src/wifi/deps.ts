@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import type { SmsSender } from '../notify/index.js';
 import type { CoaClient, PaymentGateway } from './ports.js';
-import type { Vault } from './vault.js';
+import type { Vault } from '../lib/vault.js';
 
 /**
  * Everything a Wi-Fi domain function may ask for; app.ts's `Deps` satisfies it. Each function

@@ -13,7 +13,6 @@ export type {
   PromptResult,
 } from './ports.js';
 export { coaNotAvailable } from './ports.js';
-export { openVault, SecretBox, VAULT_KEY_FILE, type Vault } from './vault.js';
 
 // Plans
 export { createPlan, updatePlan, listPlans, listActivePlans, getPlan, type PlanRow } from './plans.js';

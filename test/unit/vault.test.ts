@@ -1,7 +1,7 @@
 import { statSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { openVault, SecretBox, VAULT_KEY_FILE } from '../../src/wifi/index.js';
+import { openVault, SecretBox, VAULT_KEY_FILE } from '../../src/lib/vault.js';
 
 t.test('the vault key is created once, mode 0600, and reused', async (t) => {
   const dir = t.testdir();
