@@ -59,6 +59,13 @@ t.test('mfa/setup returns a base32 secret and a complete otpauth URI; MFA stays 
     digits: '6',
     period: '30',
   });
+  const row = await app.app.deps.db
+    .selectFrom('users')
+    .select('totp_secret')
+    .where('email', '=', 'otp@example.com')
+    .executeTakeFirstOrThrow();
+  t.match(row.totp_secret, /^v1\./, 'sealed in the vault');
+  t.notMatch(row.totp_secret, secret, 'never stored in the clear');
   const login = await new Client(app.base).post('/auth/login', {
     identifier: 'otp@example.com',
     password: PASSWORD,
