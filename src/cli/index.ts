@@ -9,6 +9,7 @@ import { registerMigrate } from './commands/migrate.js';
 import { registerOutbox } from './commands/outbox.js';
 import { registerPlans } from './commands/plans.js';
 import { registerServe } from './commands/serve.js';
+import { registerSocial } from './commands/social.js';
 import { registerStaff } from './commands/staff.js';
 import { registerStatus } from './commands/status.js';
 
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerStaff(program);
   registerKeys(program);
   registerClients(program);
+  registerSocial(program);
   registerPlans(program);
   registerDevices(program);
   // Subcommands inherit the usage-error behaviour.

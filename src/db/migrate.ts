@@ -5,6 +5,7 @@ import * as m0003 from '../../migrations/0003_wifi.js';
 import * as m0004 from '../../migrations/0004_passkeys.js';
 import * as m0005 from '../../migrations/0005_console.js';
 import * as m0006 from '../../migrations/0006_oauth.js';
+import * as m0008 from '../../migrations/0008_social.js';
 import type { Db } from './connect.js';
 
 /**
@@ -18,6 +19,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004_passkeys': m0004,
   '0005_console': m0005,
   '0006_oauth': m0006,
+  '0008_social': m0008,
 };
 
 function migrator(db: Db): Migrator {

@@ -10,25 +10,21 @@ export function readCookie(req: IncomingMessage, name: string): string | undefin
 export interface CookieOptions {
   maxAgeSeconds: number;
   secure: boolean;
+  /** Defaults to the whole site. */
+  path?: string;
 }
 
-/** An HttpOnly, SameSite=Lax cookie for the whole site. */
+/** An HttpOnly, SameSite=Lax cookie. */
 export function setCookieHeader(name: string, value: string, options: CookieOptions): string {
   return serialize(name, value, {
     httpOnly: true,
     sameSite: 'lax',
-    path: '/',
+    path: options.path ?? '/',
     secure: options.secure,
     maxAge: options.maxAgeSeconds,
   });
 }
 
-export function clearCookieHeader(name: string, options: { secure: boolean }): string {
-  return serialize(name, '', {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: options.secure,
-    maxAge: 0,
-  });
+export function clearCookieHeader(name: string, options: { secure: boolean; path?: string }): string {
+  return setCookieHeader(name, '', { ...options, maxAgeSeconds: 0 });
 }

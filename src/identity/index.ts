@@ -5,11 +5,13 @@ import { accountRoutes } from './account.routes.js';
 import { mfaRoutes } from './mfa.routes.js';
 import { passkeyRoutes } from './passkeys.routes.js';
 import { profileRoutes } from './profile.routes.js';
+import { socialRoutes } from './social.routes.js';
 import { verifyRoutes } from './verify.routes.js';
 
 /** The identity feature's public surface: what other features, the CLI and app.ts may use. */
 export { addStaff, listStaff, removeStaff, staffCandidateExists, STAFF_ROLES, isStaffRole } from './staff.js';
 export { signIn } from './login.js';
+export { addSocialProvider, listSocialProviders, removeSocialProvider, safeNext } from './social.js';
 export { recordEvent, alertUser } from './events.js';
 export type { SecurityAction } from './events.js';
 export {
@@ -39,5 +41,6 @@ export function identityRoutes(
     ...mfaRoutes(deps),
     ...passkeyRoutes(deps),
     ...profileRoutes(deps),
+    ...socialRoutes(deps),
   ];
 }

@@ -6,6 +6,8 @@ import { Client } from '../helpers/client.js';
 import { lastCode, PASSWORD, registered } from '../helpers/identity.js';
 import { totpForSecret } from '../helpers/totp.js';
 import { codeFlowTokens, consoleClient } from '../helpers/oauth.js';
+import { connectProvider, socialLogin } from '../helpers/social.js';
+import { ManualClock } from '../../src/lib/clock.js';
 import { addPasskey, SoftAuthenticator } from '../helpers/webauthn.js';
 
 /** Rows per table that reference `userId` (through user_id or owner_id, or users.id itself). */
@@ -61,13 +63,19 @@ async function busyAccount(
   if (tokens.status !== 200) throw new Error(JSON.stringify(tokens.body));
   await c.get(`/console/projects/${own.projectId}`);
   await addPasskey(c, new SoftAuthenticator(app.config.webauthnOrigin)); // passkeys, passkey_challenges
+  // A social identity: the daemon is its own upstream OpenID provider here.
+  const provider = `self-${email.split('@')[0] ?? 'x'}`;
+  await connectProvider(app, c, app, provider);
+  const social = await socialLogin(app, c, provider);
+  if (social.done.headers.get('location') !== '/account') throw new Error('social login failed');
   await new Client(app.base).post('/auth/forgot-password', { identifier: email });
   await new Client(app.base).post('/auth/login', { identifier: email, password: PASSWORD }); // MFA challenge
   return { c, id: (await c.get('/auth/me')).body.data.id as string, clientId: own.clientId };
 }
 
 t.test('DELETE /auth/account removes every row the user owns and clears the cookie', async (t) => {
-  const app = await startTestApp(t);
+  // Real time: the social login's relying party (openid-client) checks token times itself.
+  const app = await startTestApp(t, { selfIssuer: true, clock: new ManualClock(new Date()) });
   const doomed = await busyAccount(app, 'gone@example.com');
   const kept = await busyAccount(app, 'kept@example.com');
   const before = rowsOwnedBy(app, doomed.id);

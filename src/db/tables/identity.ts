@@ -131,3 +131,44 @@ export interface IdentityTables {
   passkeys: PasskeysTable;
   passkey_challenges: PasskeyChallengesTable;
 }
+
+/** An upstream OpenID provider the operator configured for social login (`hotspot-ctl social add`). */
+export interface SocialProvidersTable {
+  /** URL-safe name: /auth/social/{name}/begin; also the session's device_label. */
+  name: string;
+  issuer: string;
+  client_id: string;
+  /** Sealed in the vault. */
+  client_secret: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A social login between begin and callback (10 minutes, single use). */
+export interface SocialLoginsTable {
+  /** SHA-256 of the OAuth state (also kept in the browser's svc_social cookie). */
+  state_hash: string;
+  provider: string;
+  /** PKCE verifier, sealed in the vault. */
+  code_verifier: string;
+  nonce: string;
+  /** Where to go after signing in (a path on this site). */
+  next: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+/** Which upstream account (provider + subject) is which local account. */
+export interface SocialIdentitiesTable {
+  provider: string;
+  subject: string;
+  user_id: string;
+  created_at: string;
+}
+
+export interface SocialTables {
+  social_providers: SocialProvidersTable;
+  social_logins: SocialLoginsTable;
+  social_identities: SocialIdentitiesTable;
+}

@@ -1,0 +1,224 @@
+import type { CoreDeps } from '../deps.js';
+import { randomToken, safeEqual, sha256Hex, uuid } from '../lib/crypto.js';
+import { errorCatalogue } from '../lib/errors.js';
+import { isoIn, isoNow } from '../lib/time.js';
+import { signIn } from './login.js';
+import { hashPassword } from './passwords.js';
+import type { NewSession } from './sessions.js';
+import {
+  finishLogin,
+  startLogin,
+  upstreamConfig,
+  type UpstreamAccount,
+  type UpstreamProvider,
+} from './social-oidc.js';
+import {
+  deleteProvider,
+  deleteStaleLogins,
+  findLinkedUserId,
+  findProvider,
+  insertLogin,
+  linkIdentity,
+  listProviders,
+  takeLogin,
+  upsertProvider,
+  type SocialProviderRow,
+} from './social.store.js';
+import { findUserByEmail, findUserById, insertUser, type UserRow } from './users.store.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+
+export const socialErrors = errorCatalogue({
+  unknownProvider: [404, 'unknown login provider'],
+  providerUnavailable: [502, 'the login provider cannot be reached, try again later'],
+  nameInvalid: [400, 'provider name must be 1-32 lower-case letters, digits or hyphens'],
+  issuerInvalid: [400, 'issuer must be an absolute http:// or https:// URL'],
+  clientRequired: [400, 'client id and client secret are required'],
+});
+
+export const SOCIAL_LOGIN_TTL_SECONDS = 600;
+const NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+const secretContext = (name: string): string => `social-client-secret:${name}`;
+const verifierContext = (stateHash: string): string => `social-verifier:${stateHash}`;
+
+export const socialCallbackUrl = (deps: Pick<CoreDeps, 'config'>, name: string): string =>
+  `${deps.config.publicBaseUrl}/auth/social/${name}/callback`;
+
+/** Where to go after signing in: a path on this site, nothing else (no open redirect). */
+export function safeNext(next: string | undefined): string {
+  if (next === undefined || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\'))
+    return '/account';
+  return /[\p{Cc}\\]/u.test(next) ? '/account' : next;
+}
+
+const present = (deps: Pick<CoreDeps, 'config'>, p: SocialProviderRow) => ({
+  name: p.name,
+  issuer: p.issuer,
+  client_id: p.client_id,
+  callback_url: socialCallbackUrl(deps, p.name),
+  created_at: p.created_at,
+});
+
+/** Operator (CLI): add or replace a provider. The client secret is sealed in the vault. */
+export async function addSocialProvider(
+  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'vault'>,
+  input: { name: string; issuer: string; clientId: string; clientSecret: string },
+) {
+  if (!NAME.test(input.name)) throw socialErrors.nameInvalid();
+  let issuer: URL;
+  try {
+    issuer = new URL(input.issuer);
+  } catch {
+    throw socialErrors.issuerInvalid();
+  }
+  if (issuer.protocol !== 'https:' && issuer.protocol !== 'http:') throw socialErrors.issuerInvalid();
+  if (input.clientId === '' || input.clientSecret === '') throw socialErrors.clientRequired();
+  const now = isoNow(deps.clock);
+  const row: SocialProviderRow = {
+    name: input.name,
+    issuer: input.issuer.replace(/\/+$/, ''),
+    client_id: input.clientId,
+    client_secret: deps.vault.seal(input.clientSecret, secretContext(input.name)),
+    created_at: now,
+    updated_at: now,
+  };
+  await upsertProvider(deps.db, row);
+  return present(deps, row);
+}
+
+export async function listSocialProviders(deps: Pick<Deps, 'db' | 'config'>) {
+  return (await listProviders(deps.db)).map((p) => present(deps, p));
+}
+
+export async function removeSocialProvider(deps: Pick<Deps, 'db'>, name: string): Promise<void> {
+  if (!(await deleteProvider(deps.db, name))) throw socialErrors.unknownProvider();
+}
+
+async function upstream(deps: Deps, name: string): Promise<UpstreamProvider> {
+  const row = NAME.test(name) ? await findProvider(deps.db, name) : undefined;
+  if (!row) throw socialErrors.unknownProvider();
+  return {
+    name,
+    issuer: row.issuer,
+    clientId: row.client_id,
+    clientSecret: deps.vault.open(row.client_secret, secretContext(name)),
+  };
+}
+
+/**
+ * GET /auth/social/{provider}/begin: authorization code + PKCE + state + nonce against the
+ * provider's discovery document. The state also goes to the browser (cookie), so the callback
+ * only completes in the browser that began.
+ */
+export async function beginSocialLogin(
+  deps: Deps,
+  name: string,
+  next: string | undefined,
+): Promise<{ location: string; state: string }> {
+  const provider = await upstream(deps, name);
+  let started;
+  try {
+    started = await startLogin(
+      await upstreamConfig(provider, deps.clock.now().getTime()),
+      socialCallbackUrl(deps, name),
+    );
+  } catch (err) {
+    deps.log.warn(
+      { event: 'social.discovery_failed', provider: name, err },
+      'social login provider unavailable',
+    );
+    throw socialErrors.providerUnavailable();
+  }
+  const stateHash = sha256Hex(started.state);
+  await deleteStaleLogins(deps.db, isoNow(deps.clock));
+  await insertLogin(deps.db, {
+    state_hash: stateHash,
+    provider: name,
+    code_verifier: deps.vault.seal(started.verifier, verifierContext(stateHash)),
+    nonce: started.nonce,
+    next: safeNext(next),
+    expires_at: isoIn(deps.clock, SOCIAL_LOGIN_TTL_SECONDS),
+    used_at: null,
+    created_at: isoNow(deps.clock),
+  });
+  return { location: started.url.toString(), state: started.state };
+}
+
+export type SocialOutcome =
+  | { kind: 'signed_in'; user: UserRow; session: NewSession; next: string }
+  | { kind: 'refused'; reason: 'cancelled' | 'state' | 'failed' | 'email_unverified' };
+
+/** The callback: verify, exchange, then link or create the account and sign it in (TOTP bypassed). */
+export async function finishSocialLogin(
+  deps: Deps,
+  input: { name: string; callbackUrl: URL; cookieState: string | undefined; ip: string },
+): Promise<SocialOutcome> {
+  const provider = await upstream(deps, input.name);
+  const state = input.callbackUrl.searchParams.get('state') ?? '';
+  if (input.cookieState === undefined || state === '' || !safeEqual(state, input.cookieState)) {
+    return { kind: 'refused', reason: 'state' };
+  }
+  const stateHash = sha256Hex(state);
+  const pending = await takeLogin(deps.db, stateHash, input.name, isoNow(deps.clock));
+  if (!pending) return { kind: 'refused', reason: 'state' };
+  if (input.callbackUrl.searchParams.has('error')) return { kind: 'refused', reason: 'cancelled' };
+
+  let account: UpstreamAccount;
+  try {
+    const config = await upstreamConfig(provider, deps.clock.now().getTime());
+    account = await finishLogin(config, input.callbackUrl, {
+      state,
+      nonce: pending.nonce,
+      verifier: deps.vault.open(pending.code_verifier, verifierContext(stateHash)),
+    });
+  } catch (err) {
+    deps.log.warn({ event: 'social.exchange_failed', provider: input.name, err }, 'social login failed');
+    return { kind: 'refused', reason: 'failed' };
+  }
+  const user = await linkOrCreate(deps, input.name, account);
+  if (!user) return { kind: 'refused', reason: 'email_unverified' };
+  const session = await signIn(deps, user, {
+    ip: input.ip,
+    deviceLabel: input.name,
+    method: `social:${input.name}`,
+  });
+  return { kind: 'signed_in', user, session, next: pending.next };
+}
+
+/**
+ * The linked account; else the account with the same verified email (both sides verified:
+ * linking to an unverified local email would hand a pre-registered account to whoever made it);
+ * else a new account. Null when an account has that email but never verified it.
+ */
+async function linkOrCreate(deps: Deps, provider: string, account: UpstreamAccount): Promise<UserRow | null> {
+  const unusablePassword = await hashPassword(randomToken(32));
+  return deps.db.transaction().execute(async (tx) => {
+    const linked = await findLinkedUserId(tx, provider, account.subject);
+    if (linked) return (await findUserById(tx, linked)) ?? null;
+    const now = isoNow(deps.clock);
+    const email = account.email !== null && account.emailVerified ? account.email : null;
+    let user = email === null ? undefined : await findUserByEmail(tx, email);
+    if (user && user.email_verified !== 1) return null;
+    if (!user) {
+      user = {
+        id: uuid(),
+        email,
+        phone: null,
+        email_verified: email === null ? 0 : 1,
+        phone_verified: 0,
+        password_hash: unusablePassword,
+        display_name: account.name?.slice(0, 100) ?? '',
+        avatar_url: account.picture !== null && /^https?:\/\//.test(account.picture) ? account.picture : null,
+        staff_role: null,
+        totp_secret: null,
+        totp_enabled: 0,
+        totp_last_step: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await insertUser(tx, user);
+    }
+    await linkIdentity(tx, provider, account.subject, user.id, now);
+    return user;
+  });
+}

@@ -1,0 +1,188 @@
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { ManualClock } from '../../src/lib/clock.js';
+import { startTestApp } from '../helpers/app.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
+import { Client } from '../helpers/client.js';
+import { registered, verifiedUser } from '../helpers/identity.js';
+import { connectProvider, socialLogin } from '../helpers/social.js';
+import { totpForSecret } from '../helpers/totp.js';
+
+/**
+ * Two daemons: "upstream" is an OpenID provider (another hotspot-ctl), "venue" offers social
+ * login through it. Real time, because openid-client checks token times against its own clock.
+ */
+async function pair(t: Test) {
+  const root = t.testdir();
+  const upstream = await startTestApp(t, {
+    selfIssuer: true,
+    clock: new ManualClock(new Date()),
+    dataDir: path.join(root, 'up'),
+  });
+  const venue = await startTestApp(t, {
+    selfIssuer: true,
+    clock: new ManualClock(new Date()),
+    dataDir: path.join(root, 'venue'),
+  });
+  await connectProvider(upstream, await registered(upstream, 'idp-admin@example.com'), venue, 'hq');
+  return { upstream, venue };
+}
+
+t.test('social login end to end: a new account, linked, with the provider as device label', async (t) => {
+  const { upstream, venue } = await pair(t);
+  const alice = await verifiedUser(upstream, 'alice@example.com');
+  await alice.patch('/profile', { display_name: 'Alice Upstream' });
+
+  const { browser, begin, done } = await socialLogin(venue, alice, 'hq', '/account?tab=apps');
+  const authorize = new URL(begin.headers.get('location')!);
+  t.equal(`${authorize.origin}${authorize.pathname}`, `${upstream.base}/oauth/authorize`);
+  t.equal(authorize.searchParams.get('code_challenge_method'), 'S256');
+  t.ok(authorize.searchParams.get('state'));
+  t.ok(authorize.searchParams.get('nonce'));
+  t.match(
+    begin.headers.get('set-cookie'),
+    /^svc_social=[^;]+; Max-Age=600; Path=\/auth\/social; HttpOnly; SameSite=Lax/,
+  );
+
+  t.equal(done.status, 302);
+  t.equal(done.headers.get('location'), '/account?tab=apps', 'back to next');
+  const me = await browser.get('/auth/me');
+  t.match(me.body.data, { email: 'alice@example.com', email_verified: true });
+  t.match((await browser.get('/profile')).body.data, { display_name: 'Alice Upstream' });
+  const [session] = (await browser.get('/sessions')).body.data as { device_label: string }[];
+  t.equal(session?.device_label, 'hq');
+  t.match((await browser.get('/auth/security-events')).body.data, [{ action: 'login', detail: 'social:hq' }]);
+
+  const again = await socialLogin(venue, alice, 'hq');
+  t.equal(
+    (await again.browser.get('/auth/me')).body.data.id,
+    me.body.data.id,
+    'the same account the second time',
+  );
+});
+
+t.test('an existing account with the same verified email is linked, and TOTP is bypassed', async (t) => {
+  const { upstream, venue } = await pair(t);
+  const local = await verifiedUser(venue, 'bob@example.com');
+  const { secret } = (await local.post('/auth/mfa/setup')).body.data as { secret: string };
+  await local.post('/auth/mfa/enable', { code: totpForSecret(secret, venue.clock.now()) });
+  const localId = (await local.get('/auth/me')).body.data.id as string;
+  const bob = await verifiedUser(upstream, 'bob@example.com');
+  const { browser, done } = await socialLogin(venue, bob, 'hq');
+  t.equal(done.headers.get('location'), '/account');
+  t.equal((await browser.get('/auth/me')).body.data.id, localId, 'linked, no second account');
+});
+
+t.test('an unverified local account with that email is not taken over', async (t) => {
+  const { upstream, venue } = await pair(t);
+  await registered(venue, 'carol@example.com'); // somebody registered the address, never verified it
+  const carol = await verifiedUser(upstream, 'carol@example.com');
+  const { browser, done } = await socialLogin(venue, carol, 'hq');
+  t.equal(done.headers.get('location'), '/login?error=social_email_unverified');
+  t.equal((await browser.get('/auth/me')).status, 401);
+});
+
+t.test('callback refusals: no state cookie, replayed callback, cancelled at the provider', async (t) => {
+  const { upstream, venue } = await pair(t);
+  const dave = await verifiedUser(upstream, 'dave@example.com');
+  const browser = new Client(venue.base);
+  const begin = await browser.get('/auth/social/hq/begin');
+  const authorize = new URL(begin.headers.get('location')!);
+  const consent = (await dave.get(`${authorize.pathname}${authorize.search}`)).headers.get('location')!;
+  const params = Object.fromEntries(new URLSearchParams(consent.slice('/consent?'.length)));
+  const callback = new URL(
+    (await dave.post('/oauth/consent', { ...params, approve: true })).body.data.redirect_uri as string,
+  );
+
+  const stranger = new Client(venue.base);
+  const stolen = await stranger.get(`${callback.pathname}${callback.search}`);
+  t.equal(stolen.headers.get('location'), '/login?error=social_state', 'another browser cannot finish it');
+  t.equal((await browser.get(`${callback.pathname}${callback.search}`)).headers.get('location'), '/account');
+  const replay = await browser.get(`${callback.pathname}${callback.search}`);
+  t.equal(replay.headers.get('location'), '/login?error=social_state', 'single use');
+
+  // The user declines at the provider, which sends the browser back with error=access_denied.
+  const second = new Client(venue.base);
+  const begin2 = new URL((await second.get('/auth/social/hq/begin')).headers.get('location')!);
+  const denied = `/auth/social/hq/callback?error=access_denied&state=${begin2.searchParams.get('state') ?? ''}`;
+  t.equal((await second.get(denied)).headers.get('location'), '/login?error=social_cancelled');
+  t.equal((await second.get('/auth/me')).status, 401);
+});
+
+t.test(
+  'begin: unknown provider is a 404 envelope; next stays on this site; the social-login limiter',
+  async (t) => {
+    const { venue } = await pair(t);
+    const c = new Client(venue.base, { ip: '192.0.2.77' });
+    const unknown = await c.get('/auth/social/nope/begin');
+    t.same([unknown.status, unknown.body], [404, { success: false, message: 'unknown login provider' }]);
+    const evil = await new Client(venue.base).get(
+      `/auth/social/hq/begin?next=${encodeURIComponent('//evil.example/x')}`,
+    );
+    t.equal(evil.status, 302);
+    const row = await venue.app.deps.db
+      .selectFrom('social_logins')
+      .select('next')
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    t.equal(row.next, '/account', 'an off-site next is replaced');
+    for (let i = 0; i < 9; i++) t.equal((await c.get('/auth/social/hq/begin')).status, 302);
+    const limited = await c.get('/auth/social/hq/begin');
+    t.same(
+      [limited.status, limited.body],
+      [429, { success: false, message: 'too many requests, try again later' }],
+    );
+  },
+);
+
+t.test('hotspot-ctl social add/list/remove; the client secret is sealed, never printed', async (t) => {
+  const env = cliEnv(path.join(t.testdir(), 'data'), { PUBLIC_BASE_URL: 'https://wifi.venue.example' });
+  const added = await runCli(
+    [
+      'social',
+      'add',
+      '--name',
+      'google',
+      '--issuer',
+      'https://accounts.google.com',
+      '--client-id',
+      'abc.apps',
+      '--json',
+    ],
+    env,
+    'g-secret-123\n',
+  );
+  t.equal(added.code, 0, added.stderr);
+  t.same(JSON.parse(added.stdout), {
+    name: 'google',
+    issuer: 'https://accounts.google.com',
+    client_id: 'abc.apps',
+    callback_url: 'https://wifi.venue.example/auth/social/google/callback',
+    created_at: JSON.parse(added.stdout).created_at,
+  });
+  const listed = await runCli(['social', 'list'], env);
+  t.match(listed.stdout, /google\s+https:\/\/accounts\.google\.com\s+abc\.apps/);
+  t.notMatch(added.stdout + listed.stdout, 'g-secret-123');
+  const bad = await runCli(
+    [
+      'social',
+      'add',
+      '--name',
+      'Bad Name',
+      '--issuer',
+      'https://x',
+      '--client-id',
+      'a',
+      '--client-secret',
+      's',
+    ],
+    env,
+  );
+  t.same(
+    [bad.code, bad.stderr],
+    [1, 'error: provider name must be 1-32 lower-case letters, digits or hyphens\n'],
+  );
+  t.equal((await runCli(['social', 'remove', 'google'], env)).code, 0);
+  t.same(JSON.parse((await runCli(['social', 'list', '--json'], env)).stdout), []);
+  t.same((await runCli(['social', 'remove', 'google'], env)).stderr, 'error: unknown login provider\n');
+});
