@@ -24,6 +24,7 @@ import {
   reconcilePayments,
   type CoaClient,
 } from './wifi/index.js';
+import { adminRoutes, staffRoutes } from './wifi/index.js';
 import { planRoutes } from './wifi/plans.routes.js';
 import { purchaseRoutes } from './wifi/purchases.routes.js';
 
@@ -107,6 +108,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...planRoutes(deps),
     ...purchaseRoutes(deps),
     ...webhookRoutes(deps),
+    ...staffRoutes(deps),
+    ...adminRoutes({
+      ...deps,
+      sessions: { activeSessions: () => Promise.resolve(0) },
+      portal: {
+        radius: () => ({
+          enabled: config.radiusAuthPort !== 0 || config.radiusAcctPort !== 0,
+          auth_port: config.radiusAuthPort,
+          acct_port: config.radiusAcctPort,
+        }),
+      },
+    }),
     ...(options.extraRoutes?.(deps) ?? []),
   ];
   const http = createHttpServer({

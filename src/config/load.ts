@@ -73,6 +73,16 @@ function crossChecks(c: LoadedConfig, problems: string[]): void {
   if (c.smsProvider === 'http' && c.smsHttpUrl === null) {
     problems.push('SMS_HTTP_URL: must be set when SMS_PROVIDER is http');
   }
+  if (c.smsProvider === 'beem') {
+    if (c.beemApiKey === null) problems.push('BEEM_API_KEY: must be set when SMS_PROVIDER is beem');
+    if (c.beemSecretKey === null) problems.push('BEEM_SECRET_KEY: must be set when SMS_PROVIDER is beem');
+  }
+  if (c.smsProvider === 'africastalking') {
+    if (c.africastalkingUsername === null)
+      problems.push('AFRICASTALKING_USERNAME: must be set when SMS_PROVIDER is africastalking');
+    if (c.africastalkingApiKey === null)
+      problems.push('AFRICASTALKING_API_KEY: must be set when SMS_PROVIDER is africastalking');
+  }
   if (c.radiusAuthPort !== 0 && c.radiusAuthPort === c.radiusAcctPort) {
     problems.push('RADIUS_ACCT_PORT: must differ from RADIUS_AUTH_PORT');
   }

@@ -141,3 +141,14 @@ export const countryCode: Parser<string> = (raw) =>
   /^\+?[1-9]\d{0,2}$/.test(raw.trim())
     ? raw.trim().replace(/^\+/, '')
     : fail('must be a country calling code such as 255');
+
+/** An IANA time zone name the runtime knows (Africa/Dar_es_Salaam, UTC). */
+export const timeZone: Parser<string> = (raw) => {
+  const v = raw.trim();
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: v });
+    return v;
+  } catch {
+    return fail('must be an IANA time zone such as Africa/Dar_es_Salaam');
+  }
+};

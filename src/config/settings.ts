@@ -33,7 +33,7 @@ const duration: Parser<number> = (raw) => {
   throw new SettingError('must be a duration: seconds, or like 15m, 1h, 1d');
 };
 
-export const SMS_PROVIDERS = ['outbox', 'http'] as const;
+export const SMS_PROVIDERS = ['outbox', 'http', 'beem', 'africastalking'] as const;
 export const PAYMENT_PROVIDERS = ['sandbox', 'selcom'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -170,7 +170,7 @@ export const settings = {
     env: 'SMS_PROVIDER',
     default: 'outbox',
     parse: p.oneOf(...SMS_PROVIDERS),
-    doc: 'SMS gateway: `outbox` (spool file) or `http` (generic JSON gateway)',
+    doc: 'SMS gateway: `outbox` (spool file), `http` (generic JSON gateway), `beem` or `africastalking`',
   }),
   smsHttpUrl: setting({
     env: 'SMS_HTTP_URL',
@@ -186,6 +186,49 @@ export const settings = {
     parse: p.optional(p.text),
     doc: '`http` provider: the bearer token',
     secret: true,
+  }),
+  beemApiKey: setting({
+    env: 'BEEM_API_KEY',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`beem` provider: API key (Beem Africa)',
+    secret: true,
+  }),
+  beemSecretKey: setting({
+    env: 'BEEM_SECRET_KEY',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`beem` provider: secret key',
+    secret: true,
+  }),
+  beemSmsUrl: setting({
+    env: 'BEEM_SMS_URL',
+    default: 'https://apisms.beem.africa/v1/send',
+    parse: p.urlWithScheme('http', 'https'),
+    doc: '`beem` provider: the send endpoint',
+  }),
+  africastalkingUsername: setting({
+    env: 'AFRICASTALKING_USERNAME',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: "`africastalking` provider: the app's username (`sandbox` for the sandbox)",
+  }),
+  africastalkingApiKey: setting({
+    env: 'AFRICASTALKING_API_KEY',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`africastalking` provider: API key',
+    secret: true,
+  }),
+  africastalkingSmsUrl: setting({
+    env: 'AFRICASTALKING_SMS_URL',
+    default: 'https://api.africastalking.com/version1/messaging',
+    parse: p.urlWithScheme('http', 'https'),
+    doc: '`africastalking` provider: the messaging endpoint (sandbox: `https://api.sandbox.africastalking.com/version1/messaging`)',
   }),
   smsSenderId: setting({
     env: 'SMS_SENDER_ID',
@@ -243,6 +286,12 @@ export const settings = {
     shownDefault: '—',
     parse: p.optional(p.nonEmpty),
     doc: '`selcom` provider: vendor (till) id allocated by Selcom',
+  }),
+  venueTimezone: setting({
+    env: 'VENUE_TIMEZONE',
+    default: 'Africa/Dar_es_Salaam',
+    parse: p.timeZone,
+    doc: 'the venue\'s time zone: where the admin overview\'s "today" starts',
   }),
   logLevel: setting({
     env: 'LOG_LEVEL',

@@ -6,6 +6,7 @@ import * as m0004 from '../../migrations/0004_passkeys.js';
 import * as m0005 from '../../migrations/0005_console.js';
 import * as m0006 from '../../migrations/0006_oauth.js';
 import * as m0008 from '../../migrations/0008_social.js';
+import * as m0009 from '../../migrations/0009_admin.js';
 import type { Db } from './connect.js';
 
 /**
@@ -20,6 +21,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0005_console': m0005,
   '0006_oauth': m0006,
   '0008_social': m0008,
+  '0009_admin': m0009,
 };
 
 function migrator(db: Db): Migrator {

@@ -9,7 +9,16 @@ import { socialRoutes } from './social.routes.js';
 import { verifyRoutes } from './verify.routes.js';
 
 /** The identity feature's public surface: what other features, the CLI and app.ts may use. */
-export { addStaff, listStaff, removeStaff, staffCandidateExists, STAFF_ROLES, isStaffRole } from './staff.js';
+export {
+  addStaff,
+  authenticateStaff,
+  listStaff,
+  removeStaff,
+  staffCandidateExists,
+  STAFF_ROLES,
+  isStaffRole,
+  type StaffAuthentication,
+} from './staff.js';
 export { signIn } from './login.js';
 export { addSocialProvider, listSocialProviders, removeSocialProvider, safeNext } from './social.js';
 export { recordEvent, alertUser } from './events.js';

@@ -133,6 +133,21 @@ export async function disableTotp(deps: Deps, userId: string, code: string, ip: 
   });
 }
 
+/**
+ * A second factor for a user with MFA on (staff login): a TOTP code or a recovery code, burnt
+ * when accepted. False for a wrong code or a user without MFA.
+ */
+export async function checkSecondFactor(
+  deps: Pick<Deps, 'db' | 'clock' | 'vault'>,
+  userId: string,
+  code: string,
+): Promise<boolean> {
+  return deps.db.transaction().execute(async (tx) => {
+    const user = await findUserById(tx, userId);
+    return user !== undefined && user.totp_enabled === 1 && acceptSecondFactor(tx, deps, user, code);
+  });
+}
+
 /** After a correct password on an MFA account: a short-lived, single-use challenge token. */
 export async function createMfaChallenge(db: Db, clock: Clock, userId: string, ip: string): Promise<string> {
   const token = randomToken(32);

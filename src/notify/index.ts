@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import { Outbox } from './outbox.js';
 import { sendViaHttpGateway } from './sms-http.js';
+import { sendViaAfricasTalking, sendViaBeem } from './sms-providers.js';
 import type { MailMessage, Notifier, SendResult, SmsMessage } from './types.js';
 
 export type {
@@ -27,6 +28,12 @@ type NotifyConfig = Pick<
   | 'smsHttpUrl'
   | 'smsHttpToken'
   | 'smsSenderId'
+  | 'beemApiKey'
+  | 'beemSecretKey'
+  | 'beemSmsUrl'
+  | 'africastalkingUsername'
+  | 'africastalkingApiKey'
+  | 'africastalkingSmsUrl'
 >;
 
 /**
@@ -98,6 +105,32 @@ export function createNotifier(deps: {
             'sms',
             message.to,
             await sendViaHttpGateway({ url: config.smsHttpUrl ?? '', token: config.smsHttpToken }, full),
+          );
+        case 'beem':
+          return report(
+            'sms',
+            message.to,
+            await sendViaBeem(
+              {
+                url: config.beemSmsUrl,
+                apiKey: config.beemApiKey ?? '',
+                secretKey: config.beemSecretKey ?? '',
+              },
+              full,
+            ),
+          );
+        case 'africastalking':
+          return report(
+            'sms',
+            message.to,
+            await sendViaAfricasTalking(
+              {
+                url: config.africastalkingSmsUrl,
+                username: config.africastalkingUsername ?? '',
+                apiKey: config.africastalkingApiKey ?? '',
+              },
+              full,
+            ),
           );
       }
     },

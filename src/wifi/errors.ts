@@ -38,6 +38,21 @@ export const wifiErrors = errorCatalogue({
   paymentInvoiceUnknown: [422, 'no invoice with this number'],
   paymentAmountMismatch: [422, 'amount does not match the invoice'],
 
+  // Staff (admin API)
+  notAuthenticated: [401, 'not authenticated'],
+  forbidden: [403, 'your staff role does not allow this'],
+  originNotAllowed: [403, 'origin not allowed'],
+  invalidCredentials: [401, 'invalid email or password'],
+  notStaff: [403, 'this account has no staff role'],
+  mfaRequired: [401, 'mfa code required'],
+  mfaInvalid: [401, 'invalid mfa code'],
+
+  // SMS (admin API)
+  smsRecipientInvalid: [422, 'recipient must be a phone number'],
+  smsMessageInvalid: [422, 'message must be 1-1600 bytes'],
+  smsSenderInvalid: [422, 'sender_id must be 1-11 letters or digits'],
+  smsGatewayRefused: [502, 'the SMS gateway did not accept the message'],
+
   // Plans
   planNotFound: [404, 'plan not found'],
   planNameInvalid: [422, 'name must be 1-100 characters'],

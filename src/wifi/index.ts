@@ -58,6 +58,13 @@ export {
 export { uamLogin } from './uam-login.js';
 export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jobs.js';
 
+// Staff admin API
+export { authenticateAdmin, ROLE_RANK, mayAct, type StaffPrincipal } from './staff.js';
+export type { SessionCounter } from './records.js';
+export type { PortalFacts } from './portal-config.js';
+
 // HTTP routes (mounted by app.ts)
+export { staffRoutes } from './staff.routes.js';
+export { adminRoutes } from './admin.routes.js';
 export { planRoutes } from './plans.routes.js';
 export { purchaseRoutes } from './purchases.routes.js';

@@ -29,6 +29,13 @@ export async function updatePlan(deps: Deps, id: string, request: PlanRequest): 
   return row;
 }
 
+/**
+ * PATCH /api/v1/admin/plans/{id} (wifi-access-api.md §4.3): the supplied values are replaced, and
+ * an omitted `active` means active again.
+ */
+export const replacePlanValues = (deps: Deps, id: string, request: PlanRequest): Promise<PlanRow> =>
+  updatePlan(deps, id, { ...request, active: request.active ?? true });
+
 export function listPlans(deps: Pick<WifiDeps, 'db'>): Promise<PlanRow[]> {
   return selectPlans(deps.db, { activeOnly: false });
 }

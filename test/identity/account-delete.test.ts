@@ -8,6 +8,7 @@ import { totpForSecret } from '../helpers/totp.js';
 import { codeFlowTokens, consoleClient } from '../helpers/oauth.js';
 import { connectProvider, socialLogin } from '../helpers/social.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { addStaff } from '../../src/identity/index.js';
 import { addPasskey, SoftAuthenticator } from '../helpers/webauthn.js';
 
 /** Rows per table that reference `userId` (through user_id or owner_id, or users.id itself). */
@@ -55,6 +56,15 @@ async function busyAccount(
   });
   const { secret } = (await c.post('/auth/mfa/setup')).body.data as { secret: string };
   await c.post('/auth/mfa/enable', { code: totpForSecret(secret, app.clock.now()) });
+  // Staff with an admin session (MFA on, so the admin login needs the next TOTP step).
+  await addStaff(app.app.deps, { email, role: 'viewer' });
+  app.clock.advance('30s');
+  const admin = await c.post('/api/v1/admin/auth/login', {
+    email,
+    password: PASSWORD,
+    code: totpForSecret(secret, app.clock.now()),
+  });
+  if (admin.status !== 200) throw new Error(`admin login: ${JSON.stringify(admin.body)}`);
   // A project and client of their own, and a grant to another owner's client.
   const own = await consoleClient(c, { name: `App of ${email}` });
   const appOwner = await registered(app, `owner-of-${email}`);

@@ -107,6 +107,33 @@ export interface PaymentEventsTable {
   received_at: string;
 }
 
+/** A staff member's admin UI session (the admin_session cookie), 12 hours, stored hashed. */
+export interface AdminSessionsTable {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  ip_address: string;
+  created_at: string;
+  last_used_at: string;
+  expires_at: string;
+}
+
+/** An SMS a staff member sent through the gateway (POST /api/v1/admin/messages). */
+export interface SmsMessagesTable {
+  id: string;
+  /** E.164 */
+  recipient: string;
+  message: string;
+  sender_id: string;
+  /** 'accepted' (the gateway took it) | 'failed' */
+  status: string;
+  provider: string;
+  provider_reference: string | null;
+  error: string | null;
+  sent_by: string | null;
+  created_at: string;
+}
+
 export interface WifiTables {
   plans: PlansTable;
   devices: DevicesTable;
@@ -115,4 +142,6 @@ export interface WifiTables {
   grants: GrantsTable;
   payments: PaymentsTable;
   payment_events: PaymentEventsTable;
+  admin_sessions: AdminSessionsTable;
+  sms_messages: SmsMessagesTable;
 }

@@ -1,0 +1,76 @@
+import type { Selectable } from 'kysely';
+import type { SmsMessagesTable } from '../db/tables/wifi.js';
+import { uuid } from '../lib/crypto.js';
+import { normalisePhone } from '../lib/phone.js';
+import { isoNow } from '../lib/time.js';
+import type { WifiDeps } from './deps.js';
+import { wifiErrors } from './errors.js';
+import { insertMessage, listMessages, updateMessage } from './messages.store.js';
+import { ADMIN_LIST_LIMIT } from './records.js';
+
+/** wifi-access-api.md §8: a message of at most 1,600 bytes (UTF-8). */
+export const SMS_MAX_BYTES = 1600;
+/** TCRA sender ids: letters and digits, at most 11. */
+const SENDER_ID = /^[A-Za-z0-9]{1,11}$/;
+
+export const presentMessage = (m: Selectable<SmsMessagesTable>) => ({
+  id: m.id,
+  recipient: m.recipient,
+  message: m.message,
+  sender_id: m.sender_id,
+  status: m.status,
+  provider: m.provider,
+  provider_reference: m.provider_reference,
+  error: m.error,
+  sent_by: m.sent_by,
+  created_at: m.created_at,
+});
+
+export interface SmsRequest {
+  recipient: string;
+  message: string;
+  sender_id?: string | undefined;
+}
+
+/**
+ * POST /api/v1/admin/messages. The record is committed first (status `sending`), then the
+ * gateway is asked, then the record gets the gateway's answer: `accepted` (202) or `failed`
+ * (502). Accepted means the gateway took it, not that the handset received it.
+ */
+export async function sendStaffSms(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>,
+  staffId: string | null,
+  request: SmsRequest,
+) {
+  const recipient = normalisePhone(request.recipient, deps.config.defaultCountryCode);
+  if (recipient === null) throw wifiErrors.smsRecipientInvalid();
+  const bytes = Buffer.byteLength(request.message, 'utf8');
+  if (bytes < 1 || bytes > SMS_MAX_BYTES) throw wifiErrors.smsMessageInvalid();
+  if (request.sender_id !== undefined && !SENDER_ID.test(request.sender_id))
+    throw wifiErrors.smsSenderInvalid();
+  const senderId = request.sender_id ?? deps.config.smsSenderId;
+  const row: Selectable<SmsMessagesTable> = {
+    id: uuid(),
+    recipient,
+    message: request.message,
+    sender_id: senderId,
+    status: 'sending',
+    provider: deps.config.smsProvider,
+    provider_reference: null,
+    error: null,
+    sent_by: staffId,
+    created_at: isoNow(deps.clock),
+  };
+  await insertMessage(deps.db, row);
+  const result = await deps.notifier.sendSms({ to: recipient, message: request.message, senderId });
+  const outcome = result.ok
+    ? { status: 'accepted', provider_reference: result.providerId ?? null, error: null }
+    : { status: 'failed', provider_reference: null, error: result.error };
+  await updateMessage(deps.db, row.id, outcome);
+  const record = presentMessage({ ...row, ...outcome });
+  return { accepted: result.ok, record };
+}
+
+export async function messages(deps: Pick<WifiDeps, 'db'>) {
+  return (await listMessages(deps.db, ADMIN_LIST_LIMIT)).map(presentMessage);
+}

@@ -1,0 +1,30 @@
+import type { WifiDeps } from './deps.js';
+
+/** What the composition root knows about the box that a portal integrator may see. */
+export interface PortalFacts {
+  radius(): { enabled: boolean; auth_port: number; acct_port: number };
+}
+
+/**
+ * GET /api/v1/admin/portal/config: the non-secret values and readiness a captive portal
+ * integration needs (never a secret: no webhook, RADIUS or uam secret, only whether one is set).
+ */
+export function portalConfig(deps: Pick<WifiDeps, 'config' | 'payments'>, facts: PortalFacts) {
+  const base = deps.config.publicBaseUrl;
+  const api = `${base}/api/v1`;
+  return {
+    api_base_url: api,
+    portal_url: `${base}/portal`,
+    endpoints: {
+      plans: `${api}/public/plans`,
+      purchases: `${api}/public/purchases`,
+      purchase_status: `${api}/public/purchases/{invoice_id}`,
+      uam_login: `${api}/public/purchases/{invoice_id}/uam-login`,
+      payment_webhook: `${base}/webhooks/${deps.payments.name}`,
+    },
+    payment_provider: { name: deps.payments.name, ready: true, sandbox: deps.payments.name === 'sandbox' },
+    radius: facts.radius(),
+    uam: { default_secret_set: deps.config.uamSecret !== null },
+    cors_origins: { admin: deps.config.adminOrigin, portal: deps.config.portalOrigin },
+  };
+}

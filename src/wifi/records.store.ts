@@ -1,0 +1,103 @@
+import type { Db } from '../db/index.js';
+
+/** Admin lists: newest first, at most `limit` rows (wifi-access-api.md §4.3). */
+
+export const listGuests = (db: Db, limit: number) =>
+  db
+    .selectFrom('invoices')
+    .select((eb) => [
+      'phone',
+      eb.fn.countAll<number | string>().as('invoices'),
+      eb.fn
+        .sum<number | string | null>(eb.case().when('status', '=', 'paid').then(1).else(0).end())
+        .as('purchases'),
+      eb.fn
+        .sum<number | string | null>(
+          eb.case().when('status', '=', 'paid').then(eb.ref('amount_tzs')).else(0).end(),
+        )
+        .as('spent_tzs'),
+      eb.fn.min<string>('created_at').as('first_seen'),
+      eb.fn.max<string>('created_at').as('last_seen'),
+    ])
+    .groupBy('phone')
+    .orderBy('last_seen', 'desc')
+    .limit(limit)
+    .execute();
+
+export const listInvoices = (db: Db, limit: number) =>
+  db
+    .selectFrom('invoices')
+    .leftJoin('plans', 'plans.id', 'invoices.plan_id')
+    .select([
+      'invoices.id',
+      'invoices.number',
+      'invoices.plan_id',
+      'plans.name as plan_name',
+      'invoices.phone',
+      'invoices.amount_tzs',
+      'invoices.status',
+      'invoices.provider',
+      'invoices.provider_reference',
+      'invoices.failure_reason',
+      'invoices.created_at',
+      'invoices.paid_at',
+    ])
+    .orderBy('invoices.created_at', 'desc')
+    .orderBy('invoices.sequence', 'desc')
+    .limit(limit)
+    .execute();
+
+export const listPayments = (db: Db, limit: number) =>
+  db
+    .selectFrom('payments')
+    .innerJoin('invoices', 'invoices.id', 'payments.invoice_id')
+    .select([
+      'payments.id',
+      'payments.invoice_id',
+      'invoices.number as invoice_number',
+      'payments.provider',
+      'payments.provider_reference',
+      'payments.amount_tzs',
+      'payments.phone',
+      'payments.event_id',
+      'payments.paid_at',
+    ])
+    .orderBy('payments.paid_at', 'desc')
+    .limit(limit)
+    .execute();
+
+const count = async (q: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }) =>
+  Number((await q.executeTakeFirstOrThrow()).n);
+
+export const countDevices = (db: Db) =>
+  count(db.selectFrom('devices').select((eb) => eb.fn.countAll<number>().as('n')));
+
+export const countPendingInvoices = (db: Db) =>
+  count(
+    db
+      .selectFrom('invoices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', '=', 'pending'),
+  );
+
+export const countLiveGrants = (db: Db, now: string) =>
+  count(
+    db
+      .selectFrom('grants')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now),
+  );
+
+/** Payments settled since `since`: how many and how much. */
+export async function salesSince(db: Db, since: string): Promise<{ sales: number; revenue_tzs: number }> {
+  const row = await db
+    .selectFrom('payments')
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('n'),
+      eb.fn.sum<number | string | null>('amount_tzs').as('total'),
+    ])
+    .where('paid_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return { sales: Number(row.n), revenue_tzs: Number(row.total ?? 0) };
+}

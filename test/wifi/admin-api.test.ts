@@ -1,0 +1,265 @@
+import t from 'tap';
+import { sendStaffSmsForTest } from '../helpers/staff-sms.js';
+import { startTestApp } from '../helpers/app.js';
+import { aPaidPurchase, aPlan, aPurchaseKey, postPurchase } from '../helpers/wifi.js';
+import { staffClient } from '../helpers/staff.js';
+import { ManualClock } from '../../src/lib/clock.js';
+
+const device = {
+  name: 'Lobby AP',
+  model: 'MikroTik hAP ac2',
+  mac_address: 'AA:BB:CC:DD:EE:01',
+  local_network: '10.1.0.0/24',
+  uam_server: 'http://10.1.0.10:8080/portal',
+  radius_nas_id: 'lobby-01',
+  radius_client_ip: '10.1.0.1',
+  coa_port: 3799,
+};
+
+t.test(
+  'plans: create, validation, PATCH replaces what is given and re-activates when active is omitted',
+  async (t) => {
+    const app = await startTestApp(t);
+    const admin = await staffClient(app, 'admin');
+    const created = await admin.post('/api/v1/admin/plans', {
+      name: 'Day',
+      description: 'All day',
+      price_tzs: 3000,
+      duration_seconds: 86400,
+      data_limit_bytes: 2e9,
+    });
+    t.equal(created.status, 201);
+    t.match(created.body.data, {
+      name: 'Day',
+      price_tzs: 3000,
+      duration_seconds: 86400,
+      data_limit_bytes: 2e9,
+      active: true,
+    });
+    const id = created.body.data.id as string;
+    t.same(
+      (await admin.post('/api/v1/admin/plans', { name: 'Cheap', price_tzs: 499, duration_seconds: 60 })).body,
+      {
+        message: 'price_tzs must be a whole number of at least 500',
+      },
+    );
+    t.equal(
+      (await admin.post('/api/v1/admin/plans', { name: 'X', price_tzs: 500, duration_seconds: 0 })).status,
+      422,
+    );
+    t.equal(
+      (
+        await admin.post('/api/v1/admin/plans', {
+          name: 'X',
+          price_tzs: 500,
+          duration_seconds: 60,
+          data_limit_bytes: 0,
+        })
+      ).status,
+      422,
+    );
+    t.same(
+      (
+        await admin.post('/api/v1/admin/plans', {
+          name: 'X',
+          price_tzs: 500,
+          duration_seconds: 60,
+          colour: 'red',
+        })
+      ).body,
+      { message: 'invalid request body' },
+    );
+    const off = await admin.patch(`/api/v1/admin/plans/${id}`, { active: false });
+    t.equal(off.body.data.active, false);
+    const repriced = await admin.patch(`/api/v1/admin/plans/${id}`, { price_tzs: 2500 });
+    t.match(
+      repriced.body.data,
+      { price_tzs: 2500, name: 'Day', active: true },
+      'omitted active becomes true',
+    );
+    t.same(
+      (await admin.patch('/api/v1/admin/plans/00000000-0000-0000-0000-000000000000', { price_tzs: 900 }))
+        .body,
+      { message: 'plan not found' },
+    );
+    t.equal((await admin.get('/api/v1/admin/plans')).body.data.length, 1, 'refused requests created nothing');
+  },
+);
+
+t.test('devices: the RADIUS secret appears only when created or rotated', async (t) => {
+  const app = await startTestApp(t);
+  const admin = await staffClient(app, 'admin');
+  const created = await admin.post('/api/v1/admin/devices', device);
+  t.equal(created.status, 201);
+  t.equal(created.headers.get('cache-control'), 'no-store');
+  const secret = created.body.data.radius_secret as string;
+  t.match(secret, /^[A-Za-z0-9]{16,}$/);
+  const id = created.body.data.id as string;
+  const listed = await admin.get('/api/v1/admin/devices');
+  t.notMatch(JSON.stringify(listed.body), secret);
+  t.notOk('radius_secret' in listed.body.data[0]);
+  const patched = await admin.patch(`/api/v1/admin/devices/${id}`, { name: 'Lobby AP 2', coa_port: 1700 });
+  t.match(patched.body.data, { name: 'Lobby AP 2', coa_port: 1700, radius_nas_id: 'lobby-01' });
+  t.notOk('radius_secret' in patched.body.data);
+  t.equal(
+    (await admin.patch(`/api/v1/admin/devices/${id}`, { radius_secret: 'mine' })).status,
+    400,
+    'secrets change through rotate-secret',
+  );
+  t.equal((await admin.patch(`/api/v1/admin/devices/${id}`, { mac_address: 'nope' })).status, 422);
+  const rotated = await admin.post(`/api/v1/admin/devices/${id}/rotate-secret`);
+  t.not(rotated.body.data.radius_secret, secret);
+  t.equal((await admin.post('/api/v1/admin/devices', device)).status, 409, 'the same NAS id twice');
+});
+
+t.test('guests, invoices and payments: newest first, documented fields, at most 200 rows', async (t) => {
+  const app = await startTestApp(t);
+  const viewer = await staffClient(app, 'viewer');
+  const plan = await aPlan(app.app, { price_tzs: 1500 });
+  await aPaidPurchase(app, plan);
+  app.clock.advance('1m');
+  await postPurchase(app.base, { plan_id: plan.id, phone: '+255700000002' }, aPurchaseKey());
+  const guests = (await viewer.get('/api/v1/admin/guests')).body.data as Record<string, unknown>[];
+  t.same(guests, [
+    {
+      phone: '+255700000002',
+      purchases: 0,
+      invoices: 1,
+      spent_tzs: 0,
+      first_seen: guests[0]!.first_seen,
+      last_seen: guests[0]!.last_seen,
+    },
+    {
+      phone: '+255712345678',
+      purchases: 1,
+      invoices: 1,
+      spent_tzs: 1500,
+      first_seen: guests[1]!.first_seen,
+      last_seen: guests[1]!.last_seen,
+    },
+  ]);
+  const invoices = (await viewer.get('/api/v1/admin/invoices')).body.data as Record<string, unknown>[];
+  t.same(Object.keys(invoices[0]!).sort(), [
+    'amount_tzs',
+    'created_at',
+    'failure_reason',
+    'id',
+    'number',
+    'paid_at',
+    'phone',
+    'plan_id',
+    'plan_name',
+    'provider',
+    'provider_reference',
+    'status',
+  ]);
+  t.same(
+    invoices.map((i) => i.status),
+    ['pending', 'paid'],
+  );
+  const payments = (await viewer.get('/api/v1/admin/payments')).body.data as Record<string, unknown>[];
+  t.match(payments, [{ amount_tzs: 1500, provider: 'sandbox', invoice_number: invoices[1]!.number }]);
+
+  for (let i = 0; i < 205; i++)
+    await postPurchase(
+      app.base,
+      { plan_id: plan.id, phone: `+2557000${String(i).padStart(5, '0')}` },
+      aPurchaseKey(),
+    );
+  t.equal((await viewer.get('/api/v1/admin/invoices')).body.data.length, 200);
+  t.equal((await viewer.get('/api/v1/admin/guests')).body.data.length, 200);
+  for (let i = 0; i < 201; i++) {
+    app.clock.advance('1s');
+    await sendStaffSmsForTest(app, `sms ${String(i)}`);
+  }
+  const messages = (await viewer.get('/api/v1/admin/messages')).body.data as { message: string }[];
+  t.equal(messages.length, 200);
+  t.equal(messages[0]?.message, 'sms 200', 'newest first');
+});
+
+t.test("overview: devices, sessions, pending invoices and the venue day's sales", async (t) => {
+  // 22:30 UTC is 01:30 the next day in Dar es Salaam (UTC+3): "today" started 21:00 UTC.
+  const app = await startTestApp(t, { clock: new ManualClock('2026-05-10T20:30:00Z') });
+  const viewer = await staffClient(app, 'viewer');
+  const admin = await staffClient(app, 'admin');
+  await admin.post('/api/v1/admin/devices', device);
+  const plan = await aPlan(app.app, { price_tzs: 2000 });
+  await aPaidPurchase(app, plan); // 20:30 UTC: yesterday, venue time
+  app.clock.advance('2h');
+  await aPaidPurchase(app, plan);
+  await aPaidPurchase(app, plan);
+  await postPurchase(app.base, { plan_id: plan.id, phone: '0712000000' }, aPurchaseKey());
+  const overview = (await viewer.get('/api/v1/admin/overview')).body.data;
+  t.same(overview, {
+    devices: 1,
+    active_sessions: 0,
+    pending_invoices: 1,
+    live_grants: 2, // the first one-hour grant ran out at 21:30
+    today: {
+      since: '2026-05-10T21:00:00.000Z',
+      timezone: 'Africa/Dar_es_Salaam',
+      sales: 2,
+      revenue_tzs: 4000,
+    },
+  });
+});
+
+t.test('portal config: endpoints and readiness, never a secret', async (t) => {
+  const app = await startTestApp(t, {
+    env: { PUBLIC_BASE_URL: 'https://wifi.venue.example', UAM_SECRET: 'uam-s3cret' },
+  });
+  const viewer = await staffClient(app, 'viewer');
+  const config = (await viewer.get('/api/v1/admin/portal/config')).body.data;
+  t.match(config, {
+    api_base_url: 'https://wifi.venue.example/api/v1',
+    portal_url: 'https://wifi.venue.example/portal',
+    endpoints: {
+      plans: 'https://wifi.venue.example/api/v1/public/plans',
+      payment_webhook: 'https://wifi.venue.example/webhooks/sandbox',
+    },
+    payment_provider: { name: 'sandbox', ready: true },
+    radius: { enabled: false },
+    uam: { default_secret_set: true },
+  });
+  const text = JSON.stringify(config);
+  for (const secret of [app.config.paymentWebhookSecret, app.config.radiusSecret, 'uam-s3cret'])
+    t.notMatch(text, secret);
+});
+
+t.test(
+  'no admin response carries a secret: webhook secret, RADIUS secrets, password hashes, purchase keys',
+  async (t) => {
+    const app = await startTestApp(t, { env: { UAM_SECRET: 'global-uam-secret' } });
+    const owner = await staffClient(app, 'owner');
+    const created = await owner.post('/api/v1/admin/devices', { ...device, uam_secret: 'device-uam-secret' });
+    const deviceSecret = created.body.data.radius_secret as string;
+    const paid = await aPaidPurchase(app);
+    const bodies: string[] = [];
+    for (const path of [
+      'overview',
+      'portal/config',
+      'plans',
+      'devices',
+      'guests',
+      'invoices',
+      'payments',
+      'messages',
+      'auth/me',
+    ]) {
+      bodies.push(JSON.stringify((await owner.get(`/api/v1/admin/${path}`)).body));
+    }
+    const all = bodies.join('\n');
+    for (const secret of [
+      app.config.paymentWebhookSecret,
+      app.config.radiusSecret,
+      deviceSecret,
+      'device-uam-secret',
+      'global-uam-secret',
+      paid.key,
+    ]) {
+      t.notMatch(all, secret, 'secret absent');
+    }
+    t.notMatch(all, /\$argon2id\$/, 'no password hash');
+    t.notMatch(all, /purchase_key|password_enc|secret_enc/, 'no sealed or hashed columns');
+  },
+);
