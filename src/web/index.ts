@@ -2,6 +2,7 @@ import type { CoreDeps } from '../deps.js';
 import type { Route } from '../http/route.js';
 import { loadAssets, type Assets } from './assets.js';
 import { assetRoutes } from './assets.routes.js';
+import { portalRoutes } from './portal.routes.js';
 
 /** The web pages' public surface: app.ts mounts these routes. */
 export { safeNext } from './security.js';
@@ -14,5 +15,5 @@ export function webRoutes(deps: Deps, assets: Assets = loadAssets()): Route[] {
       { event: 'web.assets_missing', files: assets.missing },
       'page assets are missing: run npm run build',
     );
-  return [...assetRoutes(assets)];
+  return [...assetRoutes(assets), ...portalRoutes(deps, assets)];
 }
