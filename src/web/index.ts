@@ -2,6 +2,9 @@ import type { CoreDeps } from '../deps.js';
 import type { Route } from '../http/route.js';
 import { loadAssets, type Assets } from './assets.js';
 import { assetRoutes } from './assets.routes.js';
+import { accountRoutes } from './account.routes.js';
+import { consentRoutes } from './consent.routes.js';
+import { identityPageRoutes } from './identity.routes.js';
 import { portalRoutes } from './portal.routes.js';
 
 /** The web pages' public surface: app.ts mounts these routes. */
@@ -15,5 +18,11 @@ export function webRoutes(deps: Deps, assets: Assets = loadAssets()): Route[] {
       { event: 'web.assets_missing', files: assets.missing },
       'page assets are missing: run npm run build',
     );
-  return [...assetRoutes(assets), ...portalRoutes(deps, assets)];
+  return [
+    ...assetRoutes(assets),
+    ...portalRoutes(deps, assets),
+    ...identityPageRoutes(deps, assets),
+    ...consentRoutes(deps, assets),
+    ...accountRoutes(deps, assets),
+  ];
 }

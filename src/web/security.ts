@@ -40,8 +40,9 @@ const PROBE_ORIGIN = 'http://next.invalid';
  * characters; the result is what the URL parser makes of it, so what we check is what the
  * browser will follow. The page script repeats the check before it navigates.
  */
-export function safeNext(raw: string | undefined, fallback = DEFAULT_NEXT): string {
-  if (raw === undefined || raw.length === 0 || raw.length > 4096) return fallback;
+export function safeNext(raw: unknown, fallback = DEFAULT_NEXT): string {
+  // A repeated parameter arrives as an array: not a path either.
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > 4096) return fallback;
   if (!raw.startsWith('/') || raw.startsWith('//')) return fallback;
   // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\\\u0000-\u001f\u007f]/.test(raw)) return fallback;
