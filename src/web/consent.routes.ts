@@ -10,16 +10,6 @@ import type { IdentityKey } from './strings/identity.en.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config'>;
 
-/** The authorize parameters the consent page hands back to POST /oauth/consent. */
-const PARAMS = [
-  'client_id',
-  'redirect_uri',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-  'nonce',
-] as const;
 const SCOPES = new Set(['openid', 'profile', 'email', 'phone']);
 
 /** Only an https logo is shown (and allowed by the page's CSP); anything else is left out. */
@@ -71,7 +61,9 @@ export function consentRoutes(deps: Deps, assets: Assets): Route[] {
         const homepage =
           client.homepage_url && /^https?:\/\//.test(client.homepage_url) ? client.homepage_url : null;
         const scopes = [...new Set((search.get('scope') ?? '').split(' '))].filter((x) => SCOPES.has(x));
-        const params = Object.fromEntries(PARAMS.map((p) => [p, search.get(p) ?? undefined]));
+        // The authorize parameters go back as they came; POST /oauth/consent re-validates them
+        // all (and ignores names it does not know).
+        const params = Object.fromEntries([...search].filter(([name]) => name !== 'response_type'));
         return identityPage(deps, assets, {
           title: 'consent.title',
           script: 'consent.js',
