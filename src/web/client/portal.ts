@@ -1,4 +1,4 @@
-import { api, dataOf, messageOf, type ApiResult } from './api.js';
+import { dataOf, messageOf, type ApiResult } from './api.js';
 import {
   $,
   busy,
@@ -11,14 +11,8 @@ import {
   pageData,
   show,
 } from './dom.js';
-import {
-  amount,
-  bytesWords,
-  displayPhone,
-  durationWords,
-  normalisePhone,
-  type Strings,
-} from './portal-format.js';
+import { amount, displayPhone, normalisePhone, type Strings } from './portal-format.js';
+import { fetchPlans, selectedPlan, showPlans } from './portal-plans.js';
 import {
   forgetPurchase,
   loadPurchase,
@@ -41,14 +35,6 @@ interface Data {
   lang: Lang;
   strings: Record<Lang, Strings>;
 }
-interface Plan {
-  id: string;
-  name: string;
-  description: string;
-  price_tzs: number;
-  duration_seconds: number;
-  data_limit_bytes?: number;
-}
 type Known = StoredPurchase & { invoiceId: string };
 
 const POLL_MS = 3000;
@@ -56,7 +42,6 @@ const LANG_KEY = 'hotspot.lang';
 const data = pageData() as Data;
 const chilli = readChilli(location.search);
 let lang: Lang = storedLang() ?? data.lang;
-let plans: Plan[] = [];
 let current: StoredPurchase | null = null;
 let pollTimer: number | undefined;
 /** Log in by ourselves at most once per page load, and never right after the router refused. */
@@ -112,61 +97,17 @@ function step(which: 'buy' | 'waiting' | 'outcome' | 'none'): void {
 }
 
 async function loadPlans(): Promise<void> {
-  const result = await api('GET', '/api/v1/public/plans');
-  plans = result.status === 200 ? (dataOf(result) as Plan[]) : [];
-  $('plans').dataset.state = result.status === 200 ? (plans.length ? 'ok' : 'none') : 'error';
+  await fetchPlans();
   renderPlans();
 }
 
 function renderPlans(): void {
-  const box = $('plans');
-  const state = box.dataset.state;
-  if (state !== 'ok') {
-    const p = document.createElement('p');
-    p.textContent = t(state === 'none' ? 'plans.none' : state === 'error' ? 'plans.error' : 'plans.loading');
-    box.replaceChildren(p);
-    return;
-  }
-  const chosen = selectedPlan()?.id ?? current?.planId ?? (plans.length === 1 ? plans[0]?.id : undefined);
-  box.replaceChildren(...plans.map((plan) => planCard(plan, plan.id === chosen)));
-  updatePayLabel();
-}
-
-function planCard(plan: Plan, checked: boolean): HTMLElement {
-  const label = document.createElement('label');
-  label.className = 'plan';
-  const input = document.createElement('input');
-  Object.assign(input, { type: 'radio', name: 'plan', value: plan.id, checked });
-  input.addEventListener('change', () => {
+  showPlans(t, data.strings[lang], current?.planId, () => {
     fieldError($('plans'), null);
     updatePayLabel();
   });
-  const line = (cls: string, text: string): HTMLElement => {
-    const span = document.createElement('span');
-    span.className = cls;
-    span.textContent = text;
-    return span;
-  };
-  const limit = plan.data_limit_bytes;
-  label.append(
-    input,
-    line('plan-name', plan.name),
-    line('plan-price', t('price', { amount: amount(plan.price_tzs) })),
-    line(
-      'plan-meta',
-      `${durationWords(plan.duration_seconds, data.strings[lang])} · ${
-        limit === undefined ? t('plan.noLimit') : t('plan.data', { size: bytesWords(limit) })
-      }`,
-    ),
-  );
-  if (plan.description) label.append(line('plan-desc', plan.description));
-  return label;
+  updatePayLabel();
 }
-
-const selectedPlan = (): Plan | undefined => {
-  const id = document.querySelector<HTMLInputElement>('input[name="plan"]:checked')?.value;
-  return plans.find((p) => p.id === id);
-};
 
 function updatePayLabel(): void {
   const plan = selectedPlan();
