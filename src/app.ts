@@ -27,6 +27,7 @@ import {
 import { adminRoutes, staffRoutes } from './wifi/index.js';
 import { planRoutes } from './wifi/plans.routes.js';
 import { purchaseRoutes } from './wifi/purchases.routes.js';
+import { webRoutes } from './web/index.js';
 
 export const DATABASE_FILE = 'hotspot.db';
 
@@ -120,6 +121,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         }),
       },
     }),
+    ...webRoutes(deps),
     ...(options.extraRoutes?.(deps) ?? []),
   ];
   const http = createHttpServer({

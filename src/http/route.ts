@@ -17,6 +17,8 @@ export type RouteResult =
   /** A JSON body sent as is (OAuth token, discovery, JWKS, passkey finish). */
   | { status?: number; raw: unknown; headers?: Headers }
   | { status?: number; html: string; headers?: Headers }
+  /** Any other body with its own content type (the pages' static assets). */
+  | { status?: number; body: string | Buffer; type: string; headers?: Headers }
   | { status?: 301 | 302 | 303 | 307; redirect: string; headers?: Headers }
   | { status: 204; empty: true; headers?: Headers };
 
@@ -131,6 +133,10 @@ function render(res: ServerResponse, family: ApiFamily, result: RouteResult): vo
     res.statusCode = result.status ?? 200;
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.end(result.html);
+  } else if ('body' in result) {
+    res.statusCode = result.status ?? 200;
+    res.setHeader('Content-Type', result.type);
+    res.end(result.body);
   } else if ('raw' in result) {
     sendJson(res, result.status ?? 200, result.raw);
   } else if (family === 'identity') {

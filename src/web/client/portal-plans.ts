@@ -1,0 +1,78 @@
+import { api, dataOf } from './api.js';
+import { $ } from './dom.js';
+import { amount, bytesWords, durationWords, type Strings } from './portal-format.js';
+
+/** The portal's plan list: fetched once, drawn as radio cards in the current language. */
+
+export interface Plan {
+  id: string;
+  name: string;
+  description: string;
+  price_tzs: number;
+  duration_seconds: number;
+  data_limit_bytes?: number;
+}
+
+type Translate = (key: string, vars?: Readonly<Record<string, string | number>>) => string;
+
+let plans: Plan[] = [];
+
+export async function fetchPlans(): Promise<void> {
+  const result = await api('GET', '/api/v1/public/plans');
+  plans = result.status === 200 ? (dataOf(result) as Plan[]) : [];
+  $('plans').dataset.state = result.status === 200 ? (plans.length ? 'ok' : 'none') : 'error';
+}
+
+export const selectedPlan = (): Plan | undefined => {
+  const id = document.querySelector<HTMLInputElement>('input[name="plan"]:checked')?.value;
+  return plans.find((p) => p.id === id);
+};
+
+/** (Re)draws the list, keeping the choice (or `preferred`, or the only plan) selected. */
+export function showPlans(
+  t: Translate,
+  strings: Strings,
+  preferred: string | undefined,
+  onChange: () => void,
+): void {
+  const box = $('plans');
+  const state = box.dataset.state;
+  if (state !== 'ok') {
+    const p = document.createElement('p');
+    p.textContent = t(state === 'none' ? 'plans.none' : state === 'error' ? 'plans.error' : 'plans.loading');
+    box.replaceChildren(p);
+    return;
+  }
+  const chosen = selectedPlan()?.id ?? preferred ?? (plans.length === 1 ? plans[0]?.id : undefined);
+  box.replaceChildren(...plans.map((plan) => planCard(plan, plan.id === chosen, t, strings, onChange)));
+}
+
+function planCard(
+  plan: Plan,
+  checked: boolean,
+  t: Translate,
+  strings: Strings,
+  onChange: () => void,
+): HTMLElement {
+  const label = document.createElement('label');
+  label.className = 'plan';
+  const input = document.createElement('input');
+  Object.assign(input, { type: 'radio', name: 'plan', value: plan.id, checked });
+  input.addEventListener('change', onChange);
+  const line = (cls: string, text: string): HTMLElement => {
+    const span = document.createElement('span');
+    span.className = cls;
+    span.textContent = text;
+    return span;
+  };
+  const limit = plan.data_limit_bytes;
+  const data = limit === undefined ? t('plan.noLimit') : t('plan.data', { size: bytesWords(limit) });
+  label.append(
+    input,
+    line('plan-name', plan.name),
+    line('plan-price', t('price', { amount: amount(plan.price_tzs) })),
+    line('plan-meta', `${durationWords(plan.duration_seconds, strings)} · ${data}`),
+  );
+  if (plan.description) label.append(line('plan-desc', plan.description));
+  return label;
+}

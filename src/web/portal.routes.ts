@@ -1,0 +1,108 @@
+import type { CoreDeps } from '../deps.js';
+import { defineRoute, type Route } from '../http/route.js';
+import type { Assets } from './assets.js';
+import { html } from './html.js';
+import { renderPage } from './layout.js';
+import { portalEn, type PortalKey } from './strings/portal.en.js';
+import { portalSw } from './strings/portal.sw.js';
+
+type Lang = 'en' | 'sw';
+const TABLES: Readonly<Record<Lang, Readonly<Record<PortalKey, string>>>> = { en: portalEn, sw: portalSw };
+
+/** Swahili when the browser prefers it to English (Accept-Language order and q-values), else English. */
+export function portalLanguage(header: string | undefined): Lang {
+  const ranked = (header ?? '')
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().toLowerCase().split(';');
+      const q = Number(
+        params
+          .find((p) => p.trim().startsWith('q='))
+          ?.trim()
+          .slice(2) ?? '1',
+      );
+      return { lang: tag.split('-')[0], q: Number.isFinite(q) ? q : 0, index };
+    })
+    .filter((x) => x.q > 0 && (x.lang === 'sw' || x.lang === 'en'))
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  return ranked[0]?.lang === 'sw' ? 'sw' : 'en';
+}
+
+function portalMain(s: Readonly<Record<PortalKey, string>>) {
+  const T = (key: PortalKey) => html`data-t="${key}">${s[key]}`;
+  return html`<div class="lang" role="group" aria-labelledby="lang-label">
+<span id="lang-label" ${T('lang.label')}</span>
+<button type="button" class="chip" data-lang="en" lang="en">English</button>
+<button type="button" class="chip" data-lang="sw" lang="sw">Kiswahili</button>
+</div>
+<h1 ${T('heading')}</h1>
+<p class="lead" ${T('intro')}</p>
+<p id="router" class="notice" role="status" hidden></p>
+<p id="status" class="notice" role="status" aria-live="polite" hidden></p>
+<p><a id="continue" class="button" hidden></a></p>
+<section id="not-hotspot" class="notice warn" hidden>
+<h2 ${T('notHotspot.heading')}</h2>
+<p ${T('notHotspot.body')}</p>
+</section>
+<section id="creds" class="card" hidden aria-labelledby="creds-heading">
+<h2 id="creds-heading" ${T('creds.heading')}</h2>
+<p ${T('creds.body')}</p>
+<dl class="creds">
+<dt ${T('creds.username')}</dt><dd id="cred-user" class="mono"></dd>
+<dt ${T('creds.password')}</dt><dd id="cred-pass" class="mono"></dd>
+</dl>
+<p id="cred-expires" class="muted"></p>
+<button type="button" class="primary" id="connect" hidden ${T('connect.button')}</button>
+</section>
+<section id="waiting" class="card" hidden aria-live="polite">
+<h2 ${T('confirm.heading')}</h2>
+<p id="waiting-body"></p>
+<p id="waiting-invoice" class="muted"></p>
+<p class="pulse" ${T('confirm.waiting')}</p>
+<button type="button" id="check-now" ${T('confirm.check')}</button>
+<button type="button" class="link" id="cancel" ${T('confirm.cancel')}</button>
+</section>
+<section id="outcome" class="card" hidden role="alert">
+<h2 id="outcome-heading"></h2>
+<p id="outcome-body"></p>
+<button type="button" class="primary" id="retry" ${T('retry')}</button>
+<button type="button" class="link" id="another" ${T('confirm.cancel')}</button>
+</section>
+<form id="buy" novalidate hidden>
+<fieldset>
+<legend ${T('plans.heading')}</legend>
+<div id="plans" class="plans" tabindex="-1" aria-describedby="plans-error"><p ${T('plans.loading')}</p></div>
+<p class="error" id="plans-error" hidden></p>
+</fieldset>
+<div class="field">
+<label for="phone" ${T('phone.label')}</label>
+<input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel" required aria-describedby="phone-hint phone-error">
+<p class="hint" id="phone-hint" ${T('phone.hint')}</p>
+<p class="error" id="phone-error" hidden></p>
+</div>
+<button type="submit" id="pay" class="primary" ${T('pay.button')}</button>
+<p class="error" id="buy-error" role="alert" hidden></p>
+</form>`;
+}
+
+/** GET /portal: where CoovaChilli sends guests (`res=notyet&uamip&uamport&challenge…`). */
+export function portalRoutes(deps: Pick<CoreDeps, 'config'>, assets: Assets): Route[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/portal',
+      api: 'identity',
+      handler: ({ req }) => {
+        const lang = portalLanguage(req.headers['accept-language']);
+        return renderPage(assets, {
+          lang,
+          title: TABLES[lang]['page.title'],
+          serviceName: deps.config.serviceName,
+          script: 'portal.js',
+          main: portalMain(TABLES[lang]),
+          data: { lang, strings: TABLES },
+        });
+      },
+    }),
+  ];
+}
