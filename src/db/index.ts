@@ -4,3 +4,4 @@ export { migrateToLatest, migrationState, MIGRATIONS } from './migrate.js';
 export type { DB } from './schema.js';
 export { databaseReady } from './probe.js';
 export { GroupCommit } from './group-commit.js';
+export { rowCounts } from './stats.js';

@@ -74,6 +74,30 @@ export function createNotifier(deps: {
     }
   };
 
+  /** The configured SMS gateway; validated at start, so every provider has its settings. */
+  const smsGateway = (full: Required<SmsMessage>): Promise<SendResult> => {
+    switch (config.smsProvider) {
+      case 'outbox':
+        return toOutbox({ channel: 'sms', to: full.to, text: full.message, sender_id: full.senderId });
+      case 'http':
+        return sendViaHttpGateway({ url: config.smsHttpUrl ?? '', token: config.smsHttpToken }, full);
+      case 'beem':
+        return sendViaBeem(
+          { url: config.beemSmsUrl, apiKey: config.beemApiKey ?? '', secretKey: config.beemSecretKey ?? '' },
+          full,
+        );
+      case 'africastalking':
+        return sendViaAfricasTalking(
+          {
+            url: config.africastalkingSmsUrl,
+            username: config.africastalkingUsername ?? '',
+            apiKey: config.africastalkingApiKey ?? '',
+          },
+          full,
+        );
+    }
+  };
+
   return {
     async sendMail(message: MailMessage) {
       if (!smtp) {
@@ -93,46 +117,7 @@ export function createNotifier(deps: {
 
     async sendSms(message: SmsMessage) {
       const full = { ...message, senderId: message.senderId ?? config.smsSenderId };
-      switch (config.smsProvider) {
-        case 'outbox':
-          return report(
-            'sms',
-            message.to,
-            await toOutbox({ channel: 'sms', to: full.to, text: full.message, sender_id: full.senderId }),
-          );
-        case 'http':
-          return report(
-            'sms',
-            message.to,
-            await sendViaHttpGateway({ url: config.smsHttpUrl ?? '', token: config.smsHttpToken }, full),
-          );
-        case 'beem':
-          return report(
-            'sms',
-            message.to,
-            await sendViaBeem(
-              {
-                url: config.beemSmsUrl,
-                apiKey: config.beemApiKey ?? '',
-                secretKey: config.beemSecretKey ?? '',
-              },
-              full,
-            ),
-          );
-        case 'africastalking':
-          return report(
-            'sms',
-            message.to,
-            await sendViaAfricasTalking(
-              {
-                url: config.africastalkingSmsUrl,
-                username: config.africastalkingUsername ?? '',
-                apiKey: config.africastalkingApiKey ?? '',
-              },
-              full,
-            ),
-          );
-      }
+      return report('sms', message.to, await smsGateway(full));
     },
 
     close() {

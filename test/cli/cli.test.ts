@@ -69,6 +69,21 @@ t.test('status reports the daemon, the database and the secrets without printing
   t.match(doc.database, { migrations_applied: 0 });
   t.ok((doc.database?.migrations_pending as string[]).includes('0001_init'), 'status does not migrate');
   t.same(doc.secrets, { radius_secret: 'generated', payment_webhook_secret: 'generated' });
+  t.same(doc.signing_keys, [], 'no keys before the first migration');
+  t.same(doc.counts, {
+    users: null,
+    projects: null,
+    oauth_clients: null,
+    plans: null,
+    devices: null,
+    invoices: null,
+    grants: null,
+    payments: null,
+  });
+  await runCli(['migrate'], env);
+  const after = JSON.parse((await runCli(['status', '--json'], env)).stdout) as Record<string, unknown>;
+  t.match(after.counts, { users: 0, plans: 0, invoices: 0 });
+  t.same(after.signing_keys, [], 'migrate creates no key; the first start does');
   const human = await runCli(['status'], env);
   t.match(human.stdout, /daemon\s+not reachable/);
 });

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { DATABASE_FILE } from '../../app.js';
-import { migrationState } from '../../db/index.js';
+import { migrationState, rowCounts } from '../../db/index.js';
 import type { Config } from '../../config/index.js';
 import { readOutbox } from '../../notify/index.js';
 import { contextOf, withApp } from '../context.js';
@@ -51,6 +51,18 @@ export function registerStatus(program: Command): void {
                 : 'configured',
             },
             outbox_messages: (await readOutbox(config.dataDir)).length,
+            // Key ages: the state and dates of each OAuth signing key (none before the first start).
+            signing_keys: migrations.pending.length === 0 ? await app.deps.keys.list() : [],
+            counts: await rowCounts(app.deps.db, [
+              'users',
+              'projects',
+              'oauth_clients',
+              'plans',
+              'devices',
+              'invoices',
+              'grants',
+              'payments',
+            ]),
           };
         },
         { migrate: false },
@@ -71,6 +83,10 @@ export function registerStatus(program: Command): void {
           ['RADIUS secret', report.secrets.radius_secret],
           ['webhook secret', report.secrets.payment_webhook_secret],
           ['outbox', `${String(report.outbox_messages)} messages`],
+          ...report.signing_keys.map(
+            (k) => [`key ${k.kid.slice(0, 8)}…`, `${k.state}, created ${k.created_at}`] as const,
+          ),
+          ...Object.entries(report.counts).map(([table, n]) => [table, n ?? '-'] as const),
         ]),
       );
     });
