@@ -90,18 +90,25 @@ export function defineRoute<B = undefined, P = undefined>(spec: RouteSpec<B, P>)
           res,
           body,
           params: req.params,
-          query: req.query,
+          query: singleValues(req.query),
           principal,
           ip: req.ip,
         });
         render(res, spec.api, result);
       } catch (err) {
+        // Anything not meant for the caller is logged here, whoever renders it.
+        if (!isAppError(err)) {
+          rt.log.error(
+            { event: 'http.unhandled_error', request_id: req.id, route: req.routeName, err },
+            'unhandled error',
+          );
+        }
         const custom = spec.renderError?.(err);
         if (custom) {
           sendJson(res, custom.status, custom.body, custom.headers);
           return;
         }
-        renderError(req, res, spec.api, err, rt.log);
+        renderError(res, spec.api, err);
       }
     },
   };
@@ -150,21 +157,24 @@ function render(res: ServerResponse, family: ApiFamily, result: RouteResult): vo
   }
 }
 
-/** AppErrors keep their status and message; anything else is logged and becomes a bare 500. */
-export function renderError(
-  req: HttpRequest,
-  res: ServerResponse,
-  family: ApiFamily,
-  err: unknown,
-  log: Logger,
-): void {
+/** AppErrors keep their status and message; anything else becomes a bare 500 (logged by the caller). */
+export function renderError(res: ServerResponse, family: ApiFamily, err: unknown): void {
   if (isAppError(err)) {
     sendJson(res, err.status, errorBody(family, err.message, err.details), err.headers);
     return;
   }
-  log.error(
-    { event: 'http.unhandled_error', request_id: req.id, route: req.routeName, err },
-    'unhandled error',
-  );
   sendJson(res, 500, errorBody(family, 'internal server error'));
+}
+
+/**
+ * polka parses a repeated query parameter into an array although its types say string: keep
+ * the first value, so no handler meets an array (routes that must refuse repeats read req.search).
+ */
+function singleValues(query: Readonly<Record<string, unknown>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query)) {
+    const first: unknown = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string') out[key] = first;
+  }
+  return out;
 }

@@ -6,6 +6,7 @@ import polka, { type NextHandler } from 'polka';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../lib/clock.js';
 import { uuid } from '../lib/crypto.js';
+import { isAppError } from '../lib/errors.js';
 import type { Logger } from '../lib/log.js';
 import { clientIp } from './client-ip.js';
 import { corsMiddleware } from './cors.js';
@@ -47,7 +48,13 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       sendError(res, req.family, 404, 'not found');
     },
     onError: (err, req, res) => {
-      renderError(req, res, req.family, err, log);
+      if (!isAppError(err)) {
+        log.error(
+          { event: 'http.unhandled_error', request_id: req.id, route: req.routeName, err },
+          'unhandled error',
+        );
+      }
+      renderError(res, req.family, err);
     },
   });
 

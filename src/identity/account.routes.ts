@@ -3,7 +3,7 @@ import { defineRoute, type Route } from '../http/route.js';
 import { forgotBody, loginBody, registerBody, resetBody } from './auth.schema.js';
 import { passwordLogin } from './login.js';
 import { presentUser } from './present.js';
-import { requestPasswordReset, resetPassword } from './reset.js';
+import { resetPassword, startPasswordReset } from './reset.js';
 import { clearSessionCookie, requireSession, sessionCookie } from './session.http.js';
 import { endSession } from './sessions.js';
 import { deleteAccount, register } from './users.js';
@@ -78,8 +78,8 @@ export function accountRoutes(deps: Deps): Route[] {
       path: '/auth/forgot-password',
       api: 'identity',
       body: { kind: 'json', parse: forgotBody },
-      handler: async ({ body }) => {
-        await requestPasswordReset(deps, body.identifier);
+      handler: ({ body }) => {
+        startPasswordReset(deps, body.identifier);
         return { message: 'if an account exists, a reset link has been sent' };
       },
     }),

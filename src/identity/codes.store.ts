@@ -54,3 +54,14 @@ export const consumeCodes = (db: Db, userId: string, channel: Channel, now: stri
     .where('channel', '=', channel)
     .where('consumed_at', 'is', null)
     .execute();
+
+/** Retires every unused code of the channel but `keepId` (a newer code was delivered). */
+export const retireOtherCodes = (db: Db, userId: string, channel: Channel, keepId: string, now: string) =>
+  db
+    .updateTable('verification_codes')
+    .set({ consumed_at: now })
+    .where('user_id', '=', userId)
+    .where('channel', '=', channel)
+    .where('consumed_at', 'is', null)
+    .where('id', '!=', keepId)
+    .execute();

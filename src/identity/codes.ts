@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
-import { randomDigits, safeEqual, sha256Hex, uuid } from '../lib/crypto.js';
+import { randomDigits, safeEqual, uuid } from '../lib/crypto.js';
 import { isoAgo, isoIn, isoNow } from '../lib/time.js';
 import {
   consumeCodes,
@@ -9,10 +9,11 @@ import {
   deleteCode,
   findLatestUnusedCode,
   insertCode,
+  retireOtherCodes,
 } from './codes.store.js';
 import { identityErrors } from './errors.js';
 import { alertUser, recordEvent } from './events.js';
-import { findUserByPhone, findUserById, updateUser, type UserRow } from './users.store.js';
+import { findUserByEmail, findUserByPhone, findUserById, updateUser, type UserRow } from './users.store.js';
 import { isValidPhone } from './rules.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
@@ -22,7 +23,9 @@ export const CODE_TTL_SECONDS = 5 * 60;
 export const CODE_MAX_ATTEMPTS = 5;
 export const CODE_SENDS_PER_HOUR = 3;
 
-const hashCode = (userId: string, code: string): string => sha256Hex(`${userId}:${code}`);
+/** Codes are stored as a keyed digest (the vault key): a million candidates are not a secret otherwise. */
+const hashCode = (deps: Pick<Deps, 'vault'>, userId: string, code: string): string =>
+  deps.vault.digest(code, `verification-code:${userId}`);
 
 interface IssuedCode {
   id: string;
@@ -33,7 +36,7 @@ interface IssuedCode {
 /** Inside a transaction: enforce the per-user send budget and store a new code (hashed). */
 async function issueCode(
   db: Db,
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<Deps, 'clock' | 'vault'>,
   userId: string,
   channel: CodeChannel,
   target: string,
@@ -41,14 +44,12 @@ async function issueCode(
   const sent = await countCodesSince(db, userId, channel, isoAgo(deps.clock, 3600));
   if (sent >= CODE_SENDS_PER_HOUR) throw identityErrors.tooManyCodes();
   const issued: IssuedCode = { id: uuid(), code: randomDigits(6), target };
-  // A new code replaces any earlier one of the channel: only the latest is ever valid.
-  await consumeCodes(db, userId, channel, isoNow(deps.clock));
   await insertCode(db, {
     id: issued.id,
     user_id: userId,
     channel,
     target,
-    code_hash: hashCode(userId, issued.code),
+    code_hash: hashCode(deps, userId, issued.code),
     attempts: 0,
     expires_at: isoIn(deps.clock, CODE_TTL_SECONDS),
     consumed_at: null,
@@ -57,8 +58,16 @@ async function issueCode(
   return issued;
 }
 
-/** After commit: send the code; a failed send un-issues it (it does not count) and is a 502. */
-async function deliverCode(deps: Deps, channel: CodeChannel, issued: IssuedCode): Promise<void> {
+/**
+ * After commit: send the code. A failed send un-issues it (it does not count) and is a 502; a
+ * delivered one replaces the earlier codes of the channel (only the latest is ever valid).
+ */
+async function deliverCode(
+  deps: Deps,
+  userId: string,
+  channel: CodeChannel,
+  issued: IssuedCode,
+): Promise<void> {
   const text = `Your ${deps.config.serviceName} verification code is ${issued.code}. It expires in 5 minutes.`;
   const result =
     channel === 'email'
@@ -72,6 +81,7 @@ async function deliverCode(deps: Deps, channel: CodeChannel, issued: IssuedCode)
     await deleteCode(deps.db, issued.id);
     throw identityErrors.codeNotSent();
   }
+  await retireOtherCodes(deps.db, userId, channel, issued.id, isoNow(deps.clock));
 }
 
 /** verify-email/send (and the code sent at registration). */
@@ -79,23 +89,34 @@ export async function sendVerificationCode(deps: Deps, user: UserRow, channel: C
   const target = channel === 'email' ? user.email : user.phone;
   if (target === null) throw channel === 'email' ? identityErrors.noEmail() : identityErrors.noPhone();
   const issued = await deps.db.transaction().execute((tx) => issueCode(tx, deps, user.id, channel, target));
-  await deliverCode(deps, channel, issued);
+  await deliverCode(deps, user.id, channel, issued);
 }
 
-/** verify-phone/send: attach the number (unverified) unless another account has it, then send a code. */
+/** Inside a transaction: refuse a phone that is another account's phone (or email). */
+async function refuseTakenPhone(db: Db, userId: string, phone: string): Promise<void> {
+  const owner = (await findUserByPhone(db, phone)) ?? (await findUserByEmail(db, phone));
+  if (owner && owner.id !== userId) throw identityErrors.phoneTaken();
+}
+
+/**
+ * verify-phone/send: a code to the number, unless another account has it. The number is attached
+ * (unverified) only once the code went out, so a gateway failure changes nothing.
+ */
 export async function requestPhoneVerification(deps: Deps, userId: string, phone: string): Promise<void> {
   if (!isValidPhone(phone)) throw identityErrors.invalidPhone();
-  const { issued, user, changed } = await deps.db.transaction().execute(async (tx) => {
-    const owner = await findUserByPhone(tx, phone);
-    if (owner && owner.id !== userId) throw identityErrors.phoneTaken();
+  const issued = await deps.db.transaction().execute(async (tx) => {
+    await refuseTakenPhone(tx, userId, phone);
+    return issueCode(tx, deps, userId, 'phone', phone);
+  });
+  await deliverCode(deps, userId, 'phone', issued);
+  const { user, changed } = await deps.db.transaction().execute(async (tx) => {
+    await refuseTakenPhone(tx, userId, phone);
     const current = await findUserById(tx, userId);
     if (!current) throw identityErrors.sessionInvalid();
-    const issuedCode = await issueCode(tx, deps, userId, 'phone', phone);
     const isChange = current.phone !== phone;
     if (isChange) await updateUser(tx, userId, { phone, phone_verified: 0, updated_at: isoNow(deps.clock) });
-    return { issued: issuedCode, user: current, changed: isChange };
+    return { user: current, changed: isChange };
   });
-  await deliverCode(deps, 'phone', issued);
   if (changed) {
     alertUser(deps, user, {
       subject: 'phone number changed',
@@ -126,7 +147,7 @@ export async function checkVerificationCode(
     ) {
       return 'expired' as const;
     }
-    if (!safeEqual(row.code_hash, hashCode(userId, code))) {
+    if (!safeEqual(row.code_hash, hashCode(deps, userId, code))) {
       await countAttempt(tx, row.id);
       return 'incorrect' as const;
     }

@@ -50,3 +50,14 @@ export async function useRecoveryCode(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Wrong codes given for the user's MFA challenges since `since` (a per-account guess budget). */
+export async function recentChallengeMisses(db: Db, userId: string, since: string): Promise<number> {
+  const row = await db
+    .selectFrom('mfa_challenges')
+    .select((eb) => eb.fn.sum<number | string | null>('attempts').as('n'))
+    .where('user_id', '=', userId)
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n ?? 0);
+}

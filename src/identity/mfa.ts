@@ -2,13 +2,14 @@ import type { CoreDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
 import type { Clock } from '../lib/clock.js';
 import { randomString, randomToken, sha256Hex, uuid } from '../lib/crypto.js';
-import { isoIn, isoNow } from '../lib/time.js';
+import { isoAgo, isoIn, isoNow } from '../lib/time.js';
 import { identityErrors } from './errors.js';
 import { alertUser, recordEvent } from './events.js';
 import {
   countChallengeMiss,
   findLiveChallenge,
   insertChallenge,
+  recentChallengeMisses,
   replaceRecoveryCodes,
   useChallenge,
   useRecoveryCode,
@@ -25,6 +26,12 @@ export const MFA_TOKEN_TTL_SECONDS = 5 * 60;
 /** Wrong codes an MFA challenge survives (mfa/* is not rate limited, so the token is). */
 export const MFA_MAX_ATTEMPTS = 5;
 export const RECOVERY_CODE_COUNT = 10;
+/**
+ * Wrong codes an account's MFA challenges may take in 15 minutes, across challenges: each
+ * challenge allows 5, but fresh ones cost only a password, so the account needs its own budget.
+ */
+export const MFA_ACCOUNT_MISSES = 10;
+const MFA_MISS_WINDOW_SECONDS = 15 * 60;
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
 const normalizeRecoveryCode = (code: string): string => code.toLowerCase().replace(/[\s-]/g, '');
@@ -171,7 +178,15 @@ export async function passMfaChallenge(deps: Deps, token: string, code: string):
     const challenge = await findLiveChallenge(tx, sha256Hex(token), now, MFA_MAX_ATTEMPTS);
     if (!challenge) return null;
     const current = await findUserById(tx, challenge.user_id);
-    if (!current || current.totp_enabled !== 1 || !(await acceptSecondFactor(tx, deps, current, code))) {
+    const spent =
+      (await recentChallengeMisses(tx, challenge.user_id, isoAgo(deps.clock, MFA_MISS_WINDOW_SECONDS))) >=
+      MFA_ACCOUNT_MISSES;
+    if (
+      !current ||
+      current.totp_enabled !== 1 ||
+      spent ||
+      !(await acceptSecondFactor(tx, deps, current, code))
+    ) {
       await countChallengeMiss(tx, challenge.id);
       return null;
     }

@@ -15,6 +15,8 @@ type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vau
 export function profileRoutes(deps: Deps): Route[] {
   const session = requireSession(deps);
   const sessionOrToken = sessionOrBearer(deps);
+  // Changing the profile changes the name and picture every connected app sees: it takes the profile scope.
+  const sessionOrProfileToken = sessionOrBearer(deps, { scope: 'profile' });
   return [
     defineRoute({
       method: 'GET',
@@ -27,7 +29,7 @@ export function profileRoutes(deps: Deps): Route[] {
       method: 'PATCH',
       path: '/profile',
       api: 'identity',
-      auth: sessionOrToken,
+      auth: sessionOrProfileToken,
       body: { kind: 'json', parse: profilePatchBody },
       handler: async ({ principal, body }) => ({ data: await updateProfile(deps, principal.userId, body) }),
     }),

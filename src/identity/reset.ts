@@ -18,12 +18,26 @@ export const RESET_SMS_TTL_SECONDS = 15 * 60;
 export const RESET_SMS_MAX_ATTEMPTS = 5;
 
 const LINK_TOKEN = /^[0-9a-f]{64}$/;
+
+/**
+ * A link token has 256 bits and is stored as its SHA-256; a 6-digit SMS code has a million
+ * values, so it is stored as a keyed digest (the vault key) that a database copy cannot test.
+ */
+const resetHash = (deps: Pick<Deps, 'vault'>, kind: 'link' | 'sms', token: string): string =>
+  kind === 'link' ? sha256Hex(token) : deps.vault.digest(token, 'sms-reset-code');
 const SMS_CODE = /^\d{6}$/;
 
 /**
- * forgot-password. The caller answers the same whatever happens here; the message itself goes out
- * in the background so the answer's timing does not depend on whether an account exists.
+ * forgot-password, started in the background: the answer is the same, and as fast, whether or
+ * not an account exists (no lookup, write or send on the request's path). Failures are logged.
  */
+export function startPasswordReset(deps: Deps, identifier: string): void {
+  requestPasswordReset(deps, identifier).catch((err: unknown) => {
+    deps.log.error({ event: 'account.reset_request_failed', err }, 'password reset request failed');
+  });
+}
+
+/** The work of forgot-password: a link for an email, an SMS code for a verified phone. */
 export async function requestPasswordReset(deps: Deps, identifier: string): Promise<void> {
   const byEmail = await findUserByEmail(deps.db, identifier);
   if (byEmail?.email) {
@@ -55,7 +69,7 @@ export async function requestPasswordReset(deps: Deps, identifier: string): Prom
 
 async function storeReset(
   db: Db,
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<Deps, 'clock' | 'vault'>,
   userId: string,
   kind: 'link' | 'sms',
   token: string,
@@ -65,7 +79,7 @@ async function storeReset(
     id: uuid(),
     user_id: userId,
     kind,
-    token_hash: sha256Hex(token),
+    token_hash: resetHash(deps, kind, token),
     attempts: 0,
     expires_at: isoIn(deps.clock, ttl),
     used_at: null,
@@ -74,10 +88,16 @@ async function storeReset(
 }
 
 /** A 6-digit code no other live SMS reset holds, so a code names exactly one account. */
-async function storeSmsCode(db: Db, deps: Pick<Deps, 'clock'>, userId: string): Promise<string> {
+async function storeSmsCode(db: Db, deps: Pick<Deps, 'clock' | 'vault'>, userId: string): Promise<string> {
   for (;;) {
     const code = randomDigits(6);
-    const clash = await findLiveReset(db, 'sms', sha256Hex(code), isoNow(deps.clock), RESET_SMS_MAX_ATTEMPTS);
+    const clash = await findLiveReset(
+      db,
+      'sms',
+      resetHash(deps, 'sms', code),
+      isoNow(deps.clock),
+      RESET_SMS_MAX_ATTEMPTS,
+    );
     if (!clash) {
       await storeReset(db, deps, userId, 'sms', code, RESET_SMS_TTL_SECONDS);
       return code;
@@ -96,7 +116,7 @@ export async function resetPassword(
   checkNewPassword(input.newPassword);
   const kind = LINK_TOKEN.test(input.token) ? 'link' : SMS_CODE.test(input.token) ? 'sms' : null;
   if (kind === null) throw identityErrors.resetInvalid();
-  const tokenHash = sha256Hex(input.token);
+  const tokenHash = resetHash(deps, kind, input.token);
   const live = () => findLiveReset(deps.db, kind, tokenHash, isoNow(deps.clock), RESET_SMS_MAX_ATTEMPTS);
   if (!(await live())) {
     // The call names no account, so a wrong SMS code counts against every live one.

@@ -60,19 +60,22 @@ export function requireSession(deps: Deps) {
 
 /** The signed-in user if there is one (pages and /oauth/authorize decide what to do without). */
 export function optionalSession(deps: Deps) {
-  return async (req: HttpRequest): Promise<SessionPrincipal | null> => {
+  return async (req: HttpRequest, res: ServerResponse): Promise<SessionPrincipal | null> => {
     const token = readCookie(req, SESSION_COOKIE);
     if (!token) return null;
     const session = await authenticateSession(deps, token);
-    return session ? { user: session.user, sessionId: session.sessionId, authTime: session.authTime } : null;
+    if (!session) return null;
+    if (session.extended) res.setHeader('Set-Cookie', sessionCookie(deps, token));
+    return { user: session.user, sessionId: session.sessionId, authTime: session.authTime };
   };
 }
 
 /**
  * GET/PATCH /profile: a bearer access token (`invalid or expired access token` when it does not
- * verify) or, without an Authorization header, the browser session.
+ * verify; 403 when `scope` is required and the token lacks it) or, without an Authorization
+ * header, the browser session.
  */
-export function sessionOrBearer(deps: Deps & { bearer: BearerVerifier }) {
+export function sessionOrBearer(deps: Deps & { bearer: BearerVerifier }, options: { scope?: string } = {}) {
   const session = requireSession(deps);
   return async (req: HttpRequest, res: ServerResponse): Promise<{ userId: string }> => {
     const header = req.headers.authorization;
@@ -83,6 +86,13 @@ export function sessionOrBearer(deps: Deps & { bearer: BearerVerifier }) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="svc-accounts", error="invalid_token"');
       throw identityErrors.bearerInvalid();
     }
-    return grant;
+    if (options.scope !== undefined && !grant.scopes.includes(options.scope)) {
+      res.setHeader(
+        'WWW-Authenticate',
+        `Bearer realm="svc-accounts", error="insufficient_scope", scope="${options.scope}"`,
+      );
+      throw identityErrors.insufficientScope();
+    }
+    return { userId: grant.userId };
   };
 }

@@ -24,7 +24,7 @@ import {
   upsertProvider,
   type SocialProviderRow,
 } from './social.store.js';
-import { findUserByEmail, findUserById, insertUser, type UserRow } from './users.store.js';
+import { findUserByEmail, findUserById, findUserHolding, insertUser, type UserRow } from './users.store.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
 
@@ -196,9 +196,11 @@ async function linkOrCreate(deps: Deps, provider: string, account: UpstreamAccou
     const linked = await findLinkedUserId(tx, provider, account.subject);
     if (linked) return (await findUserById(tx, linked)) ?? null;
     const now = isoNow(deps.clock);
-    const email = account.email !== null && account.emailVerified ? account.email : null;
+    let email = account.email !== null && account.emailVerified ? account.email : null;
     let user = email === null ? undefined : await findUserByEmail(tx, email);
     if (user && user.email_verified !== 1) return null;
+    // An address that is another account's phone cannot become this account's email.
+    if (!user && email !== null && (await findUserHolding(tx, [email]))) email = null;
     if (!user) {
       user = {
         id: uuid(),
@@ -207,7 +209,7 @@ async function linkOrCreate(deps: Deps, provider: string, account: UpstreamAccou
         email_verified: email === null ? 0 : 1,
         phone_verified: 0,
         password_hash: unusablePassword,
-        display_name: account.name?.slice(0, 100) ?? '',
+        display_name: account.name === null ? '' : [...account.name].slice(0, 100).join(''), // eslint-disable-line @typescript-eslint/no-misused-spread -- code points, as the 100-character rule counts them
         avatar_url: account.picture !== null && /^https?:\/\//.test(account.picture) ? account.picture : null,
         staff_role: null,
         totp_secret: null,

@@ -8,6 +8,7 @@ import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './
 import { checkNewPassword } from './rules.js';
 import {
   findUserByEmail,
+  findUserHolding,
   insertUser,
   listStaffUsers,
   setStaffRole,
@@ -53,6 +54,7 @@ export async function addStaff(
       return { user: { ...existing, staff_role: role }, created: false };
     }
     if (passwordHash === null) throw identityErrors.passwordRequired();
+    if (await findUserHolding(tx, [input.email])) throw identityErrors.accountExists(); // someone's phone
     const user: UserRow = {
       id: uuid(),
       email: input.email,

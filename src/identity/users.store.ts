@@ -21,13 +21,19 @@ export const findUserByIdentifier = async (db: Db, identifier: string) =>
   (await findUserByEmail(db, identifier)) ?? (await findUserByPhone(db, identifier));
 
 /** An account whose email or phone is exactly `value` (email matching is case-sensitive). */
-export const findUserByEmailOrPhone = (db: Db, email: string | null, phone: string | null) =>
-  db
+/**
+ * An account that already holds any of these identifiers, in either column: an email that equals
+ * someone's phone would otherwise shadow that phone at login and password reset.
+ */
+export function findUserHolding(db: Db, identifiers: readonly string[]) {
+  const values = identifiers.filter((v) => v !== '');
+  if (values.length === 0) return Promise.resolve(undefined);
+  return db
     .selectFrom('users')
     .selectAll()
-    .where((eb) => eb.or([eb('email', '=', email ?? ''), eb('phone', '=', phone ?? '')]))
-    .where((eb) => eb.or([eb('email', 'is not', null), eb('phone', 'is not', null)]))
+    .where((eb) => eb.or([eb('email', 'in', values), eb('phone', 'in', values)]))
     .executeTakeFirst();
+}
 
 export const updateUser = (db: Db, id: string, patch: Updateable<UsersTable>) =>
   db.updateTable('users').set(patch).where('id', '=', id).execute();

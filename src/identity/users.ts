@@ -9,7 +9,7 @@ import { presentProfile } from './present.js';
 import { createSession, type NewSession } from './sessions.js';
 import {
   deleteUser,
-  findUserByEmailOrPhone,
+  findUserHolding,
   findUserById,
   insertUser,
   updateUser,
@@ -26,8 +26,8 @@ export interface RegisterInput {
 }
 
 /**
- * Creates an account and signs it in. An email registration is sent a verification code
- * (after the account is committed; a failed send is logged and can be retried by the user).
+ * Creates an account and signs it in. An email registration is sent a verification code in the
+ * background after the account is committed (a failed send is logged; the user can ask again).
  */
 export async function register(
   deps: Deps,
@@ -58,13 +58,15 @@ export async function register(
     updated_at: now,
   };
   const session = await deps.db.transaction().execute(async (tx) => {
-    if (await findUserByEmailOrPhone(tx, email, phone)) throw identityErrors.accountExists();
+    if (await findUserHolding(tx, [email ?? '', phone ?? ''])) throw identityErrors.accountExists();
     await insertUser(tx, user);
     return createSession(tx, deps.clock, { userId: user.id, ip: input.ip });
   });
   deps.log.info({ event: 'account.registered', user_id: user.id }, 'account registered');
   if (email !== null) {
-    await sendVerificationCode(deps, user, 'email').catch((err: unknown) => {
+    // In the background: a slow mail server must not hold the sign-up (the account is committed,
+    // and the user can ask for another code).
+    void sendVerificationCode(deps, user, 'email').catch((err: unknown) => {
       deps.log.warn(
         { event: 'account.registration_code_failed', user_id: user.id, err },
         'registration code not sent',

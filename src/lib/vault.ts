@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -21,6 +21,11 @@ export interface Vault {
   seal(plaintext: string, context: string): string;
   /** Decrypts what `seal` produced for the same context; throws if it was altered. */
   open(sealed: string, context: string): string;
+  /**
+   * A keyed digest (HMAC-SHA256, hex) for short secrets stored only to be compared, such as
+   * 6-digit codes: without the vault key a copy of the database cannot test guesses offline.
+   */
+  digest(value: string, context: string): string;
 }
 
 export const VAULT_KEY_FILE = 'vault.key';
@@ -43,6 +48,10 @@ export class SecretBox implements Vault {
     return [VERSION, iv, body, cipher.getAuthTag()]
       .map((p) => (typeof p === 'string' ? p : p.toString('base64url')))
       .join('.');
+  }
+
+  digest(value: string, context: string): string {
+    return createHmac('sha256', this.#key).update(`${context}\u0000${value}`, 'utf8').digest('hex');
   }
 
   open(sealed: string, context: string): string {

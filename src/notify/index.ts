@@ -49,7 +49,15 @@ export function createNotifier(deps: {
   const { config } = deps;
   const log = deps.log.child({ feature: 'notify' });
   const outbox = new Outbox(config.dataDir, deps.clock);
-  const smtp = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : null;
+  // Bounded waits: a mail server that does not answer fails the send in seconds, not minutes.
+  const smtp = config.smtpUrl
+    ? nodemailer.createTransport({
+        url: config.smtpUrl,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+      })
+    : null;
   const from = config.mailFrom.includes('<')
     ? config.mailFrom
     : { name: config.serviceName, address: config.mailFrom };

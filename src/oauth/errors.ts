@@ -1,4 +1,4 @@
-import { errorCatalogue } from '../lib/errors.js';
+import { AppError, errorCatalogue } from '../lib/errors.js';
 
 /** 400 envelopes of /oauth/authorize and /oauth/consent (never redirects), and other envelope errors. */
 export const oauthErrors = errorCatalogue({
@@ -24,15 +24,11 @@ export const oauthErrors = errorCatalogue({
 });
 
 /** A token-endpoint error: raw `{error, error_description}` (identity-service.md §7). */
-export class OAuthError extends Error {
-  readonly status: number;
+export class OAuthError extends AppError {
   readonly error: string;
-  readonly headers: Record<string, string>;
   constructor(status: number, error: string, description: string, headers: Record<string, string> = {}) {
-    super(description);
-    this.status = status;
+    super(error, status, description, { headers });
     this.error = error;
-    this.headers = headers;
   }
 }
 

@@ -60,12 +60,19 @@ export const insertCode = (db: Db, row: Insertable<OauthCodesTable>) =>
 export const findCode = (db: Db, codeHash: string) =>
   db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
 
-export const markCodeUsed = (db: Db, codeHash: string, now: string, familyId: string | null) =>
-  db
+/** Marks a code used; false when it already was (the guard holds on any database, not only SQLite). */
+export async function claimCode(db: Db, codeHash: string, now: string): Promise<boolean> {
+  const r = await db
     .updateTable('oauth_codes')
-    .set({ used_at: now, family_id: familyId })
+    .set({ used_at: now })
     .where('code_hash', '=', codeHash)
-    .execute();
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
+export const attachFamilyToCode = (db: Db, codeHash: string, familyId: string) =>
+  db.updateTable('oauth_codes').set({ family_id: familyId }).where('code_hash', '=', codeHash).execute();
 
 /* Refresh families and tokens */
 
@@ -93,12 +100,16 @@ export const findRefreshToken = (db: Db, tokenHash: string) =>
     .where('oauth_refresh_tokens.token_hash', '=', tokenHash)
     .executeTakeFirst();
 
-export const markRotated = (db: Db, tokenHash: string, now: string) =>
-  db
+/** Marks a refresh token rotated; false when it already was (a concurrent use of the same token). */
+export async function claimRotation(db: Db, tokenHash: string, now: string): Promise<boolean> {
+  const r = await db
     .updateTable('oauth_refresh_tokens')
     .set({ rotated_at: now })
     .where('token_hash', '=', tokenHash)
-    .execute();
+    .where('rotated_at', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
 
 /** Revokes one family and kills its access tokens. */
 export async function revokeFamily(db: Db, familyId: string, reason: string, now: string): Promise<void> {
@@ -138,6 +149,14 @@ export async function revokeUserClientGrants(
     .where('client_id', '=', clientId)
     .where('revoked_at', 'is', null)
     .execute();
+  // Codes issued but not yet exchanged die too: the app must not get tokens the user just refused.
+  await db
+    .updateTable('oauth_codes')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .where('used_at', 'is', null)
+    .execute();
 }
 
 /* Access tokens */
@@ -145,14 +164,19 @@ export async function revokeUserClientGrants(
 export const insertAccessToken = (db: Db, row: Insertable<OauthAccessTokensTable>) =>
   db.insertInto('oauth_access_tokens').values(row).execute();
 
-/** The revocation check of the bearer hot path: one primary-key lookup. */
+/**
+ * The revocation check of the bearer hot path: one primary-key lookup (plus the client's row by
+ * its key: a disabled client's tokens stop working at once).
+ */
 export const findLiveAccessToken = (db: Db, jti: string, now: string) =>
   db
     .selectFrom('oauth_access_tokens')
-    .select(['user_id', 'client_id', 'scope'])
-    .where('jti', '=', jti)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
+    .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_access_tokens.client_id')
+    .select(['oauth_access_tokens.user_id', 'oauth_access_tokens.client_id', 'oauth_access_tokens.scope'])
+    .where('oauth_access_tokens.jti', '=', jti)
+    .where('oauth_access_tokens.revoked_at', 'is', null)
+    .where('oauth_access_tokens.expires_at', '>', now)
+    .where('oauth_clients.status', '!=', 'disabled')
     .executeTakeFirst();
 
 /* Statistics and housekeeping */

@@ -10,12 +10,15 @@ export const listKeys = (db: Db) =>
 export const insertKey = (db: Db, row: Insertable<SigningKeysTable>) =>
   db.insertInto('signing_keys').values(row).execute();
 
-/** Every key still signing (not yet superseded) hands over at `at`. */
+/**
+ * Every key that would still be signing at `at` hands over then: keys not yet retired, and keys
+ * due to retire later (a `rotate --now` cuts short an earlier rotation's hand-over).
+ */
 export const retireSigningKeys = (db: Db, at: string, unpublishAt: string) =>
   db
     .updateTable('signing_keys')
     .set({ retired_at: at, unpublish_at: unpublishAt })
-    .where('retired_at', 'is', null)
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', at)]))
     .execute();
 
 export const listUnpublished = (db: Db, now: string) =>

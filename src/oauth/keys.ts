@@ -101,7 +101,7 @@ export class Keyring {
   async signingKey(): Promise<SigningKey> {
     await this.#reload();
     const now = this.#deps.clock.now().getTime();
-    const row = this.#rows.filter((r) => at(r.signs_from) <= now).at(-1);
+    const row = this.#signing(now);
     if (!row) throw new Error('no signing key: run hotspot-ctl migrate or start the daemon once');
     let key = this.#private.get(row.kid);
     if (!key) {
@@ -109,6 +109,13 @@ export class Keyring {
       this.#private.set(row.kid, key);
     }
     return { kid: row.kid, privateKey: key };
+  }
+
+  /** Signing at `now`: started, not retired, still published; the newest such key. */
+  #signing(now: number): SigningKeyRow | undefined {
+    return this.#rows
+      .filter((r) => at(r.signs_from) <= now && at(r.retired_at) > now && at(r.unpublish_at) > now)
+      .at(-1);
   }
 
   /** Published keys: the JWKS. */
@@ -154,7 +161,7 @@ export class Keyring {
   > {
     await this.#reload(true);
     const now = this.#deps.clock.now().getTime();
-    const active = this.#rows.filter((r) => at(r.signs_from) <= now).at(-1)?.kid;
+    const active = this.#signing(now)?.kid;
     return this.#rows.map((r) => ({
       kid: r.kid,
       state: r.kid === active ? 'active' : at(r.signs_from) > now ? 'pending' : 'retired',

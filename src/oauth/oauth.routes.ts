@@ -16,7 +16,7 @@ type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log' | 'commits'> & { ke
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-/** Token-endpoint errors are raw `{error, error_description}`, never the envelope. */
+/** Token-endpoint errors are raw `{error, error_description}`, never the envelope (§7). */
 function tokenError(err: unknown) {
   if (err instanceof OAuthError) {
     return {
@@ -25,22 +25,24 @@ function tokenError(err: unknown) {
       headers: { ...NO_STORE, ...err.headers },
     };
   }
-  if (isAppError(err)) {
-    if (err.status === 429) {
-      return {
-        status: 429,
-        body: { error: 'temporarily_unavailable', error_description: err.message },
-        headers: { ...NO_STORE, ...err.headers },
-      };
-    }
-    if (err.status < 500)
-      return {
-        status: 400,
-        body: { error: 'invalid_request', error_description: err.message },
-        headers: NO_STORE,
-      };
+  if (!isAppError(err)) {
+    return {
+      status: 500,
+      body: { error: 'server_error', error_description: 'internal server error' },
+      headers: NO_STORE,
+    };
   }
-  return undefined;
+  if (err.status === 429) {
+    const body = { error: 'temporarily_unavailable', error_description: err.message };
+    return { status: 429, body, headers: { ...NO_STORE, ...err.headers } };
+  }
+  // Body-level refusals (malformed, too large, not form-encoded) are the client's request errors.
+  const status = err.status === 413 ? 413 : 400;
+  return {
+    status,
+    body: { error: 'invalid_request', error_description: err.message },
+    headers: { ...NO_STORE, ...err.headers },
+  };
 }
 
 /** identity-service.md §4.6 and the connections rows of §4.7. */

@@ -10,8 +10,10 @@ import {
   insertAccessToken,
   insertFamily,
   insertRefreshToken,
-  markCodeUsed,
-  markRotated,
+  attachFamilyToCode,
+  claimCode,
+  claimRotation,
+  findConsent,
   revokeFamily,
 } from './grants.store.js';
 import { signJwt } from './jwt.js';
@@ -192,10 +194,13 @@ async function authorizationCodeGrant(
       if (row.family_id !== null) await revokeFamily(tx, row.family_id, 'code_replayed', now);
       return { kind: 'invalid' as const };
     }
-    await markCodeUsed(tx, row.code_hash, now, null);
+    // Burnt by the first presentation, even a failing one; the guard makes a race lose here.
+    if (!(await claimCode(tx, row.code_hash, now))) return { kind: 'invalid' as const };
     const bound = row.client_id === client.id && row.redirect_uri === redirectUri && row.expires_at > now;
     if (!bound || !VERIFIER.test(verifier) || s256(verifier) !== row.code_challenge)
       return { kind: 'invalid' as const };
+    // The consent may have been revoked since the code was issued.
+    if (!(await findConsent(tx, row.user_id, client.id))) return { kind: 'invalid' as const };
     const familyId = uuid();
     await insertFamily(tx, {
       id: familyId,
@@ -207,7 +212,7 @@ async function authorizationCodeGrant(
       revoked_at: null,
       revoked_reason: null,
     });
-    await markCodeUsed(tx, row.code_hash, now, familyId);
+    await attachFamilyToCode(tx, row.code_hash, familyId);
     const issued = await storeTokens(tx, deps, {
       id: familyId,
       clientId: client.id,
@@ -249,7 +254,10 @@ async function refreshTokenGrant(
       if (!isSubset(wanted, parseScope(row.scope))) return { kind: 'scope' as const };
       scope = joinScope(wanted, KNOWN_SCOPES);
     }
-    await markRotated(tx, tokenHash, now);
+    if (!(await claimRotation(tx, tokenHash, now))) {
+      await revokeFamily(tx, row.family_id, 'refresh_reuse', now);
+      return { kind: 'reuse' as const };
+    }
     const issued = await storeTokens(tx, deps, {
       id: row.family_id,
       clientId: client.id,

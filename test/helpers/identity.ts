@@ -9,12 +9,16 @@ export async function outboxFor(dataDir: string, to: string): Promise<OutboxEntr
   return (await readOutbox(dataDir)).filter((e) => e.to === to);
 }
 
-/** The last 6-digit code sent to `to`. */
+/** The last 6-digit code sent to `to`, waiting for the first one (registration sends in the background). */
 export async function lastCode(dataDir: string, to: string): Promise<string> {
-  const entries = await outboxFor(dataDir, to);
-  const match = /\b(\d{6})\b/.exec(entries.at(-1)?.text ?? '');
-  if (!match?.[1]) throw new Error(`no code in the outbox for ${to}`);
-  return match[1];
+  const started = Date.now();
+  for (;;) {
+    const entries = await outboxFor(dataDir, to);
+    const match = /\b(\d{6})\b/.exec(entries.at(-1)?.text ?? '');
+    if (match?.[1]) return match[1];
+    if (Date.now() - started > 5000) throw new Error(`no code in the outbox for ${to}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /** Waits until the outbox for `to` satisfies `ready` (alerts are sent in the background). */

@@ -4,6 +4,14 @@ import { Client } from '../helpers/client.js';
 import { PASSWORD } from '../helpers/identity.js';
 import { startSmtpSink } from '../helpers/smtp.js';
 
+async function until(ready: () => boolean): Promise<void> {
+  const started = Date.now();
+  while (!ready()) {
+    if (Date.now() - started > 5000) throw new Error('timed out');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 t.test('registration codes and alerts go through a real SMTP server when SMTP_URL is set', async (t) => {
   const sink = await startSmtpSink();
   t.teardown(sink.close);
@@ -12,6 +20,7 @@ t.test('registration codes and alerts go through a real SMTP server when SMTP_UR
   });
   const c = new Client(app.base);
   await c.post('/auth/register', { email: 'smtp@example.com', password: PASSWORD });
+  await until(() => sink.received.length === 1); // the registration code goes out in the background
   t.equal(sink.received.length, 1);
   t.same(sink.received[0]?.to, ['smtp@example.com']);
   t.match(sink.received[0]?.raw, /Subject: Venue verification code/);

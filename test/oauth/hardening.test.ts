@@ -1,0 +1,137 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { decodeProtectedHeader } from 'jose';
+import t, { type Test } from 'tap';
+import { startTestApp } from '../helpers/app.js';
+import { Client } from '../helpers/client.js';
+import { registered, verifiedUser } from '../helpers/identity.js';
+import {
+  authorizeCode,
+  codeFlowTokens,
+  consoleClient,
+  pkcePair,
+  REDIRECT,
+  tokenRequest,
+} from '../helpers/oauth.js';
+
+async function setup(t: Test) {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'owner@example.com');
+  const client = await consoleClient(owner);
+  const user = await verifiedUser(app, 'user@example.com');
+  return { app, owner, client, user };
+}
+
+t.test('a code issued before the user revoked the app cannot be exchanged', async (t) => {
+  const { app, client, user } = await setup(t);
+  const { verifier, challenge } = pkcePair();
+  const code = await authorizeCode(user, client.clientId, challenge);
+  await user.delete(`/connections/${client.clientId}`);
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: client.clientId,
+    client_secret: client.secret!,
+    code_verifier: verifier,
+  });
+  t.equal(res.body.error, 'invalid_grant');
+  t.same((await user.get('/connections')).body.data, [], 'nothing the user cannot see');
+});
+
+t.test(
+  'rotate, then rotate --now: the newest key signs at once and the superseded pending key never signs',
+  async (t) => {
+    const { app, client, user } = await setup(t);
+    const keys = app.app.deps.keys;
+    const pending = await keys.rotate({ now: false });
+    const urgent = await keys.rotate({ now: true });
+    const kidNow = decodeProtectedHeader((await codeFlowTokens(app, user, client)).body.access_token).kid;
+    t.equal(kidNow, urgent.kid);
+    app.clock.advance('5m');
+    const later = (await codeFlowTokens(app, user, client)).body.access_token as string;
+    t.equal(decodeProtectedHeader(later).kid, urgent.kid, 'the pending key was cut short');
+    t.not(decodeProtectedHeader(later).kid, pending.kid);
+    app.clock.advance('20m');
+    await keys.refresh();
+    const muchLater = (await codeFlowTokens(app, user, client)).body.access_token as string;
+    const info = await fetch(`${app.base}/oauth/userinfo`, {
+      headers: { Authorization: `Bearer ${muchLater}` },
+    });
+    t.equal(info.status, 200, 'tokens keep verifying after the old keys are unpublished');
+    const states = Object.fromEntries((await keys.list()).map((k) => [k.kid, k.state]));
+    t.equal(states[pending.kid], 'retired');
+    t.equal(states[urgent.kid], 'active');
+  },
+);
+
+t.test('an internal failure at the token endpoint is a raw server_error with no-store', async (t) => {
+  const { app, client, user } = await setup(t);
+  const { verifier, challenge } = pkcePair();
+  const code = await authorizeCode(user, client.clientId, challenge);
+  const [active] = await app.app.deps.keys.list();
+  rmSync(path.join(app.dataDir, 'keys', `${active!.kid}.pem`)); // the signing key cannot be read
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: client.clientId,
+    client_secret: client.secret!,
+    code_verifier: verifier,
+  });
+  t.same(
+    [res.status, res.body],
+    [500, { error: 'server_error', error_description: 'internal server error' }],
+  );
+  t.equal(res.headers.get('cache-control'), 'no-store');
+  t.equal(res.headers.get('pragma'), 'no-cache');
+  t.ok(app.logs.events('http.unhandled_error').length > 0, 'and it is logged');
+});
+
+t.test("a disabled client's access tokens stop working at once", async (t) => {
+  const { app, owner, client, user } = await setup(t);
+  const token = (await codeFlowTokens(app, user, client)).body.access_token as string;
+  const info = () => fetch(`${app.base}/oauth/userinfo`, { headers: { Authorization: `Bearer ${token}` } });
+  t.equal((await info()).status, 200);
+  await owner.delete(`/console/projects/${client.projectId}`); // archiving disables its clients
+  t.equal((await info()).status, 401);
+});
+
+t.test('PATCH /profile with a bearer token needs the profile scope; GET does not', async (t) => {
+  const { app, client, user } = await setup(t);
+  const openidOnly = (await codeFlowTokens(app, user, client, { scope: 'openid' })).body
+    .access_token as string;
+  const api = new Client(app.base, { headers: { Authorization: `Bearer ${openidOnly}` } });
+  t.equal((await api.get('/profile')).status, 200);
+  const refused = await api.patch('/profile', { avatar_url: 'https://evil.example/x.png' });
+  t.same(
+    [refused.status, refused.body],
+    [403, { success: false, message: 'the access token does not carry the profile scope' }],
+  );
+  t.match(refused.headers.get('www-authenticate'), /insufficient_scope/);
+  t.equal((await user.get('/profile')).body.data.avatar_url, null, 'unchanged');
+  const profile = (await codeFlowTokens(app, user, client, { scope: 'openid profile' })).body
+    .access_token as string;
+  const allowed = new Client(app.base, { headers: { Authorization: `Bearer ${profile}` } });
+  t.equal((await allowed.patch('/profile', { display_name: 'From the app' })).status, 200);
+});
+
+t.test('/oauth/authorize renews the sliding session cookie like any signed-in request', async (t) => {
+  const { app, client, user } = await setup(t);
+  app.clock.advance('2m');
+  const { challenge } = pkcePair();
+  const res = await user.get(
+    `/oauth/authorize?${new URLSearchParams({ client_id: client.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256' }).toString()}`,
+  );
+  t.equal(res.status, 302);
+  t.match(
+    user.setCookies.find((l) => l.startsWith('svc_session=')),
+    /Max-Age=2592000/,
+  );
+});
+
+t.test('a repeated query parameter is not an array in handlers (no 500)', async (t) => {
+  const { app } = await setup(t);
+  const res = await new Client(app.base).get('/auth/social/x/begin?next=/a&next=/b');
+  t.equal(res.status, 404, 'an unknown provider, answered properly');
+});
