@@ -17,8 +17,9 @@ import { createNotifier } from './notify/index.js';
 import { createPaymentProvider, sandboxAutopay, type PaymentProvider } from './payments/index.js';
 import { webhookRoutes } from './payments/webhook.routes.js';
 import { Scheduler, type ScheduledJob } from './scheduler.js';
+import { createRadius, type CoaOptions, type Radius } from './radius/index.js';
 import {
-  coaNotAvailable,
+  closeStaleSessions,
   expireDue,
   expireInvoices,
   reconcilePayments,
@@ -41,7 +42,7 @@ export type Deps = CoreDeps & {
   bearer: BearerVerifier;
   /** The mobile-money provider adapter (PAYMENT_PROVIDER). */
   payments: PaymentProvider;
-  /** RADIUS CoA/Disconnect sender; "not available" until the RADIUS feature wires one. */
+  /** RADIUS CoA/Disconnect sender (radius/coa.ts), also in the CLI's app. */
   coa: CoaClient;
 };
 
@@ -55,14 +56,17 @@ export interface BuildOptions {
   migrate?: boolean;
   /** Extra routes mounted after the product's own (tests). */
   extraRoutes?: (deps: Deps) => Route[];
+  /** CoA retry timing (tests). */
+  coa?: CoaOptions;
 }
 
 export interface App {
   readonly deps: Deps;
   readonly http: HttpServer;
+  readonly radius: Radius;
   readonly scheduler: Scheduler;
   /** Starts the listeners and the scheduled jobs. */
-  start(): Promise<{ http: AddressInfo }>;
+  start(): Promise<{ http: AddressInfo; radius: { auth?: AddressInfo; acct?: AddressInfo } }>;
   /** Stops listeners (letting in-flight requests finish within `graceMs`), jobs, then the database. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -87,13 +91,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const core: CoreDeps = { config, db, clock, log, notifier, commits: new GroupCommit(db), vault };
   const keys = new Keyring(core);
   if (options.migrate !== false) await keys.ensureKey();
+  const radius = createRadius({ ...core, vault }, options.coa);
   const deps: Deps = {
     ...core,
     keys,
     grantStats: grantStats(core),
     bearer: (token: string) => verifyBearer({ ...core, keys }, token),
     payments,
-    coa: coaNotAvailable,
+    coa: radius.coa,
   };
 
   const limiter = new RateLimiter({
@@ -139,34 +144,41 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   return {
     deps,
     http,
+    radius,
     scheduler,
     async start() {
       const address = await http.listen(config.httpPort, config.httpHost);
+      const radiusAddresses = await radius.start(deps);
       scheduler.add({ name: 'rate-limit.prune', cron: '*/5 * * * *', run: () => limiter.prune() });
       scheduler.add({ name: 'sessions.prune', cron: '17 * * * *', run: () => pruneExpiredSessions(deps) });
       scheduler.add({ name: 'oauth.prune', cron: '23 * * * *', run: () => pruneOAuthGrants(deps) });
       scheduler.add({ name: 'oauth.keys', cron: '* * * * *', run: () => keys.dropUnpublished() });
       for (const job of wifiJobs(deps)) scheduler.add(job);
-      return { http: address };
+      scheduler.add({ name: 'radius.counters', cron: '* * * * *', run: () => radius.flushCounters() });
+      return { http: address, radius: radiusAddresses };
     },
     async close({ graceMs = 10_000 } = {}) {
       if (closed) return;
       closed = true;
-      await http.close(graceMs);
+      await Promise.all([http.close(graceMs), radius.close()]);
       scheduler.stop();
+      await radius.flushCounters().catch((err: unknown) => {
+        log.warn({ event: 'radius.counters_flush_failed', err }, 'RADIUS counters not saved');
+      });
       notifier.close();
       await db.destroy();
     },
   };
 }
 
-/** The purchase flow's jobs; tests call the same functions directly after moving the clock. */
+/** The purchase flow's and RADIUS sessions' jobs; tests call the same functions directly after moving the clock. */
 function wifiJobs(deps: Deps): ScheduledJob[] {
   const everyMinute = '* * * * *';
   return [
     { name: 'invoices.expire', cron: everyMinute, run: () => expireInvoices(deps) },
     { name: 'payments.poll', cron: everyMinute, run: () => reconcilePayments(deps) },
     { name: 'grants.expire', cron: everyMinute, run: () => expireDue(deps) },
+    { name: 'sessions.stale', cron: everyMinute, run: () => closeStaleSessions(deps) },
     ...(deps.config.paymentProvider === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
       ? [{ name: 'sandbox.autopay', cron: '*/5 * * * * *', run: () => sandboxAutopay(deps) }]
       : []),

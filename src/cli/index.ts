@@ -10,6 +10,7 @@ import { registerOutbox } from './commands/outbox.js';
 import { registerPlans } from './commands/plans.js';
 import { registerServe } from './commands/serve.js';
 import { registerSocial } from './commands/social.js';
+import { registerSessions } from './commands/sessions.js';
 import { registerStaff } from './commands/staff.js';
 import { registerStatus } from './commands/status.js';
 
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerSocial(program);
   registerPlans(program);
   registerDevices(program);
+  registerSessions(program);
   // Subcommands inherit the usage-error behaviour.
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();
   return program;

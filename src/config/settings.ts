@@ -33,6 +33,16 @@ const duration: Parser<number> = (raw) => {
   throw new SettingError('must be a duration: seconds, or like 15m, 1h, 1d');
 };
 
+/** A duration of at least 60 s (CoovaChilli ignores a shorter Acct-Interim-Interval). */
+const interimInterval: Parser<number> = (raw) => {
+  const seconds = duration(raw);
+  if (seconds < 60) throw new SettingError('must be at least 60 seconds');
+  return seconds;
+};
+
+/** A duration, or 0 for "off". */
+const durationOrOff: Parser<number> = (raw) => (raw.trim() === '0' ? 0 : duration(raw));
+
 export const SMS_PROVIDERS = ['outbox', 'http', 'beem', 'africastalking'] as const;
 export const PAYMENT_PROVIDERS = ['sandbox', 'selcom'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -77,6 +87,18 @@ export const settings = {
     parse: p.optional(p.nonEmpty),
     doc: 'shared secret for devices that have none of their own',
     secret: true,
+  }),
+  radiusInterimInterval: setting({
+    env: 'RADIUS_INTERIM_INTERVAL',
+    default: '300',
+    parse: interimInterval,
+    doc: 'Acct-Interim-Interval sent in Access-Accept (at least 60 s); sessions silent for 2.5 × this are closed as stale',
+  }),
+  radiusIdleTimeout: setting({
+    env: 'RADIUS_IDLE_TIMEOUT',
+    default: '600',
+    parse: durationOrOff,
+    doc: 'Idle-Timeout sent in Access-Accept: the router ends a session idle this long; 0 sends none',
   }),
   serviceName: setting({
     env: 'SERVICE_NAME',

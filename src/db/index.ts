@@ -5,3 +5,4 @@ export type { DB } from './schema.js';
 export { databaseReady } from './probe.js';
 export { GroupCommit } from './group-commit.js';
 export { rowCounts } from './stats.js';
+export { prepared, marker } from './prepared.js';

@@ -7,6 +7,7 @@ import * as m0005 from '../../migrations/0005_console.js';
 import * as m0006 from '../../migrations/0006_oauth.js';
 import * as m0008 from '../../migrations/0008_social.js';
 import * as m0009 from '../../migrations/0009_admin.js';
+import * as m0010 from '../../migrations/0010_radius.js';
 import type { Db } from './connect.js';
 
 /**
@@ -22,6 +23,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0006_oauth': m0006,
   '0008_social': m0008,
   '0009_admin': m0009,
+  '0010_radius': m0010,
 };
 
 function migrator(db: Db): Migrator {

@@ -2,6 +2,7 @@ import type { ConsoleTables } from './tables/console.js';
 import type { CoreTables } from './tables/core.js';
 import type { IdentityTables, SocialTables } from './tables/identity.js';
 import type { OauthTables } from './tables/oauth.js';
+import type { RadiusTables } from './tables/radius.js';
 import type { WifiTables } from './tables/wifi.js';
 
 /**
@@ -9,4 +10,4 @@ import type { WifiTables } from './tables/wifi.js';
  * ISO-8601 UTC strings; booleans are integers 0/1 (portable between SQLite and PostgreSQL).
  */
 export interface DB
-  extends CoreTables, IdentityTables, SocialTables, WifiTables, ConsoleTables, OauthTables {}
+  extends CoreTables, IdentityTables, SocialTables, WifiTables, ConsoleTables, OauthTables, RadiusTables {}

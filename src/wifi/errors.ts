@@ -62,6 +62,10 @@ export const wifiErrors = errorCatalogue({
   planDataLimitInvalid: [422, 'data_limit_bytes must be a positive whole number or null'],
   planActiveInvalid: [422, 'active must be true or false'],
   planSortOrderInvalid: [422, 'sort_order must be a whole number'],
+  planMaxDevicesInvalid: [422, 'max_devices must be a whole number from 1 to 100'],
+
+  // RADIUS sessions
+  sessionNotFound: [404, 'session not found'],
 
   // Devices
   deviceNotFound: [404, 'device not found'],

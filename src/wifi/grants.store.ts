@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/index.js';
+import { marker, prepared, type Db } from '../db/index.js';
 import type { GrantsTable } from '../db/tables/wifi.js';
 
 export type GrantRow = Selectable<GrantsTable>;
@@ -12,8 +12,14 @@ export function findGrant(db: Db, id: string): Promise<GrantRow | undefined> {
   return db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function findGrantByUsername(db: Db, username: string): Promise<GrantRow | undefined> {
-  return db.selectFrom('grants').selectAll().where('username', '=', username).executeTakeFirst();
+const grantByUsername = prepared(
+  (db, username: string) => db.selectFrom('grants').selectAll().where('username', '=', username),
+  [marker('username')],
+);
+
+/** The grant of a username (RADIUS authorization asks this for every login: compiled once). */
+export async function findGrantByUsername(db: Db, username: string): Promise<GrantRow | undefined> {
+  return (await grantByUsername(db, username))[0];
 }
 
 export function findGrantByInvoice(db: Db, invoiceId: string): Promise<GrantRow | undefined> {

@@ -14,8 +14,9 @@ import {
   usernameTaken,
   type GrantRow,
 } from './grants.store.js';
-import type { CoaOutcome } from './ports.js';
+import { disconnectGrant, type CoaOutcome } from './disconnect.js';
 import { findInvoice, type InvoiceRow } from './purchases.store.js';
+import { grantUsage } from './sessions.store.js';
 
 /**
  * The access-grant service: the only code that decides whether Wi-Fi credentials are valid now.
@@ -26,6 +27,20 @@ import { findInvoice, type InvoiceRow } from './purchases.store.js';
 export type { GrantRow } from './grants.store.js';
 
 const passwordContext = (grantId: string): string => `grant-password:${grantId}`;
+
+/** Opened passwords by sealed value: every RADIUS login needs one, and a sealed value never changes. */
+const openedPasswords = new Map<string, string>();
+const OPENED_PASSWORDS_MAX = 10_000;
+
+function openPassword(deps: Pick<WifiDeps, 'vault'>, grant: Pick<GrantRow, 'id' | 'password_enc'>): string {
+  let password = openedPasswords.get(grant.password_enc);
+  if (password === undefined) {
+    password = deps.vault.open(grant.password_enc, passwordContext(grant.id));
+    if (openedPasswords.size >= OPENED_PASSWORDS_MAX) openedPasswords.clear();
+    openedPasswords.set(grant.password_enc, password);
+  }
+  return password;
+}
 const secondsBetween = (from: Date, to: string): number =>
   Math.floor((new Date(to).getTime() - from.getTime()) / 1000);
 
@@ -41,7 +56,10 @@ export interface IssuedGrant {
 export async function issue(
   tx: Db,
   deps: Pick<WifiDeps, 'vault'>,
-  input: { invoice: Pick<InvoiceRow, 'id' | 'duration_seconds' | 'data_limit_bytes'>; paidAt: Date },
+  input: {
+    invoice: Pick<InvoiceRow, 'id' | 'duration_seconds' | 'data_limit_bytes' | 'max_devices'>;
+    paidAt: Date;
+  },
 ): Promise<IssuedGrant> {
   let username = newUsername();
   while (await usernameTaken(tx, username)) username = newUsername();
@@ -53,6 +71,7 @@ export async function issue(
     username,
     password_enc: deps.vault.seal(password, passwordContext(id)),
     data_limit_bytes: input.invoice.data_limit_bytes,
+    max_devices: input.invoice.max_devices,
     issued_at: input.paidAt.toISOString(),
     expires_at: new Date(input.paidAt.getTime() + input.invoice.duration_seconds * 1000).toISOString(),
     revoked_at: null,
@@ -63,7 +82,8 @@ export async function issue(
   return { grant, password };
 }
 
-export type RejectReason = 'unknown' | 'bad_password' | 'revoked' | 'expired';
+export type RejectReason =
+  'unknown' | 'bad_password' | 'revoked' | 'expired' | 'too_many_devices' | 'data_exhausted';
 
 /** What RADIUS (and anyone else asking "may this user in now?") gets back. */
 export type Decision =
@@ -74,33 +94,48 @@ export type Decision =
       expiresAt: string;
       /** Whole seconds until the grant expires (> 0): the Session-Timeout. */
       secondsLeft: number;
-      limits: { dataLimitBytes: number | null };
+      limits: {
+        /** The plan's data allowance for the whole grant, or null. */
+        dataLimitBytes: number | null;
+        /** What is left of it after every session's octets so far (> 0), or null. */
+        dataLeftBytes: number | null;
+        maxDevices: number;
+      };
     }
   | { decision: 'reject'; reason: RejectReason };
 
 /**
  * Decides a login attempt. `check(password)` receives the grant's cleartext password and says
  * whether the request proves it (PAP: compare; CHAP: recompute the response). The username is
- * matched case-insensitively: phones like to capitalise the first letter.
+ * matched case-insensitively: phones like to capitalise the first letter. `mac` is the device
+ * asking: its own open sessions do not count against the simultaneous-use limit (a phone that
+ * reconnects before its old session was closed). The data allowance is shared by all sessions.
  */
 export async function authorize(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'vault'>,
-  request: { username: string; check: (password: string) => boolean },
+  request: { username: string; check: (password: string) => boolean; mac?: string | null },
 ): Promise<Decision> {
   const grant = await findGrantByUsername(deps.db, request.username.trim().toLowerCase());
   if (!grant) return { decision: 'reject', reason: 'unknown' };
-  if (!request.check(deps.vault.open(grant.password_enc, passwordContext(grant.id))))
-    return { decision: 'reject', reason: 'bad_password' };
+  if (!request.check(openPassword(deps, grant))) return { decision: 'reject', reason: 'bad_password' };
   if (grant.revoked_at !== null) return { decision: 'reject', reason: 'revoked' };
   const secondsLeft = secondsBetween(deps.clock.now(), grant.expires_at);
   if (secondsLeft <= 0) return { decision: 'reject', reason: 'expired' };
+  const usage = await grantUsage(deps.db, grant.id, request.mac ?? null);
+  if (usage.otherLiveSessions >= grant.max_devices) return { decision: 'reject', reason: 'too_many_devices' };
+  const dataLeft = grant.data_limit_bytes === null ? null : grant.data_limit_bytes - usage.usedOctets;
+  if (dataLeft !== null && dataLeft <= 0) return { decision: 'reject', reason: 'data_exhausted' };
   return {
     decision: 'accept',
     grantId: grant.id,
     username: grant.username,
     expiresAt: grant.expires_at,
     secondsLeft,
-    limits: { dataLimitBytes: grant.data_limit_bytes },
+    limits: {
+      dataLimitBytes: grant.data_limit_bytes,
+      dataLeftBytes: dataLeft,
+      maxDevices: grant.max_devices,
+    },
   };
 }
 
@@ -134,8 +169,9 @@ export async function findLiveForPurchase(
 }
 
 /**
- * Revokes a grant (committed first), then asks the routers to disconnect its sessions, so the
- * grant is revoked whether or not a router answers. Revoking twice keeps the first reason.
+ * Revokes a grant (committed first), then asks the routers to disconnect its live RADIUS
+ * sessions, so the grant is revoked whether or not a router answers; the outcome says what each
+ * router said. Revoking twice keeps the first reason.
  */
 export async function revoke(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
@@ -148,7 +184,7 @@ export async function revoke(
   });
   if (!grant) throw wifiErrors.grantNotFound();
   deps.log.info({ event: 'grant.revoked', grant_id: grant.id, reason: grant.revoke_reason }, 'grant revoked');
-  const disconnect = await deps.coa.disconnect({ grantId: grant.id, username: grant.username, reason });
+  const disconnect = await disconnectGrant(deps, grant.id, reason);
   return { grant, disconnect };
 }
 
@@ -178,11 +214,7 @@ export async function expireDue(
   });
   const out: ExpiredGrant[] = [];
   for (const grant of due) {
-    const disconnect = await deps.coa.disconnect({
-      grantId: grant.id,
-      username: grant.username,
-      reason: 'expired',
-    });
+    const disconnect = await disconnectGrant(deps, grant.id, 'expired');
     deps.log.info(
       { event: 'grant.expired', grant_id: grant.id, disconnect: disconnect.status },
       'grant expired',

@@ -4,8 +4,8 @@ export type { WifiDeps } from './deps.js';
 export { wifiErrors } from './errors.js';
 export type {
   CoaClient,
-  CoaOutcome,
-  DisconnectTarget,
+  DisconnectAnswer,
+  SessionTarget,
   PaymentEvent,
   PaymentGateway,
   PaymentRequest,
@@ -56,6 +56,21 @@ export {
   type ExpiredGrant,
 } from './grants.js';
 export { uamLogin } from './uam-login.js';
+
+// RADIUS sessions (accounting) and disconnects
+export type { CoaOutcome, SessionDisconnect } from './disconnect.js';
+export {
+  recordAccounting,
+  closeStaleSessions,
+  listSessions,
+  disconnectSession,
+  STALE_AFTER_INTERVALS,
+  type AccountingRecord,
+  type AccountingResult,
+  type SessionRow,
+  type ListedSessionRow,
+} from './sessions.js';
+export { presentSession } from './sessions.present.js';
 export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jobs.js';
 
 // Staff admin API

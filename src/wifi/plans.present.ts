@@ -23,6 +23,7 @@ export function presentPlan(row: PlanRow): Record<string, unknown> {
     data_limit_bytes: row.data_limit_bytes,
     active: row.active === 1,
     sort_order: row.sort_order,
+    max_devices: row.max_devices,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

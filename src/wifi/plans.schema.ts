@@ -1,7 +1,10 @@
 import { wifiErrors } from './errors.js';
 import { isWholeNumber as isInt, parseChanges, type Checks } from './values.js';
 
-/** The Plan request of wifi-access-api.md §2, with the optional sort_order of DESIGN.md §3.2. */
+/**
+ * The Plan request of wifi-access-api.md §2, with the optional sort_order of DESIGN.md §3.2 and the
+ * optional max_devices (simultaneous-use limit, default 1; docs/decisions/0021-radius-sessions.md).
+ */
 export const PLAN_FIELDS = [
   'name',
   'description',
@@ -10,6 +13,7 @@ export const PLAN_FIELDS = [
   'data_limit_bytes',
   'active',
   'sort_order',
+  'max_devices',
 ] as const;
 export type PlanField = (typeof PLAN_FIELDS)[number];
 
@@ -24,9 +28,12 @@ export interface PlanValues {
   dataLimitBytes: number | null;
   active: boolean;
   sortOrder: number;
+  maxDevices: number;
 }
 
 export const MIN_PRICE_TZS = 500;
+/** Upper bound of a plan's simultaneous-use limit (devices online at once on one grant). */
+export const MAX_DEVICES = 100;
 
 const checks: Checks<PlanValues> = {
   name: (v) => {
@@ -58,6 +65,10 @@ const checks: Checks<PlanValues> = {
     if (!isInt(v)) throw wifiErrors.planSortOrderInvalid();
     return v;
   },
+  maxDevices: (v) => {
+    if (!isInt(v) || v < 1 || v > MAX_DEVICES) throw wifiErrors.planMaxDevicesInvalid();
+    return v;
+  },
 };
 
 const WIRE: { readonly [K in keyof PlanValues]: PlanField } = {
@@ -68,9 +79,10 @@ const WIRE: { readonly [K in keyof PlanValues]: PlanField } = {
   dataLimitBytes: 'data_limit_bytes',
   active: 'active',
   sortOrder: 'sort_order',
+  maxDevices: 'max_devices',
 };
 
-/** A new plan: name, price and duration required; the rest default (active, sort order 0). */
+/** A new plan: name, price and duration required; the rest default (active, sort order 0, 1 device). */
 export function parsePlanCreate(request: PlanRequest): PlanValues {
   return {
     name: checks.name(request.name),
@@ -80,6 +92,7 @@ export function parsePlanCreate(request: PlanRequest): PlanValues {
     dataLimitBytes: checks.dataLimitBytes(request.data_limit_bytes ?? null),
     active: checks.active(request.active ?? true),
     sortOrder: checks.sortOrder(request.sort_order ?? 0),
+    maxDevices: checks.maxDevices(request.max_devices ?? 1),
   };
 }
 

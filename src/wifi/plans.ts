@@ -63,5 +63,6 @@ function toColumns(values: Partial<PlanValues>): Partial<PlanRow> {
   if (values.dataLimitBytes !== undefined) columns.data_limit_bytes = values.dataLimitBytes;
   if (values.active !== undefined) columns.active = values.active ? 1 : 0;
   if (values.sortOrder !== undefined) columns.sort_order = values.sortOrder;
+  if (values.maxDevices !== undefined) columns.max_devices = values.maxDevices;
   return columns;
 }

@@ -50,26 +50,37 @@ export interface PaymentGateway {
   }): Promise<PaymentStatus>;
 }
 
-/** Which access to cut: the RADIUS side finds the grant's live sessions and their routers. */
-export interface DisconnectTarget {
-  grantId: string;
+/**
+ * One live RADIUS session to cut, with the identifiers RFC 5176 §3 asks for and the router's
+ * CoA address (`radius_client_ip:coa_port`, which may differ from its RADIUS source address).
+ */
+export interface SessionTarget {
+  sessionId: string;
+  deviceId: string;
+  nasId: string;
   username: string;
-  reason: string;
+  acctSessionId: string;
+  framedIp: string | null;
+  clientIp: string;
+  coaPort: number;
 }
 
-export type CoaOutcome =
-  | { status: 'disconnected'; sessions: number }
-  | { status: 'nak'; detail: string }
-  | { status: 'no_answer' }
-  /** No CoA client is wired (until the RADIUS feature provides one). */
-  | { status: 'not_available' };
+/** What a router answered to one Disconnect-Request. */
+export type DisconnectAnswer =
+  | { answer: 'ack' }
+  /** Error-Cause by name (RFC 5176 §3.5) when the NAK carried one. */
+  | { answer: 'nak'; errorCause: string | null }
+  /** No valid reply after every retry. */
+  | { answer: 'no_answer' }
+  /** No CoA client is wired. */
+  | { answer: 'not_available' };
 
-/** RFC 5176 Disconnect-Request sender (radius/coa.ts implements it). */
+/** RFC 5176 Disconnect-Request sender (radius/coa.ts implements it): retries, then reports. */
 export interface CoaClient {
-  disconnect(target: DisconnectTarget): Promise<CoaOutcome>;
+  disconnect(target: SessionTarget): Promise<DisconnectAnswer>;
 }
 
-/** The CoA client of a box without the RADIUS feature: nothing to disconnect through. */
+/** A box without the RADIUS feature has nothing to disconnect through. */
 export const coaNotAvailable: CoaClient = {
-  disconnect: () => Promise.resolve({ status: 'not_available' }),
+  disconnect: () => Promise.resolve({ answer: 'not_available' }),
 };

@@ -90,6 +90,7 @@ async function findOrCreateInvoice(
     amount_tzs: plan.price_tzs,
     duration_seconds: plan.duration_seconds,
     data_limit_bytes: plan.data_limit_bytes,
+    max_devices: plan.max_devices,
     status: 'pending',
     purchase_key_hash: details.keyHash,
     provider: deps.payments.name,

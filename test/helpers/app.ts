@@ -1,3 +1,4 @@
+import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Test } from 'tap';
@@ -70,6 +71,8 @@ export type TestAppOptions = {
   dataDir?: string;
   /** PUBLIC_BASE_URL = the listener's own URL (for OAuth relying parties and passkeys). */
   selfIssuer?: boolean;
+  /** Start the RADIUS listeners on free loopback UDP ports (off otherwise). */
+  radius?: boolean;
 } & Omit<BuildOptions, 'clock' | 'log'>;
 
 /** The real app on a temp data dir with a manual clock, listening on a free loopback port. */
@@ -79,14 +82,40 @@ export async function startTestApp(t: Test, options: TestAppOptions = {}): Promi
   const selfEnv = options.selfIssuer
     ? { HTTP_PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${String(port)}` }
     : {};
-  const config = testConfig(dataDir, { ...selfEnv, ...options.env });
+  const radiusEnv = options.radius
+    ? {
+        RADIUS_HOST: '127.0.0.1',
+        RADIUS_AUTH_PORT: String(await freeUdpPort()),
+        RADIUS_ACCT_PORT: String(await freeUdpPort()),
+      }
+    : {};
+  const config = testConfig(dataDir, { ...selfEnv, ...radiusEnv, ...options.env });
   const clock = options.clock ?? new ManualClock();
   const logs = new LogSink();
-  const { env: _env, clock: _clock, dataDir: _dataDir, selfIssuer: _self, ...build } = options;
+  const {
+    env: _env,
+    clock: _clock,
+    dataDir: _dataDir,
+    selfIssuer: _self,
+    radius: _radius,
+    ...build
+  } = options;
   const app = await buildApp(config, { ...build, clock, log: createLogger('info', logs) });
   const { http } = await app.start();
   t.teardown(() => app.close({ graceMs: 1000 }));
   return { app, config, clock, logs, base: `http://127.0.0.1:${String(http.port)}`, dataDir };
+}
+
+/** A UDP port nobody listens on right now (on loopback). */
+export function freeUdpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createSocket('udp4');
+    probe.once('error', reject);
+    probe.bind(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** Resolves when `predicate` holds, checking after every log line (no sleeping). */

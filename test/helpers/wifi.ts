@@ -4,6 +4,7 @@ import type { Db } from '../../src/db/index.js';
 import { signWebhook } from '../../src/payments/index.js';
 import {
   createPlan,
+  recordAccounting,
   registerDevice,
   type DeviceRequest,
   type PlanRequest,
@@ -124,6 +125,7 @@ const WIFI_TABLES = [
   'grants',
   'payments',
   'payment_events',
+  'radius_sessions',
 ] as const;
 
 /** Every row of every Wi-Fi table: compare before and after a refused request. */
@@ -131,4 +133,26 @@ export async function wifiRows(db: Db): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const table of WIFI_TABLES) out[table] = await db.selectFrom(table).selectAll().execute();
   return out;
+}
+
+/** An open RADIUS session, recorded the way an Accounting Start from the router records it. */
+export async function aLiveSession(
+  app: App,
+  input: { deviceId: string; username: string; acctSessionId: string; mac?: string; framedIp?: string },
+): Promise<void> {
+  await recordAccounting(app.deps, [
+    {
+      deviceId: input.deviceId,
+      statusType: 'Start',
+      acctSessionId: input.acctSessionId,
+      username: input.username,
+      framedIp: input.framedIp ?? '10.1.0.5',
+      mac: input.mac ?? 'AA:BB:CC:00:00:01',
+      inputOctets: 0,
+      outputOctets: 0,
+      sessionTime: 0,
+      terminateCause: null,
+      delaySeconds: 0,
+    },
+  ]);
 }

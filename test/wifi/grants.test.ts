@@ -6,11 +6,12 @@ import {
   expireDue,
   findLiveForPurchase,
   revoke,
+  coaNotAvailable,
   type CoaClient,
-  type DisconnectTarget,
+  type SessionTarget,
 } from '../../src/wifi/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { aPaidPurchase, aPlan } from '../helpers/wifi.js';
+import { aDevice, aLiveSession, aPaidPurchase, aPlan } from '../helpers/wifi.js';
 
 /** The credentials of a paid purchase, read back through the access-grant service itself. */
 async function paidGrant(t: TestApp, planOverrides = {}) {
@@ -37,7 +38,7 @@ t.test('authorize accepts the grant with PAP or CHAP and reports seconds left an
     username: g.username,
     expiresAt: '2026-01-15T10:00:00.000Z',
     secondsLeft: 3600,
-    limits: { dataLimitBytes: 2_000_000_000 },
+    limits: { dataLimitBytes: 2_000_000_000, dataLeftBytes: 2_000_000_000, maxDevices: 1 },
   };
   t.same(await authorize(app.app.deps, { username: g.username, check: pap(g.password) }), accept);
 
@@ -92,40 +93,63 @@ t.test('authorize rejects unknown users, wrong passwords, revoked and expired gr
 
 /** A CoA client standing in for the RADIUS side: records what it was asked and what was committed then. */
 function recordingCoa(app: TestApp) {
-  const calls: { target: DisconnectTarget; committed: unknown }[] = [];
+  const calls: { target: SessionTarget; committed: unknown }[] = [];
   const coa: CoaClient = {
     async disconnect(target) {
       const row = await app.app.deps.db
-        .selectFrom('grants')
-        .select(['revoked_at', 'revoke_reason', 'ended_at'])
-        .where('id', '=', target.grantId)
+        .selectFrom('radius_sessions as s')
+        .innerJoin('grants as g', 'g.id', 's.grant_id')
+        .select(['g.revoked_at', 'g.revoke_reason', 'g.ended_at'])
+        .where('s.id', '=', target.sessionId)
         .executeTakeFirstOrThrow();
       calls.push({ target, committed: row });
-      return { status: 'disconnected', sessions: 1 };
+      return { answer: 'ack' };
     },
   };
   return { coa, calls };
 }
 
+/** A grant with one live session on a registered router. */
+async function onlineGrant(app: TestApp, planOverrides = {}, acctSessionId = 'sess-1') {
+  const g = await paidGrant(app, planOverrides);
+  const device =
+    (await app.app.deps.db.selectFrom('devices').select('id').executeTakeFirst()) ??
+    (await aDevice(app.app)).device;
+  await aLiveSession(app.app, { deviceId: device.id, username: g.username, acctSessionId });
+  return g;
+}
+
 t.test('revoke commits first, then disconnects; a second revoke keeps the first reason', async (t) => {
   const app = await startTestApp(t);
-  const g = await paidGrant(app);
+  const g = await onlineGrant(app);
   const { coa, calls } = recordingCoa(app);
   const deps = { ...app.app.deps, coa };
   const first = await revoke(deps, g.grantId, 'abuse');
-  t.same(first.disconnect, { status: 'disconnected', sessions: 1 });
+  t.match(first.disconnect, {
+    status: 'disconnected',
+    sessions: [{ nasId: 'lobby-01', acctSessionId: 'sess-1', answer: 'ack' }],
+  });
   t.match(calls, [
     {
-      target: { grantId: g.grantId, username: g.username, reason: 'abuse' },
+      target: {
+        username: g.username,
+        acctSessionId: 'sess-1',
+        framedIp: '10.1.0.5',
+        nasId: 'lobby-01',
+        clientIp: '10.1.0.1',
+        coaPort: 3799,
+      },
       committed: { revoked_at: '2026-01-15T09:00:00.000Z', revoke_reason: 'abuse' },
     },
   ]);
   app.clock.advance('1m');
   const second = await revoke(deps, g.grantId, 'again');
   t.match(second.grant, { revoked_at: '2026-01-15T09:00:00.000Z', revoke_reason: 'abuse' });
-  t.same(
-    (await revoke(app.app.deps, g.grantId, 'x')).disconnect,
-    { status: 'not_available' },
+  t.same(second.disconnect, { status: 'no_sessions', sessions: [] }, 'the acknowledged session was closed');
+  const other = await onlineGrant(app, {}, 'sess-2');
+  t.match(
+    (await revoke({ ...app.app.deps, coa: coaNotAvailable }, other.grantId, 'x')).disconnect,
+    { status: 'not_available', sessions: [{ answer: 'not_available' }] },
     'without a RADIUS CoA client the outcome says so',
   );
   await t.rejects(revoke(deps, '00000000-0000-4000-8000-000000000000', 'x'), {
@@ -136,7 +160,7 @@ t.test('revoke commits first, then disconnects; a second revoke keeps the first 
 
 t.test('expireDue handles each expired grant once, after committing, and leaves live ones', async (t) => {
   const app = await startTestApp(t);
-  const short = await paidGrant(app, { duration_seconds: 600 });
+  const short = await onlineGrant(app, { duration_seconds: 600 }, 's-short');
   const long = await paidGrant(app, { duration_seconds: 7200 });
   const revoked = await paidGrant(app, { duration_seconds: 600 });
   await revoke(app.app.deps, revoked.grantId, 'staff');
@@ -145,12 +169,16 @@ t.test('expireDue handles each expired grant once, after committing, and leaves 
 
   t.same(await expireDue(deps), [], 'nothing is due yet');
   app.clock.advance('10m');
-  t.same(await expireDue(deps), [
-    { grantId: short.grantId, username: short.username, disconnect: { status: 'disconnected', sessions: 1 } },
+  t.match(await expireDue(deps), [
+    {
+      grantId: short.grantId,
+      username: short.username,
+      disconnect: { status: 'disconnected', sessions: [{ acctSessionId: 's-short', answer: 'ack' }] },
+    },
   ]);
   t.match(calls, [
     {
-      target: { grantId: short.grantId, reason: 'expired' },
+      target: { username: short.username, acctSessionId: 's-short' },
       committed: { ended_at: '2026-01-15T09:10:00.000Z' },
     },
   ]);

@@ -20,6 +20,7 @@ const COLUMNS: readonly Column<PlanRow>[] = [
   ['data_limit', (p) => p.data_limit_bytes],
   ['active', (p) => p.active === 1],
   ['sort_order', (p) => p.sort_order],
+  ['max_devices', (p) => p.max_devices],
 ];
 
 interface PlanFlags {
@@ -29,6 +30,7 @@ interface PlanFlags {
   duration?: number;
   dataLimit?: number | 'none';
   sortOrder?: number;
+  maxDevices?: number;
   active?: boolean;
   inactive?: boolean;
 }
@@ -42,6 +44,7 @@ function planRequest(flags: PlanFlags): PlanRequest {
     duration_seconds: flags.duration,
     data_limit_bytes: flags.dataLimit === 'none' ? null : flags.dataLimit,
     sort_order: flags.sortOrder,
+    max_devices: flags.maxDevices,
     active: flags.inactive ? false : flags.active,
   };
 }
@@ -63,7 +66,12 @@ function valueOptions(cmd: Command): Command {
       'data allowance: bytes, or with MB / GB (1GB = 10^9 bytes); none = no limit',
       parseBytes,
     )
-    .option('--sort-order <n>', 'position in the portal list (lower first, default 0)', parseWholeNumber);
+    .option('--sort-order <n>', 'position in the portal list (lower first, default 0)', parseWholeNumber)
+    .option(
+      '--max-devices <n>',
+      'devices one purchase may have online at once (default 1)',
+      parseWholeNumber,
+    );
 }
 
 export function registerPlans(program: Command): void {

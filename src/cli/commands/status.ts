@@ -5,6 +5,7 @@ import { DATABASE_FILE } from '../../app.js';
 import { migrationState, rowCounts } from '../../db/index.js';
 import type { Config } from '../../config/index.js';
 import { readOutbox } from '../../notify/index.js';
+import { storedCounters } from '../../radius/index.js';
 import { contextOf, withApp } from '../context.js';
 import { formatRecord } from '../output.js';
 
@@ -22,6 +23,18 @@ async function probeDaemon(url: string): Promise<{ reachable: boolean; url: stri
   } catch {
     return { reachable: false, url };
   }
+}
+
+/** The stored RADIUS totals in one line: requests, answers, drops. */
+function radiusLine(c: Record<string, number>): string {
+  const n = (k: string): number => c[k] ?? 0;
+  const dropped = Object.entries(c)
+    .filter(([k, v]) => k.startsWith('dropped_') && v > 0)
+    .map(([k, v]) => `${k.slice('dropped_'.length)} ${String(v)}`);
+  return (
+    `${String(n('auth_requests'))} auth (${String(n('auth_accepts'))} accepted, ${String(n('auth_rejects'))} rejected), ` +
+    `${String(n('acct_requests'))} accounting; dropped: ${dropped.length === 0 ? 'none' : dropped.join(', ')}`
+  );
 }
 
 export function registerStatus(program: Command): void {
@@ -63,6 +76,8 @@ export function registerStatus(program: Command): void {
               'grants',
               'payments',
             ]),
+            // Totals the daemon stores every minute (docs/decisions/0022-radius-security.md).
+            radius_counters: migrations.pending.length === 0 ? await storedCounters(app.deps.db) : {},
           };
         },
         { migrate: false },
@@ -87,6 +102,7 @@ export function registerStatus(program: Command): void {
             (k) => [`key ${k.kid.slice(0, 8)}…`, `${k.state}, created ${k.created_at}`] as const,
           ),
           ...Object.entries(report.counts).map(([table, n]) => [table, n ?? '-'] as const),
+          ['RADIUS', radiusLine(report.radius_counters)],
         ]),
       );
     });

@@ -10,6 +10,8 @@ export interface PlansTable {
   /** 0/1 */
   active: number;
   sort_order: number;
+  /** Simultaneous-use limit: devices one grant may have online at once (migration 0010). */
+  max_devices: number;
   created_at: string;
   updated_at: string;
 }
@@ -26,7 +28,7 @@ export interface DevicesTable {
   radius_nas_id: string;
   radius_client_ip: string;
   coa_port: number;
-  /** AES-256-GCM sealed (wifi/vault.ts); RADIUS needs the cleartext. */
+  /** AES-256-GCM sealed (lib/vault.ts); RADIUS needs the cleartext. */
   radius_secret_enc: string;
   uam_secret_enc: string | null;
   /** 'chap' | 'pap': how uam-login encodes the password for this router. */
@@ -49,6 +51,7 @@ export interface InvoicesTable {
   /** The plan's terms when the guest bought it; the grant gets these. */
   duration_seconds: number;
   data_limit_bytes: number | null;
+  max_devices: number;
   /** 'pending' | 'paid' | 'failed' | 'expired' */
   status: string;
   /** SHA-256 (hex) of the purchase key (the Idempotency-Key). */
@@ -76,6 +79,8 @@ export interface GrantsTable {
   /** AES-256-GCM sealed: CHAP and the poll endpoint need the cleartext. */
   password_enc: string;
   data_limit_bytes: number | null;
+  /** Simultaneous-use limit, from the plan at purchase time. */
+  max_devices: number;
   issued_at: string;
   expires_at: string;
   revoked_at: string | null;

@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import { disconnectSession, listSessions, presentSession, type ListedSessionRow } from '../../wifi/index.js';
+import { contextOf, withApp } from '../context.js';
+import { formatRecord, formatTable, type Column } from '../output.js';
+
+const COLUMNS: readonly Column<ListedSessionRow>[] = [
+  ['id', (s) => s.id],
+  ['nas_id', (s) => s.radius_nas_id],
+  ['username', (s) => s.username],
+  ['mac', (s) => s.mac],
+  ['ip', (s) => s.framed_ip],
+  ['started', (s) => s.started_at],
+  ['stopped', (s) => s.stopped_at],
+  ['cause', (s) => s.terminate_cause],
+  ['in_bytes', (s) => s.input_octets],
+  ['out_bytes', (s) => s.output_octets],
+];
+
+export function registerSessions(program: Command): void {
+  const sessions = program.command('sessions').description('RADIUS sessions reported by the routers');
+
+  sessions
+    .command('list')
+    .description('List the most recent RADIUS sessions, newest first (at most 200)')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const rows = await withApp(ctx, (app) => listSessions(app.deps));
+      ctx.out.result(rows.map(presentSession), () =>
+        rows.length === 0 ? 'no sessions yet\n' : formatTable(rows, COLUMNS),
+      );
+    });
+
+  sessions
+    .command('disconnect')
+    .description("Revoke the session's access grant and send Disconnect-Requests to its routers")
+    .argument('<id>', 'session id (from sessions list)')
+    .option('--reason <text>', 'recorded as the revocation reason', 'staff disconnect')
+    .action(async (id: string, flags: { reason: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const result = await withApp(ctx, (app) => disconnectSession(app.deps, id, flags.reason));
+      const doc = {
+        session_id: result.session.id,
+        grant_id: result.session.grant_id,
+        grant_revoked: result.grantRevoked,
+        disconnect: {
+          status: result.disconnect.status,
+          sessions: result.disconnect.sessions.map((s) => ({
+            session_id: s.sessionId,
+            nas_id: s.nasId,
+            acct_session_id: s.acctSessionId,
+            answer: s.answer,
+            ...('errorCause' in s && { error_cause: s.errorCause }),
+          })),
+        },
+      };
+      ctx.out.result(doc, () =>
+        [
+          formatRecord([
+            ['session', doc.session_id],
+            ['grant', doc.grant_id],
+            ['grant revoked', doc.grant_revoked ? 'yes' : 'no (the session has no grant)'],
+            ['routers', doc.disconnect.status],
+          ]),
+          doc.disconnect.sessions.length === 0
+            ? 'no live sessions to disconnect\n'
+            : formatTable(doc.disconnect.sessions, [
+                ['session', (s) => s.session_id],
+                ['nas_id', (s) => s.nas_id],
+                ['acct_session_id', (s) => s.acct_session_id],
+                ['answer', (s) => s.answer],
+                ['error_cause', (s) => s.error_cause],
+              ]),
+        ].join('\n'),
+      );
+    });
+}

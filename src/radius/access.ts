@@ -1,0 +1,132 @@
+import type { Config } from '../config/index.js';
+import { safeEqual } from '../lib/crypto.js';
+import { authorize, type Decision, type RejectReason, type WifiDeps } from '../wifi/index.js';
+import {
+  ATTR,
+  CODE,
+  chapMatches,
+  encodeReply,
+  rawValue,
+  revealPassword,
+  text,
+  type EncodeAttribute,
+} from './codec.js';
+import { VENDOR } from './dictionary.js';
+import { normaliseMac } from './mac.js';
+import type { NasVendor } from './nas.js';
+import type { RadiusRequest, RouteResult } from './server.js';
+
+/**
+ * The Access-Request "route": BlastRADIUS policy, then PAP or CHAP against the access-grant
+ * service, then one table from its decision to the reply (docs/decisions/0020-radius-server.md).
+ */
+
+/** What a guest's router shows (or logs) on a reject. Unknown user and wrong password read the same. */
+const REJECT_MESSAGES: Readonly<Record<RejectReason | 'no_credentials', string>> = {
+  unknown: 'Unknown username or wrong password',
+  bad_password: 'Unknown username or wrong password',
+  no_credentials: 'Unknown username or wrong password',
+  revoked: 'This access has been revoked',
+  expired: 'This access has expired',
+  too_many_devices: 'This access is already in use on another device',
+  data_exhausted: 'The data allowance of this access is used up',
+};
+
+const GIGA = 2 ** 32;
+
+/** A 64-bit byte count as a 32-bit value and its gigawords (bits 32..63). */
+const split64 = (bytes: number): { low: number; high: number } => ({
+  low: bytes % GIGA,
+  high: Math.floor(bytes / GIGA),
+});
+
+/** The data-limit attributes each router family honours; unknown models get both sets. */
+function dataLimitAttributes(vendor: NasVendor, bytes: number): EncodeAttribute[] {
+  const { low, high } = split64(bytes);
+  const chilli: EncodeAttribute = [
+    'Vendor-Specific',
+    VENDOR.chillispot,
+    [['ChilliSpot-Max-Total-Octets', low], ...(high > 0 ? [['CoovaChilli-Max-Total-Gigawords', high] as const] : [])],
+  ];
+  const mikrotik: EncodeAttribute = [
+    'Vendor-Specific',
+    VENDOR.mikrotik,
+    [['Mikrotik-Total-Limit', low], ...(high > 0 ? [['Mikrotik-Total-Limit-Gigawords', high] as const] : [])],
+  ];
+  if (vendor === 'chillispot') return [chilli];
+  if (vendor === 'mikrotik') return [mikrotik];
+  return [chilli, mikrotik];
+}
+
+/** Access-Accept attributes for an accepted grant. */
+export function acceptAttributes(
+  config: Pick<Config, 'radiusInterimInterval' | 'radiusIdleTimeout'>,
+  vendor: NasVendor,
+  accept: Extract<Decision, { decision: 'accept' }>,
+): EncodeAttribute[] {
+  return [
+    ['Session-Timeout', accept.secondsLeft],
+    ['Acct-Interim-Interval', config.radiusInterimInterval],
+    ...(config.radiusIdleTimeout > 0 ? [['Idle-Timeout', config.radiusIdleTimeout] as const] : []),
+    ...(accept.limits.dataLeftBytes === null ? [] : dataLimitAttributes(vendor, accept.limits.dataLeftBytes)),
+  ];
+}
+
+/** How the request proves the password: PAP (User-Password) or CHAP; null when it carries neither. */
+function credentialCheck(req: RadiusRequest): ((password: string) => boolean) | null {
+  const hidden = rawValue(req.frame, ATTR.userPassword);
+  if (hidden) {
+    const given = revealPassword(hidden, req.nas.secret, req.frame.authenticator);
+    if (!given) return null;
+    const plain = given.toString('utf8');
+    return (password) => safeEqual(plain, password);
+  }
+  const chap = rawValue(req.frame, ATTR.chapPassword);
+  if (chap) {
+    const challenge = rawValue(req.frame, ATTR.chapChallenge) ?? req.frame.authenticator;
+    return (password) => chapMatches(chap, challenge, password);
+  }
+  return null;
+}
+
+export function accessRoute(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>,
+): (req: RadiusRequest) => Promise<RouteResult> {
+  const reject = (req: RadiusRequest, reason: RejectReason | 'no_credentials'): RouteResult => ({
+    reply: encodeReply(req.frame, CODE.accessReject, [['Reply-Message', REJECT_MESSAGES[reason]]], req.nas.secret),
+    count: 'auth_rejects',
+  });
+
+  return async (req) => {
+    // BlastRADIUS (CVE-2024-3596): Message-Authenticator is required unless the device is marked
+    // legacy; even then a Proxy-State without it is refused (FreeRADIUS limit_proxy_state).
+    if (req.frame.maOffset === null) {
+      if (req.nas.requireMessageAuthenticator) return { drop: 'no_message_authenticator' };
+      if (rawValue(req.frame, ATTR.proxyState)) return { drop: 'proxy_state_without_message_authenticator' };
+    }
+    if (req.frame.code === CODE.statusServer) {
+      // RFC 5997: Status-Server must carry Message-Authenticator; answered like a liveness probe.
+      if (req.frame.maOffset === null) return { drop: 'no_message_authenticator' };
+      return { reply: encodeReply(req.frame, CODE.accessAccept, [], req.nas.secret), count: 'status_server' };
+    }
+    const username = text(req.attrs, 'User-Name');
+    if (username === undefined || username.trim() === '') return { drop: 'malformed', detail: 'no User-Name' };
+    const check = credentialCheck(req);
+    if (!check) return reject(req, 'no_credentials');
+    const decision = await authorize(deps, {
+      username,
+      check,
+      mac: normaliseMac(text(req.attrs, 'Calling-Station-Id')),
+    });
+    if (decision.decision === 'reject') return reject(req, decision.reason);
+    return {
+      reply: encodeReply(
+        req.frame,
+        CODE.accessAccept,
+        acceptAttributes(deps.config, req.nas.vendor, decision),
+        req.nas.secret,
+      ),
+      count: 'auth_accepts',
+    };
+  };
+}

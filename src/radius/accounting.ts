@@ -1,0 +1,136 @@
+import type { Logger } from '../lib/log.js';
+import {
+  recordAccounting,
+  type AccountingRecord,
+  type AccountingResult,
+  type WifiDeps,
+} from '../wifi/index.js';
+import { CODE, encodeReply, integer, text, type Attributes } from './codec.js';
+import { normaliseMac } from './mac.js';
+import type { RadiusRequest, RouteResult } from './server.js';
+
+/**
+ * The Accounting-Request "route" (RFC 2866): read the packet into an AccountingRecord, have the
+ * Wi-Fi domain commit it, and only then answer Accounting-Response. Packets arriving together
+ * share one transaction (group commit): the answer still waits for its own record's commit.
+ */
+
+const GIGA = 2 ** 32;
+const SESSION_TYPES = new Set(['Start', 'Interim-Update', 'Stop']);
+/** A router's claim of holding a packet longer than a day is not believed. */
+const MAX_DELAY_SECONDS = 86_400;
+
+/** Acct-*-Octets plus Acct-*-Gigawords × 2^32 (RFC 2869 §5.1, §5.2). */
+const total = (attrs: Attributes, direction: 'Input' | 'Output'): number =>
+  (integer(attrs, `Acct-${direction}-Gigawords`) ?? 0) * GIGA + (integer(attrs, `Acct-${direction}-Octets`) ?? 0);
+
+/** An enumerated attribute by name, or its number when the dictionary has no name for it. */
+const enumName = (attrs: Attributes, name: string): string | null => {
+  const named = text(attrs, name);
+  if (named !== undefined) return named;
+  const n = integer(attrs, name);
+  return n === undefined ? null : String(n);
+};
+
+/** The record of a packet, or why it is malformed. */
+export function readAccounting(req: RadiusRequest): AccountingRecord | { malformed: string } {
+  const statusType = enumName(req.attrs, 'Acct-Status-Type');
+  if (statusType === null) return { malformed: 'no Acct-Status-Type' };
+  const acctSessionId = text(req.attrs, 'Acct-Session-Id') ?? '';
+  const username = text(req.attrs, 'User-Name') ?? '';
+  if (SESSION_TYPES.has(statusType) && (acctSessionId === '' || username === ''))
+    return { malformed: 'no Acct-Session-Id or User-Name' };
+  return {
+    deviceId: req.nas.deviceId,
+    statusType,
+    acctSessionId,
+    username,
+    framedIp: text(req.attrs, 'Framed-IP-Address') ?? null,
+    mac: normaliseMac(text(req.attrs, 'Calling-Station-Id')),
+    inputOctets: total(req.attrs, 'Input'),
+    outputOctets: total(req.attrs, 'Output'),
+    sessionTime: integer(req.attrs, 'Acct-Session-Time') ?? 0,
+    terminateCause: enumName(req.attrs, 'Acct-Terminate-Cause'),
+    delaySeconds: Math.min(integer(req.attrs, 'Acct-Delay-Time') ?? 0, MAX_DELAY_SECONDS),
+  };
+}
+
+interface Waiting {
+  record: AccountingRecord;
+  resolve: (result: AccountingResult) => void;
+  reject: (err: unknown) => void;
+}
+
+const MAX_BATCH = 256;
+
+/**
+ * Group commit: records queue while a transaction runs and go together in the next one. If a
+ * batch fails, its records are retried one by one, so one bad record fails only itself.
+ */
+export class AccountingWriter {
+  #queue: Waiting[] = [];
+  #running = false;
+
+  constructor(private readonly deps: Pick<WifiDeps, 'db' | 'clock'> & { log: Logger }) {}
+
+  write(record: AccountingRecord): Promise<AccountingResult> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ record, resolve, reject });
+      if (!this.#running) {
+        this.#running = true;
+        // After the poll phase: every datagram already waiting joins this batch.
+        setImmediate(() => void this.#drain());
+      }
+    });
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, MAX_BATCH);
+      try {
+        const results = await recordAccounting(this.deps, batch.map((w) => w.record));
+        batch.forEach((w, i) => {
+          const result = results[i];
+          if (result) w.resolve(result);
+          else w.reject(new Error('accounting result missing'));
+        });
+      } catch (err) {
+        if (batch.length === 1) batch[0]?.reject(err);
+        else for (const w of batch) await this.#single(w);
+      }
+      // Let the datagrams that arrived during the commit be read before the next batch.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.#running = false;
+  }
+
+  async #single(w: Waiting): Promise<void> {
+    try {
+      const [result] = await recordAccounting(this.deps, [w.record]);
+      if (result) w.resolve(result);
+    } catch (err) {
+      w.reject(err);
+    }
+  }
+}
+
+export function accountingRoute(writer: AccountingWriter): (req: RadiusRequest) => Promise<RouteResult> {
+  return async (req) => {
+    // Message-Authenticator only answers Status-Server (RFC 5997); see 0022-radius-security.md.
+    const reply = (count: 'acct_responses' | 'status_server'): RouteResult => ({
+      reply: encodeReply(req.frame, CODE.accountingResponse, [], req.nas.secret, {
+        messageAuthenticator: count === 'status_server',
+      }),
+      count,
+    });
+    if (req.frame.code === CODE.statusServer) {
+      // RFC 5997 §3: Status-Server must carry Message-Authenticator.
+      if (req.frame.maOffset === null) return { drop: 'no_message_authenticator' };
+      return reply('status_server');
+    }
+    const record = readAccounting(req);
+    if ('malformed' in record) return { drop: 'malformed', detail: record.malformed };
+    await writer.write(record); // committed: only now may the router forget the packet
+    return reply('acct_responses');
+  };
+}

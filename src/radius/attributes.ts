@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import radius from 'radius';
+import { ensureDictionaries } from './dictionary.js';
+
+/**
+ * Attribute values: by name through the `radius` package's dictionaries (decoding), to bytes
+ * through the same dictionaries' numbers and types (encoding, done here: the package's encoder
+ * allocates 4 KiB per packet with the deprecated Buffer constructor and signs in its own order),
+ * and User-Password hiding (RFC 2865 §5.2). codec.ts frames and signs packets around them.
+ */
+
+ensureDictionaries();
+
+export const md5 = (...parts: (Buffer | string)[]): Buffer => {
+  const h = createHash('md5');
+  for (const p of parts) h.update(p);
+  return h.digest();
+};
+
+/** Attribute values by dictionary name, as the `radius` package decodes them. */
+export type Attributes = Readonly<Record<string, unknown>>;
+
+/**
+ * Decodes the attributes by name. Returns null when the package cannot make sense of them (an
+ * integer that is not 4 octets, a vendor attribute that overruns…): the packet is malformed.
+ */
+export function decodeAttributeList(packet: Buffer): Attributes | null {
+  try {
+    return radius.decode_without_secret({ packet }).attributes as Attributes;
+  } catch {
+    return null;
+  }
+}
+
+/** First value of a text attribute. */
+export function text(attrs: Attributes, name: string): string | undefined {
+  const v = attrs[name];
+  const first: unknown = Array.isArray(v) ? v[0] : v;
+  return typeof first === 'string' ? first : undefined;
+}
+
+/** First value of an integer attribute (enumerated values come back by name: use `text`). */
+export function integer(attrs: Attributes, name: string): number | undefined {
+  const v = attrs[name];
+  const first: unknown = Array.isArray(v) ? v[0] : v;
+  return typeof first === 'number' ? first : undefined;
+}
+
+/**
+ * User-Password (RFC 2865 §5.2): c(i) = p(i) xor MD5(S ‖ c(i-1)), c(0) = the request
+ * authenticator. Null when the hidden value is not 16..128 octets in 16-octet blocks.
+ */
+export function revealPassword(hidden: Buffer, secret: string, authenticator: Buffer): Buffer | null {
+  if (hidden.length < 16 || hidden.length > 128 || hidden.length % 16 !== 0) return null;
+  const out = Buffer.alloc(hidden.length);
+  let previous = authenticator;
+  for (let i = 0; i < hidden.length; i += 16) {
+    const b = md5(secret, previous);
+    for (let j = 0; j < 16; j++) out[i + j] = (hidden[i + j] ?? 0) ^ (b[j] ?? 0);
+    previous = hidden.subarray(i, i + 16);
+  }
+  let end = out.length;
+  while (end > 0 && out[end - 1] === 0) end--;
+  return out.subarray(0, end);
+}
+
+/** Hides a password the way a NAS does (RFC 2865 §5.2), for clients we write (tests, bench). */
+export function hidePassword(password: string, secret: string, authenticator: Buffer): Buffer {
+  const plain = Buffer.from(password, 'utf8');
+  const out = Buffer.alloc(Math.max(16, Math.ceil(plain.length / 16) * 16));
+  plain.copy(out);
+  let previous = authenticator;
+  for (let i = 0; i < out.length; i += 16) {
+    const b = md5(secret, previous);
+    for (let j = 0; j < 16; j++) out[i + j] = (out[i + j] ?? 0) ^ (b[j] ?? 0);
+    previous = out.subarray(i, i + 16);
+  }
+  return out;
+}
+
+/** Attributes to encode: `[name, value]`, or `['Vendor-Specific', vendorId, [[name, value]…]]`. */
+export type EncodeAttribute =
+  | readonly [name: string | number, value: string | number | Buffer]
+  | readonly ['Vendor-Specific', vendor: number, attributes: readonly EncodeAttribute[]];
+
+interface Definition {
+  id: number;
+  type: string;
+  /** Enumerated value names → numbers. */
+  values: Readonly<Record<string, string>>;
+  hidden: boolean;
+}
+
+// The package keeps its dictionary behind functions its types do not declare.
+const dictionary = radius as unknown as {
+  load_dictionaries(): void;
+  _attr_to(name: string, vendor: number | undefined, field: number): unknown;
+};
+const definitions = new Map<string, Definition>();
+
+/** An attribute's number, type and enumerated values, from the package's loaded dictionaries. */
+function definition(name: string, vendor: number | undefined): Definition {
+  const key = `${String(vendor ?? '')}/${name}`;
+  let def = definitions.get(key);
+  if (!def) {
+    dictionary.load_dictionaries();
+    const id = dictionary._attr_to(name, vendor, 0);
+    if (id === undefined) throw new Error(`unknown RADIUS attribute ${name}`);
+    const modifiers = (dictionary._attr_to(name, vendor, 5) ?? {}) as Record<string, boolean>;
+    def = {
+      id: Number(id),
+      type: String(dictionary._attr_to(name, vendor, 2)),
+      values: (dictionary._attr_to(name, vendor, 4) ?? {}) as Record<string, string>,
+      hidden: modifiers['encrypt=1'] === true,
+    };
+    definitions.set(key, def);
+  }
+  return def;
+}
+
+export interface EncodeContext {
+  secret: string;
+  /** The authenticator User-Password is hidden with (requests we send). */
+  authenticator: Buffer;
+}
+
+function valueBytes(def: Definition, value: string | number | Buffer, ctx: EncodeContext): Buffer {
+  if (Buffer.isBuffer(value)) return value;
+  if (def.hidden) return hidePassword(String(value), ctx.secret, ctx.authenticator);
+  switch (def.type) {
+    case 'integer':
+    case 'time':
+    case 'date': {
+      const n = typeof value === 'number' ? value : Number(def.values[value] ?? value);
+      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new Error(`bad integer value for attribute ${String(def.id)}`);
+      const out = Buffer.allocUnsafe(4);
+      out.writeUInt32BE(n);
+      return out;
+    }
+    case 'ipaddr': {
+      const octets = String(value).split('.').map(Number);
+      if (octets.length !== 4 || octets.some((o) => !(o >= 0 && o <= 255))) throw new Error(`bad IPv4 address ${String(value)}`);
+      return Buffer.from(octets);
+    }
+    default:
+      return Buffer.from(String(value), 'utf8');
+  }
+}
+
+function tlv(type: number, value: Buffer): Buffer {
+  if (value.length > 253) throw new Error(`attribute ${String(type)} is longer than 253 octets`);
+  const out = Buffer.allocUnsafe(2 + value.length);
+  out[0] = type;
+  out[1] = 2 + value.length;
+  value.copy(out, 2);
+  return out;
+}
+
+/** Attributes → TLVs, names resolved through the dictionaries (vendor attributes in a VSA, RFC 2865 §5.26). */
+export function encodeList(attributes: readonly EncodeAttribute[], ctx: EncodeContext, vendor?: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (const a of attributes) {
+    if (a[0] === 'Vendor-Specific') {
+      const [, vendorId, inner] = a as readonly ['Vendor-Specific', number, readonly EncodeAttribute[]];
+      const head = Buffer.allocUnsafe(4);
+      head.writeUInt32BE(vendorId);
+      out.push(tlv(26, Buffer.concat([head, ...encodeList(inner, ctx, vendorId)])));
+      continue;
+    }
+    const [name, value] = a as readonly [string | number, string | number | Buffer];
+    if (typeof name === 'number') {
+      out.push(tlv(name, Buffer.isBuffer(value) ? value : Buffer.from(String(value))));
+      continue;
+    }
+    const def = definition(name, vendor);
+    const bytes = valueBytes(def, value, ctx);
+    if (bytes.length > 0) out.push(tlv(def.id, bytes)); // RADIUS has no empty attributes
+  }
+  return out;
+}
+

@@ -1,0 +1,102 @@
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/log.js';
+
+/**
+ * What the RADIUS listener counts. Drops are never answered; their counters (and the bounded
+ * drop log below) are how an operator sees a misconfigured router or an attack.
+ * docs/decisions/0022-radius-security.md says where they show.
+ */
+export const COUNTERS = [
+  'auth_requests',
+  'auth_accepts',
+  'auth_rejects',
+  'acct_requests',
+  'acct_responses',
+  'status_server',
+  'duplicates_answered',
+  'duplicates_in_progress',
+  'dropped_malformed',
+  'dropped_unknown_nas',
+  'dropped_bad_authenticator',
+  'dropped_no_message_authenticator',
+  'dropped_proxy_state_without_message_authenticator',
+  'dropped_unexpected_code',
+  'dropped_internal_error',
+] as const;
+export type CounterName = (typeof COUNTERS)[number];
+
+export type DropReason =
+  | 'malformed'
+  | 'unknown_nas'
+  | 'bad_authenticator'
+  | 'no_message_authenticator'
+  | 'proxy_state_without_message_authenticator'
+  | 'unexpected_code'
+  | 'internal_error';
+
+export class Counters {
+  readonly #values = new Map<CounterName, number>(COUNTERS.map((c) => [c, 0]));
+  /** Values already written to the database by `drain`. */
+  readonly #flushed = new Map<CounterName, number>();
+
+  bump(name: CounterName, by = 1): void {
+    this.#values.set(name, (this.#values.get(name) ?? 0) + by);
+  }
+
+  get(name: CounterName): number {
+    return this.#values.get(name) ?? 0;
+  }
+
+  snapshot(): Record<CounterName, number> {
+    return Object.fromEntries(COUNTERS.map((c) => [c, this.get(c)])) as Record<CounterName, number>;
+  }
+
+  /** The increments since the previous drain (only non-zero ones), marked as flushed. */
+  drain(): Partial<Record<CounterName, number>> {
+    const out: Partial<Record<CounterName, number>> = {};
+    for (const c of COUNTERS) {
+      const delta = this.get(c) - (this.#flushed.get(c) ?? 0);
+      if (delta > 0) out[c] = delta;
+      this.#flushed.set(c, this.get(c));
+    }
+    return out;
+  }
+}
+
+/** Log lines per drop reason per window; the rest are counted and reported with the next line. */
+const LINES_PER_WINDOW = 5;
+const WINDOW_MS = 60_000;
+
+/**
+ * Logs dropped packets at a bounded rate, so a flood of garbage cannot flood the log: at most
+ * five lines per reason per minute, the next one saying how many were left out. Never logs
+ * packet contents or secrets: only the source, the NAS-Identifier and a short reason.
+ */
+export class DropLog {
+  readonly #windows = new Map<DropReason, { start: number; lines: number; suppressed: number }>();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly clock: Clock,
+  ) {}
+
+  drop(reason: DropReason, fields: { source: string; nas_id?: string | undefined; detail?: string }): void {
+    const now = this.clock.now().getTime();
+    let w = this.#windows.get(reason);
+    if (!w || now - w.start >= WINDOW_MS) {
+      w = { start: now, lines: 0, suppressed: w?.suppressed ?? 0 };
+      this.#windows.set(reason, w);
+    }
+    if (w.lines >= LINES_PER_WINDOW) {
+      w.suppressed++;
+      return;
+    }
+    w.lines++;
+    const suppressed = w.suppressed;
+    w.suppressed = 0;
+    this.log.warn(
+      { event: 'radius.dropped', reason, ...fields, ...(suppressed > 0 && { suppressed }) },
+      'RADIUS packet dropped',
+    );
+  }
+}

@@ -1,0 +1,98 @@
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config/index.js';
+import type { Db } from '../db/index.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../lib/log.js';
+import type { Vault } from '../lib/vault.js';
+import type { CoaClient, WifiDeps } from '../wifi/index.js';
+import { accessRoute } from './access.js';
+import { AccountingWriter, accountingRoute } from './accounting.js';
+import { CODE } from './codec.js';
+import { createCoaClient, type CoaOptions } from './coa.js';
+import { Counters } from './counters.js';
+import { addCounters, selectCounters } from './counters.store.js';
+import { NasDirectory } from './nas.js';
+import { RadiusListener, type ListenerOptions } from './server.js';
+
+/** The RADIUS edge as app.ts and the CLI see it. */
+
+export { COUNTERS, type CounterName } from './counters.js';
+export type { CoaOptions } from './coa.js';
+
+export interface RadiusDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  vault: Vault;
+}
+
+export interface Radius {
+  readonly counters: Counters;
+  readonly coa: CoaClient;
+  /** Binds the ports that are not 0; resolves with the bound addresses. */
+  start(wifi: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>): Promise<{ auth?: AddressInfo; acct?: AddressInfo }>;
+  /** Adds what was counted since the last flush to the stored totals, and logs it. */
+  flushCounters(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const wildcard = (host: string): boolean => host === '0.0.0.0' || host === '::';
+
+export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Radius {
+  const log = deps.log.child({ feature: 'radius' });
+  const nas = new NasDirectory(deps);
+  const counters = new Counters();
+  const coa = createCoaClient(
+    { clock: deps.clock, log, nas, bindHost: wildcard(deps.config.radiusHost) ? '0.0.0.0' : deps.config.radiusHost },
+    coaOptions,
+  );
+  const listeners: RadiusListener[] = [];
+  const server = { clock: deps.clock, log, nas, counters };
+
+  return {
+    counters,
+    coa,
+    async start(wifi) {
+      const { radiusHost: host, radiusAuthPort, radiusAcctPort } = deps.config;
+      const open = async (options: Omit<ListenerOptions, 'host'>): Promise<AddressInfo | undefined> => {
+        if (options.port === 0) return undefined; // disabled
+        const listener = new RadiusListener(server, { ...options, host });
+        listeners.push(listener);
+        return listener.listen();
+      };
+      const auth = await open({
+        name: 'auth',
+        port: radiusAuthPort,
+        codes: new Set([CODE.accessRequest, CODE.statusServer]),
+        requests: 'auth_requests',
+        route: accessRoute(wifi),
+      });
+      const acct = await open({
+        name: 'acct',
+        port: radiusAcctPort,
+        codes: new Set([CODE.accountingRequest, CODE.statusServer]),
+        requests: 'acct_requests',
+        route: accountingRoute(new AccountingWriter({ ...wifi, log })),
+      });
+      const out = { ...(auth && { auth }), ...(acct && { acct }) };
+      if (out.auth || out.acct)
+        log.info({ event: 'radius.listening', auth: out.auth?.port, acct: out.acct?.port }, 'RADIUS listening');
+      return out;
+    },
+    async flushCounters() {
+      const deltas = counters.drain();
+      if (Object.keys(deltas).length === 0) return;
+      await addCounters(deps.db, deltas, deps.clock.now().toISOString());
+      log.info({ event: 'radius.counters', ...deltas }, 'RADIUS counters');
+    },
+    async close() {
+      await Promise.all(listeners.splice(0).map((l) => l.close()));
+    },
+  };
+}
+
+/** The stored totals, for `hotspot-ctl status`. */
+export async function storedCounters(db: Db): Promise<Record<string, number>> {
+  return Object.fromEntries((await selectCounters(db)).map((r) => [r.name, r.value]));
+}

@@ -1,0 +1,245 @@
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { marker, prepared, type Db } from '../db/index.js';
+import type { DB } from '../db/schema.js';
+import type { RadiusSessionsTable } from '../db/tables/radius.js';
+
+export type SessionRow = Selectable<RadiusSessionsTable>;
+
+/** Counters and identity an accounting packet carries for one session (64-bit totals). */
+export interface SessionUpdate {
+  deviceId: string;
+  acctSessionId: string;
+  username: string;
+  framedIp: string | null;
+  mac: string | null;
+  inputOctets: number;
+  outputOctets: number;
+  sessionTime: number;
+}
+
+type Touch = [
+  deviceId: string,
+  acctSessionId: string,
+  inputOctets: number,
+  outputOctets: number,
+  sessionTime: number,
+  framedIp: string | null,
+  mac: string | null,
+  at: string,
+  stoppedAt: string | null,
+  cause: string | null,
+];
+
+const TOUCH_MARKERS = ['device', 'acct', 'in', 'out', 'time', 'ip', 'mac', 'at', 'stopped', 'cause'].map(
+  marker,
+) as unknown as Touch;
+
+/** The UPDATE of an accounting packet; `stop` adds the stop time and cause. Compiled once each. */
+const touch = (stop: boolean) =>
+  prepared(
+    (
+      db,
+      deviceId,
+      acctSessionId,
+      inputOctets,
+      outputOctets,
+      sessionTime,
+      framedIp,
+      mac,
+      at,
+      stoppedAt,
+      cause,
+    ) =>
+      db
+        .updateTable('radius_sessions')
+        .set((eb) => ({
+          input_octets: greatest(eb, 'input_octets', inputOctets),
+          output_octets: greatest(eb, 'output_octets', outputOctets),
+          session_time: greatest(eb, 'session_time', sessionTime),
+          framed_ip: eb.fn.coalesce(eb.val(framedIp), eb.ref('framed_ip')),
+          mac: eb.fn.coalesce(eb.val(mac), eb.ref('mac')),
+          updated_at: at,
+          ...(stop && {
+            stopped_at: eb.fn.coalesce(eb.ref('stopped_at'), eb.val(stoppedAt)),
+            terminate_cause: cause,
+          }),
+        }))
+        .where('device_id', '=', deviceId)
+        .where('acct_session_id', '=', acctSessionId)
+        .returning('id'),
+    TOUCH_MARKERS,
+  );
+const touchOpen = touch(false);
+const touchStop = touch(true);
+
+/**
+ * Refreshes an existing session from an accounting packet; false when there is none yet.
+ * Counters only grow (a late Interim-Update cannot undo a Stop's totals) and a closed session
+ * stays closed. Runs for every accounting packet, so compiled once.
+ */
+export async function touchSession(
+  db: Db,
+  u: SessionUpdate,
+  at: string,
+  stop: { at: string; cause: string | null } | null,
+): Promise<boolean> {
+  const run = stop ? touchStop : touchOpen;
+  const rows = await run(
+    db,
+    u.deviceId,
+    u.acctSessionId,
+    u.inputOctets,
+    u.outputOctets,
+    u.sessionTime,
+    u.framedIp,
+    u.mac,
+    at,
+    stop?.at ?? null,
+    stop?.cause ?? null,
+  );
+  return rows.length > 0;
+}
+
+/** The larger of a column and a value, portably (SQLite's max() is GREATEST() elsewhere). */
+const greatest = (
+  eb: ExpressionBuilder<DB, 'radius_sessions'>,
+  column: 'input_octets' | 'output_octets' | 'session_time',
+  value: number,
+) => eb.case().when(column, '<', value).then(eb.val(value)).else(eb.ref(column)).end();
+
+export async function insertSession(db: Db, row: SessionRow): Promise<void> {
+  await db
+    .insertInto('radius_sessions')
+    .values(row)
+    .onConflict((oc) => oc.columns(['device_id', 'acct_session_id']).doNothing())
+    .execute();
+}
+
+/** Closes every open session of a device (Accounting-On/Off: the router restarted). */
+export async function closeDeviceSessions(
+  db: Db,
+  deviceId: string,
+  at: string,
+  cause: string,
+): Promise<number> {
+  const result = await db
+    .updateTable('radius_sessions')
+    .set({ stopped_at: at, terminate_cause: cause })
+    .where('device_id', '=', deviceId)
+    .where('stopped_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Closes open sessions last heard of before `silentSince`. */
+export async function closeSilentSessions(db: Db, silentSince: string, at: string): Promise<number> {
+  const result = await db
+    .updateTable('radius_sessions')
+    .set({ stopped_at: at, terminate_cause: 'Stale' })
+    .where('stopped_at', 'is', null)
+    .where('updated_at', '<', silentSince)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function closeSession(db: Db, id: string, at: string, cause: string): Promise<void> {
+  await db
+    .updateTable('radius_sessions')
+    .set({ stopped_at: at, terminate_cause: cause })
+    .where('id', '=', id)
+    .where('stopped_at', 'is', null)
+    .execute();
+}
+
+const usage = prepared(
+  (db, grantId: string, mac: string) =>
+    db
+      .selectFrom('radius_sessions')
+      .select((eb) => [
+        eb.fn
+          .sum<number | null>(
+            eb
+              .case()
+              .when(
+                eb.and([eb('stopped_at', 'is', null), eb.or([eb('mac', 'is', null), eb('mac', '!=', mac)])]),
+              )
+              .then(1)
+              .else(0)
+              .end(),
+          )
+          .as('live'),
+        eb.fn.sum<number | null>(sql<number>`input_octets + output_octets`).as('octets'),
+      ])
+      .where('grant_id', '=', grantId),
+  [marker('grant'), marker('mac')],
+);
+
+/**
+ * What a grant has used: its open sessions on other devices than `mac` (a phone that reconnects
+ * does not count against itself) and the octets of all its sessions. Asked at every login, so
+ * compiled once.
+ */
+export async function grantUsage(
+  db: Db,
+  grantId: string,
+  mac: string | null,
+): Promise<{ otherLiveSessions: number; usedOctets: number }> {
+  // No MAC: no session can be the asker's own; '' matches no stored MAC.
+  const [row] = await usage(db, grantId, mac ?? '');
+  return { otherLiveSessions: row?.live ?? 0, usedOctets: row?.octets ?? 0 };
+}
+
+/** A live session with where its router takes Disconnect-Requests. */
+export interface LiveSessionRow {
+  id: string;
+  device_id: string;
+  acct_session_id: string;
+  username: string;
+  framed_ip: string | null;
+  radius_nas_id: string;
+  radius_client_ip: string;
+  coa_port: number;
+}
+
+const liveSessions = (db: Db) =>
+  db
+    .selectFrom('radius_sessions as s')
+    .innerJoin('devices as d', 'd.id', 's.device_id')
+    .select([
+      's.id',
+      's.device_id',
+      's.acct_session_id',
+      's.username',
+      's.framed_ip',
+      'd.radius_nas_id',
+      'd.radius_client_ip',
+      'd.coa_port',
+    ])
+    .where('s.stopped_at', 'is', null);
+
+export function selectLiveSessionsOfGrant(db: Db, grantId: string): Promise<LiveSessionRow[]> {
+  return liveSessions(db).where('s.grant_id', '=', grantId).orderBy('s.started_at').execute();
+}
+
+export function findLiveSession(db: Db, id: string): Promise<LiveSessionRow | undefined> {
+  return liveSessions(db).where('s.id', '=', id).executeTakeFirst();
+}
+
+export function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('radius_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export type ListedSessionRow = SessionRow & { device_name: string; radius_nas_id: string };
+
+/** The most recently started sessions, newest first. */
+export function selectRecentSessions(db: Db, limit: number): Promise<ListedSessionRow[]> {
+  return db
+    .selectFrom('radius_sessions as s')
+    .innerJoin('devices as d', 'd.id', 's.device_id')
+    .selectAll('s')
+    .select(['d.name as device_name', 'd.radius_nas_id'])
+    .orderBy('s.started_at', 'desc')
+    .orderBy('s.id')
+    .limit(limit)
+    .execute();
+}

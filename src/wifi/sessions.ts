@@ -1,0 +1,146 @@
+import { uuid } from '../lib/crypto.js';
+import type { WifiDeps } from './deps.js';
+import { disconnectSessions, type CoaOutcome } from './disconnect.js';
+import { wifiErrors } from './errors.js';
+import { revoke } from './grants.js';
+import { findGrantByUsername, type GrantRow } from './grants.store.js';
+import {
+  closeDeviceSessions,
+  closeSilentSessions,
+  findLiveSession,
+  findSession,
+  insertSession,
+  selectRecentSessions,
+  touchSession,
+  type ListedSessionRow,
+  type SessionUpdate,
+  type SessionRow,
+} from './sessions.store.js';
+
+/**
+ * RADIUS sessions, from the accounting the routers send (RFC 2866, RFC 2869 §5.6 for
+ * Interim-Update): one row per device + Acct-Session-Id. See docs/decisions/0021-radius-sessions.md.
+ */
+
+export type { SessionRow, ListedSessionRow } from './sessions.store.js';
+
+/** One Accounting-Request, as radius/accounting.ts read it: the session's values plus what happened. */
+export interface AccountingRecord extends SessionUpdate {
+  /** Acct-Status-Type by name: Start, Stop, Interim-Update, Accounting-On, Accounting-Off, … */
+  statusType: string;
+  terminateCause: string | null;
+  /** Acct-Delay-Time: how long the router held the packet before sending it. */
+  delaySeconds: number;
+}
+
+/** What was done: `session` for Start/Interim/Stop, `device` for On/Off, `ignored` otherwise. */
+export type AccountingResult =
+  { kind: 'session'; created: boolean } | { kind: 'device'; closed: number } | { kind: 'ignored' };
+
+const SESSION_TYPES = new Set(['Start', 'Interim-Update', 'Stop']);
+const DEVICE_TYPES = new Set(['Accounting-On', 'Accounting-Off']);
+
+/**
+ * Records a batch of accounting packets in ONE transaction, so the caller may acknowledge each of
+ * them (Accounting-Response) once this resolves: the records are committed. Batching lets many
+ * routers' packets share one commit (and one fsync) under load.
+ */
+export async function recordAccounting(
+  deps: Pick<WifiDeps, 'db' | 'clock'>,
+  records: readonly AccountingRecord[],
+): Promise<AccountingResult[]> {
+  const now = deps.clock.now();
+  return deps.db.transaction().execute(async (tx) => {
+    const results: AccountingResult[] = [];
+    const grants = new Map<string, GrantRow | undefined>();
+    for (const r of records) {
+      if (DEVICE_TYPES.has(r.statusType)) {
+        const closed = await closeDeviceSessions(tx, r.deviceId, now.toISOString(), r.statusType);
+        results.push({ kind: 'device', closed });
+        continue;
+      }
+      if (!SESSION_TYPES.has(r.statusType)) {
+        results.push({ kind: 'ignored' });
+        continue;
+      }
+      const heard = now.toISOString();
+      const eventAt = new Date(now.getTime() - r.delaySeconds * 1000).toISOString();
+      const stop = r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
+      if (await touchSession(tx, r, heard, stop)) {
+        results.push({ kind: 'session', created: false });
+        continue;
+      }
+      const key = r.username.trim().toLowerCase();
+      if (!grants.has(key)) grants.set(key, await findGrantByUsername(tx, key));
+      await insertSession(tx, {
+        id: uuid(),
+        device_id: r.deviceId,
+        acct_session_id: r.acctSessionId,
+        username: r.username,
+        grant_id: grants.get(key)?.id ?? null,
+        framed_ip: r.framedIp,
+        mac: r.mac,
+        input_octets: r.inputOctets,
+        output_octets: r.outputOctets,
+        session_time: r.sessionTime,
+        // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
+        started_at: new Date(Date.parse(eventAt) - r.sessionTime * 1000).toISOString(),
+        updated_at: heard,
+        stopped_at: stop?.at ?? null,
+        terminate_cause: stop?.cause ?? null,
+      });
+      results.push({ kind: 'session', created: true });
+    }
+    return results;
+  });
+}
+
+/** How long a session may stay silent, in interim intervals, before it is closed as stale. */
+export const STALE_AFTER_INTERVALS = 2.5;
+
+/**
+ * The scheduled job: open sessions not heard of for 2.5 × the interim interval are closed with
+ * terminate cause `Stale` (the router lost them, rebooted without Accounting-On, or the Stop was
+ * lost), so they stop counting against the simultaneous-use limit.
+ */
+export async function closeStaleSessions(deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'log'>) {
+  const now = deps.clock.now();
+  const silentMs = deps.config.radiusInterimInterval * STALE_AFTER_INTERVALS * 1000;
+  const closed = await closeSilentSessions(
+    deps.db,
+    new Date(now.getTime() - silentMs).toISOString(),
+    now.toISOString(),
+  );
+  if (closed > 0) deps.log.info({ event: 'sessions.stale_closed', count: closed }, 'stale sessions closed');
+  return closed;
+}
+
+/** At most this many rows in a list (wifi-access-api.md §8). */
+export const LIST_LIMIT = 200;
+
+/** Recent RADIUS sessions, newest first. */
+export function listSessions(deps: Pick<WifiDeps, 'db'>): Promise<ListedSessionRow[]> {
+  return selectRecentSessions(deps.db, LIST_LIMIT);
+}
+
+/**
+ * The admin disconnect (wifi-access-api.md §3): revokes the session's grant (committed first)
+ * and sends Disconnect-Requests to every live session of that grant; a session without a grant
+ * (a user this box does not know) is disconnected on its own. The outcome reports what each
+ * router said; the revocation stands whatever they said.
+ */
+export async function disconnectSession(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
+  sessionId: string,
+  reason = 'staff disconnect',
+): Promise<{ session: SessionRow; grantRevoked: boolean; disconnect: CoaOutcome }> {
+  const session = await findSession(deps.db, sessionId);
+  if (!session) throw wifiErrors.sessionNotFound();
+  if (session.grant_id !== null) {
+    const { disconnect } = await revoke(deps, session.grant_id, reason);
+    return { session: (await findSession(deps.db, sessionId)) ?? session, grantRevoked: true, disconnect };
+  }
+  const live = await findLiveSession(deps.db, sessionId);
+  const disconnect = await disconnectSessions(deps, live ? [live] : [], reason);
+  return { session: (await findSession(deps.db, sessionId)) ?? session, grantRevoked: false, disconnect };
+}

@@ -1,0 +1,170 @@
+import t from 'tap';
+import { CODE, encodeRequest } from '../../src/radius/codec.js';
+import { closeStaleSessions } from '../../src/wifi/index.js';
+import { acctRequest, NAS_ID, SECRET, aGuest, exchangeMany, radclient, sendExpectingDrop, startRadiusApp } from '../helpers/radius.js';
+
+/** Accounting-Request against the running app, with radclient as the router. */
+
+const common = (username: string, session?: string) => acctRequest(username, session).trimEnd();
+
+const sessions = (app: Awaited<ReturnType<typeof startRadiusApp>>) =>
+  app.app.deps.db.selectFrom('radius_sessions').selectAll().orderBy('started_at').execute();
+
+t.test('Start, Interim-Update and Stop keep one session with 64-bit counters and the cause', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  const start = await radclient(app.acct, 'acct', `${common(g.username)}\nAcct-Status-Type = Start\n`);
+  t.match(start.replies, [{ code: 'Accounting-Response' }], start.output);
+  t.match(await sessions(app), [
+    {
+      device_id: app.deviceId,
+      acct_session_id: '5f3a1b2c00000001',
+      username: g.username,
+      grant_id: g.grantId,
+      framed_ip: '10.1.0.5',
+      mac: '11:22:33:44:55:66',
+      started_at: '2026-01-15T09:00:00.000Z',
+      stopped_at: null,
+    },
+  ]);
+
+  app.clock.advance('5m');
+  const interim = await radclient(
+    app.acct,
+    'acct',
+    `${common(g.username)}\nAcct-Status-Type = Interim-Update\nAcct-Session-Time = 300\nAcct-Input-Octets = 1048576\nAcct-Input-Gigawords = 1\nAcct-Output-Octets = 10485760\nAcct-Output-Gigawords = 2\n`,
+  );
+  t.match(interim.replies, [{ code: 'Accounting-Response' }]);
+  t.match(await sessions(app), [
+    {
+      input_octets: 2 ** 32 + 1048576,
+      output_octets: 2 * 2 ** 32 + 10485760,
+      session_time: 300,
+      updated_at: '2026-01-15T09:05:00.000Z',
+      stopped_at: null,
+    },
+  ]);
+
+  app.clock.advance('5m');
+  const stop = await radclient(
+    app.acct,
+    'acct',
+    `${common(g.username)}\nAcct-Status-Type = Stop\nAcct-Session-Time = 600\nAcct-Input-Octets = 5\nAcct-Input-Gigawords = 2\nAcct-Output-Octets = 7\nAcct-Output-Gigawords = 3\nAcct-Terminate-Cause = User-Request\nAcct-Delay-Time = 2\n`,
+  );
+  t.match(stop.replies, [{ code: 'Accounting-Response' }]);
+  const [row] = await sessions(app);
+  t.match(row, {
+    input_octets: 2 * 2 ** 32 + 5,
+    output_octets: 3 * 2 ** 32 + 7,
+    session_time: 600,
+    stopped_at: '2026-01-15T09:09:58.000Z',
+    terminate_cause: 'User-Request',
+  });
+  t.equal((await sessions(app)).length, 1, 'one row for the session');
+  t.equal(app.app.radius.counters.get('acct_responses'), 3);
+});
+
+t.test('an Interim-Update or Stop for a session never started creates it', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  await radclient(app.acct, 'acct', `${common(g.username, 'late-1')}\nAcct-Status-Type = Interim-Update\nAcct-Session-Time = 120\n`);
+  t.match(await sessions(app), [{ acct_session_id: 'late-1', started_at: '2026-01-15T08:58:00.000Z', stopped_at: null }]);
+});
+
+t.test('Accounting-On and Accounting-Off close every open session of that router', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  for (const id of ['s1', 's2']) await radclient(app.acct, 'acct', `${common(g.username, id)}\nAcct-Status-Type = Start\n`);
+  app.clock.advance('1m');
+  const on = await radclient(app.acct, 'acct', `NAS-Identifier = "${NAS_ID}"\nAcct-Status-Type = Accounting-On\n`);
+  t.match(on.replies, [{ code: 'Accounting-Response' }], on.output);
+  t.match(await sessions(app), [
+    { acct_session_id: 's1', stopped_at: '2026-01-15T09:01:00.000Z', terminate_cause: 'Accounting-On' },
+    { acct_session_id: 's2', stopped_at: '2026-01-15T09:01:00.000Z', terminate_cause: 'Accounting-On' },
+  ]);
+  await radclient(app.acct, 'acct', `${common(g.username, 's3')}\nAcct-Status-Type = Start\n`);
+  const off = await radclient(app.acct, 'acct', `NAS-Identifier = "${NAS_ID}"\nAcct-Status-Type = Accounting-Off\n`);
+  t.match(off.replies, [{ code: 'Accounting-Response' }]);
+  t.match((await sessions(app))[2], { acct_session_id: 's3', terminate_cause: 'Accounting-Off' });
+});
+
+t.test('accounting with a wrong secret, an unknown NAS or no session id is dropped unanswered', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  const base = [
+    ['User-Name', g.username],
+    ['Acct-Status-Type', 'Start'],
+  ] as const;
+  const packet = (secret: string, attrs: readonly (readonly [string, string])[]) =>
+    encodeRequest(CODE.accountingRequest, 1, attrs, secret);
+  t.same(
+    await sendExpectingDrop(app, app.acct, packet('wrong', [...base, ['Acct-Session-Id', 'x'], ['NAS-Identifier', NAS_ID]]), 'dropped_bad_authenticator'),
+    [],
+  );
+  t.same(
+    await sendExpectingDrop(app, app.acct, packet(SECRET, [...base, ['Acct-Session-Id', 'x'], ['NAS-Identifier', 'who']]), 'dropped_unknown_nas'),
+    [],
+  );
+  t.same(await sendExpectingDrop(app, app.acct, packet(SECRET, [...base, ['NAS-Identifier', NAS_ID]]), 'dropped_malformed'), []);
+  const onAuthPort = packet(SECRET, [...base, ['Acct-Session-Id', 'x'], ['NAS-Identifier', NAS_ID]]);
+  t.same(await sendExpectingDrop(app, app.auth, onAuthPort, 'dropped_unexpected_code'), [], 'accounting on the auth port');
+  t.same(await sessions(app), [], 'nothing recorded');
+});
+
+t.test('the Accounting-Response waits for the commit: a record that cannot be written gets none', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  // Make every write fail the way a full or broken disk would (an aborting trigger).
+  const { sql } = await import('kysely');
+  await sql`create trigger no_sessions before insert on radius_sessions begin select raise(abort, 'disk full'); end`.execute(
+    app.app.deps.db,
+  );
+  const packet = encodeRequest(
+    CODE.accountingRequest,
+    9,
+    [['User-Name', g.username], ['Acct-Status-Type', 'Start'], ['Acct-Session-Id', 'nope'], ['NAS-Identifier', NAS_ID]],
+    SECRET,
+  );
+  t.same(await sendExpectingDrop(app, app.acct, packet, 'dropped_internal_error'), [], 'no answer: the router will resend');
+  await sql`drop trigger no_sessions`.execute(app.app.deps.db);
+  const resent = encodeRequest(
+    CODE.accountingRequest,
+    10,
+    [['User-Name', g.username], ['Acct-Status-Type', 'Start'], ['Acct-Session-Id', 'nope'], ['NAS-Identifier', NAS_ID]],
+    SECRET,
+  );
+  t.equal((await exchangeMany(app.acct, [resent])).length, 1, 'the retry is answered once it is stored');
+  t.equal((await sessions(app)).length, 1);
+});
+
+t.test('many routers at once share commits and every packet is answered after its record', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  const packets = Array.from({ length: 200 }, (_, i) =>
+    encodeRequest(
+      CODE.accountingRequest,
+      i % 256,
+      [['User-Name', g.username], ['Acct-Status-Type', 'Start'], ['Acct-Session-Id', `burst-${String(i)}`], ['NAS-Identifier', NAS_ID]],
+      SECRET,
+    ),
+  );
+  const replies = await exchangeMany(app.acct, packets, 10_000);
+  t.equal(replies.length, 200);
+  t.equal((await sessions(app)).length, 200);
+});
+
+t.test('sessions silent for 2.5 interim intervals are closed as stale, others stay open', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  await radclient(app.acct, 'acct', `${common(g.username, 'quiet')}\nAcct-Status-Type = Start\n`);
+  app.clock.advance('10m');
+  await radclient(app.acct, 'acct', `${common(g.username, 'chatty')}\nAcct-Status-Type = Start\n`);
+  app.clock.advance(150_000); // 12.5 min after "quiet" was last heard: 2.5 × 300 s
+  t.equal(await closeStaleSessions(app.app.deps), 0, 'exactly 2.5 intervals is not yet stale');
+  app.clock.advance('1s');
+  t.equal(await closeStaleSessions(app.app.deps), 1);
+  t.match(await sessions(app), [
+    { acct_session_id: 'quiet', stopped_at: '2026-01-15T09:12:31.000Z', terminate_cause: 'Stale' },
+    { acct_session_id: 'chatty', stopped_at: null },
+  ]);
+});

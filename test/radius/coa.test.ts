@@ -1,0 +1,113 @@
+import t, { type Test } from 'tap';
+import { disconnectSession, expireDue } from '../../src/wifi/index.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
+import { CoaListener, attrText, type Answer, type ReceivedRequest } from '../helpers/coa-listener.js';
+import { NAS_ID, SECRET, aGuest, acctRequest, papRequest, radclient, startRadiusApp } from '../helpers/radius.js';
+
+/** Disconnect-Request (RFC 5176) to a test listener that checks the authenticators on its own. */
+
+async function setup(t: Test, answer?: (req: ReceivedRequest) => Answer, plan = {}) {
+  const listener = new CoaListener(SECRET, answer);
+  const port = await listener.listen();
+  t.teardown(() => listener.close());
+  const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
+  const g = await aGuest(app, plan);
+  const start = await radclient(app.acct, 'acct', acctRequest(g.username, undefined, ['Acct-Status-Type = Start']));
+  t.match(start.replies, [{ code: 'Accounting-Response' }]);
+  const session = await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirstOrThrow();
+  return { app, g, listener, session };
+}
+
+t.test('disconnect: signed Disconnect-Request with the session identifiers; ACK closes it', async (t) => {
+  const { app, g, listener, session } = await setup(t);
+  const result = await disconnectSession(app.app.deps, session.id);
+  t.match(result, {
+    grantRevoked: true,
+    disconnect: {
+      status: 'disconnected',
+      sessions: [{ sessionId: session.id, nasId: NAS_ID, acctSessionId: '5f3a1b2c00000001', answer: 'ack' }],
+    },
+  });
+  const [req] = listener.received;
+  t.match(req, { code: 40, authenticatorOk: true, messageAuthenticatorOk: true, messageAuthenticatorIndex: 0 });
+  t.equal(attrText(req!, 1), g.username, 'User-Name');
+  t.equal(attrText(req!, 44), '5f3a1b2c00000001', 'Acct-Session-Id');
+  t.same(req!.attributes.find((a) => a.type === 8)?.value, Buffer.from([10, 1, 0, 5]), 'Framed-IP-Address');
+  t.equal(attrText(req!, 32), NAS_ID, 'NAS-Identifier');
+  t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), {
+    stopped_at: '2026-01-15T09:00:00.000Z',
+    terminate_cause: 'Admin-Reset',
+  });
+  t.match(await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst(), { revoke_reason: 'staff disconnect' });
+  const again = await radclient(app.auth, 'auth', papRequest(g.username, g.password));
+  t.match(again.replies, [{ code: 'Access-Reject', attributes: { 'Reply-Message': '"This access has been revoked"' } }]);
+});
+
+t.test('a NAK is reported with its Error-Cause; "session not found" closes the session', async (t) => {
+  const gone = await setup(t, () => ({ nak: 503 }));
+  t.match(await disconnectSession(gone.app.app.deps, gone.session.id), {
+    disconnect: { status: 'nak', sessions: [{ answer: 'nak', errorCause: 'Session-Context-Not-Found' }] },
+  });
+  t.match(await gone.app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), {
+    terminate_cause: 'Admin-Reset',
+  });
+  const refused = await setup(t, () => ({ nak: 404 }));
+  t.match(await disconnectSession(refused.app.app.deps, refused.session.id), {
+    grantRevoked: true,
+    disconnect: { status: 'nak', sessions: [{ answer: 'nak', errorCause: 'Invalid-Request' }] },
+  });
+  t.match(await refused.app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), {
+    stopped_at: null,
+  });
+});
+
+t.test('no answer: three sends with the same id, authenticator and port, then the grant is revoked anyway', async (t) => {
+  const { app, listener, session } = await setup(t, () => 'silent');
+  const pending = disconnectSession(app.app.deps, session.id);
+  await listener.receivedCount(1);
+  app.clock.advance('2s');
+  await listener.receivedCount(2);
+  app.clock.advance('2s');
+  await listener.receivedCount(3);
+  app.clock.advance('2s');
+  t.match(await pending, { grantRevoked: true, disconnect: { status: 'no_answer', sessions: [{ answer: 'no_answer' }] } });
+  const [a, b, c] = listener.received;
+  t.equal(listener.received.length, 3);
+  t.same([b?.identifier, b?.authenticator, b?.from], [a?.identifier, a?.authenticator, a?.from]);
+  t.same([c?.identifier, c?.authenticator, c?.from], [a?.identifier, a?.authenticator, a?.from]);
+  t.ok((await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst())?.revoked_at);
+});
+
+t.test('expiry: the scheduled job disconnects the live sessions of grants whose time is up', async (t) => {
+  const { app, listener } = await setup(t, undefined, { duration_seconds: 600 });
+  t.same(await expireDue(app.app.deps), []);
+  app.clock.advance('10m');
+  const [expired] = await expireDue(app.app.deps);
+  t.match(expired, { disconnect: { status: 'disconnected', sessions: [{ answer: 'ack' }] } });
+  t.equal(listener.received.length, 1);
+  t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), {
+    terminate_cause: 'Admin-Reset',
+  });
+});
+
+t.test('hotspot-ctl sessions list and disconnect report what the router said', async (t) => {
+  const { app, session } = await setup(t, () => ({ ack: true }));
+  const env = cliEnv(app.dataDir);
+  const list = await runCli(['sessions', 'list', '--json'], env);
+  t.equal(list.code, 0, list.stderr);
+  t.match(JSON.parse(list.stdout), [
+    { id: session.id, nas_id: NAS_ID, acct_session_id: '5f3a1b2c00000001', active: true, mac: '11:22:33:44:55:66' },
+  ]);
+  const human = await runCli(['sessions', 'list'], env);
+  t.match(human.stdout, /^ID\s+NAS_ID\s+USERNAME/);
+  const out = await runCli(['sessions', 'disconnect', session.id, '--json'], env);
+  t.equal(out.code, 0, out.stderr);
+  t.match(JSON.parse(out.stdout), {
+    session_id: session.id,
+    grant_revoked: true,
+    disconnect: { status: 'disconnected', sessions: [{ nas_id: NAS_ID, answer: 'ack' }] },
+  });
+  const missing = await runCli(['sessions', 'disconnect', '00000000-0000-4000-8000-000000000000'], env);
+  t.equal(missing.code, 1);
+  t.equal(missing.stderr, 'error: session not found\n');
+});
