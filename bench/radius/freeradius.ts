@@ -1,0 +1,116 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * FreeRADIUS 3 (Debian's `freeradius`) on loopback as the benchmark's baseline: a private copy
+ * of /etc/freeradius/3.0 with only the modules a PAP/CHAP + accounting hotspot needs, a users
+ * file with the same guests and reply attributes, started in the foreground (threaded) and
+ * stopped by its PID. Not part of the test suite.
+ */
+
+export interface Guest {
+  username: string;
+  password: string;
+}
+
+export interface FreeRadius {
+  auth: number;
+  acct: number;
+  pid: number;
+  stop(): void;
+}
+
+const MODULES = ['always', 'attr_filter', 'chap', 'expr', 'files', 'pap', 'preprocess'];
+
+export function configure(dir: string, guests: readonly Guest[], secret: string, ports: { auth: number; acct: number }) {
+  const raddb = path.join(dir, 'raddb');
+  mkdirSync(dir, { recursive: true });
+  execFileSync('cp', ['-r', '/etc/freeradius/3.0', raddb]);
+  execFileSync('bash', [
+    '-c',
+    `set -e; cd '${raddb}'; rm -f mods-enabled/* sites-enabled/*;
+     for m in ${MODULES.join(' ')}; do ln -s ../mods-available/$m mods-enabled/$m; done
+     sed -i -e 's|^\\s*user = freerad|#&|' -e 's|^\\s*group = freerad|#&|' \
+       -e 's|^logdir = .*|logdir = ${dir}/log|' -e 's|^run_dir = .*|run_dir = ${dir}/run|' \
+       -e 's|^max_requests = .*|max_requests = 262144|' -e 's|^proxy_requests  = yes|proxy_requests = no|' radiusd.conf`,
+  ]);
+  mkdirSync(path.join(dir, 'log'), { recursive: true });
+  mkdirSync(path.join(dir, 'run'), { recursive: true });
+  writeFileSync(
+    path.join(raddb, 'clients.conf'),
+    `client bench {\n\tipaddr = 127.0.0.1\n\tsecret = ${secret}\n\tshortname = venue-01\n\trequire_message_authenticator = yes\n}\n`,
+  );
+  writeFileSync(
+    path.join(raddb, 'sites-enabled', 'hotspot'),
+    `server hotspot {
+listen {
+\ttype = auth
+\tipaddr = 127.0.0.1
+\tport = ${String(ports.auth)}
+}
+listen {
+\ttype = acct
+\tipaddr = 127.0.0.1
+\tport = ${String(ports.acct)}
+}
+authorize {
+\tpreprocess
+\tchap
+\tfiles
+\tpap
+}
+authenticate {
+\tAuth-Type PAP {
+\t\tpap
+\t}
+\tAuth-Type CHAP {
+\t\tchap
+\t}
+}
+preacct {
+\tpreprocess
+}
+accounting {
+\tok
+}
+post-auth {
+\tPost-Auth-Type REJECT {
+\t\tattr_filter.access_reject
+\t}
+}
+}
+`,
+  );
+  // The same reply our server sends a CoovaChilli router for a 1-hour, 1 GB plan.
+  const users = guests
+    .map(
+      (g) =>
+        `${g.username}\tCleartext-Password := "${g.password}"\n\tSession-Timeout = 3600, Acct-Interim-Interval = 300, Idle-Timeout = 600, ChilliSpot-Max-Total-Octets = 1000000000\n`,
+    )
+    .join('');
+  writeFileSync(path.join(raddb, 'mods-config', 'files', 'authorize'), users);
+  return raddb;
+}
+
+export function start(raddb: string, ports: { auth: number; acct: number }): FreeRadius {
+  const child: ChildProcess = spawn('freeradius', ['-f', '-d', raddb], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.on('exit', (code) => {
+    if (code) process.stderr.write(`freeradius exited ${String(code)}: ${stderr}\n`);
+  });
+  return {
+    ...ports,
+    pid: child.pid ?? 0,
+    stop: () => child.kill('SIGTERM'),
+  };
+}
+
+/** User + system CPU seconds a process has used so far (/proc/PID/stat utime + stime). */
+export function cpuSeconds(pid: number): number {
+  const stat = execFileSync('cat', [`/proc/${String(pid)}/stat`], { encoding: 'utf8' });
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+}
