@@ -117,7 +117,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...staffRoutes(deps),
     ...adminRoutes({
       ...deps,
-      sessions: { activeSessions: () => Promise.resolve(0) },
       portal: {
         radius: () => ({
           enabled: config.radiusAuthPort !== 0 || config.radiusAcctPort !== 0,

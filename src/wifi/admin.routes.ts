@@ -8,10 +8,12 @@ import { messages, sendStaffSms } from './messages.js';
 import { createPlan, listPlans, replacePlanValues } from './plans.js';
 import { presentPlan } from './plans.present.js';
 import { portalConfig, type PortalFacts } from './portal-config.js';
-import { guests, invoices, overview, payments, type SessionCounter } from './records.js';
+import { guests, invoices, overview, payments } from './records.js';
+import { disconnectSession, listSessions } from './sessions.js';
+import { presentDisconnect, presentSession } from './sessions.present.js';
 import { requireStaff } from './staff.http.js';
 
-type Deps = WifiDeps & { sessions: SessionCounter; portal: PortalFacts };
+type Deps = WifiDeps & { portal: PortalFacts };
 
 /** wifi-access-api.md §4.3: the staff admin API (roles per DESIGN.md §4.4). */
 export function adminRoutes(deps: Deps): Route[] {
@@ -28,10 +30,11 @@ export function adminRoutes(deps: Deps): Route[] {
     });
   const id = (params: Readonly<Record<string, string>>) => params.id ?? '';
   return [
-    read('/api/v1/admin/overview', () => overview(deps, deps.sessions)),
+    read('/api/v1/admin/overview', () => overview(deps)),
     read('/api/v1/admin/portal/config', () => Promise.resolve(portalConfig(deps, deps.portal))),
     read('/api/v1/admin/plans', async () => (await listPlans(deps)).map(presentPlan)),
     read('/api/v1/admin/devices', async () => (await listDevices(deps)).map(presentDevice)),
+    read('/api/v1/admin/sessions', async () => (await listSessions(deps)).map(presentSession)),
     read('/api/v1/admin/guests', () => guests(deps)),
     read('/api/v1/admin/invoices', () => invoices(deps)),
     read('/api/v1/admin/payments', () => payments(deps)),
@@ -92,6 +95,15 @@ export function adminRoutes(deps: Deps): Route[] {
           headers: { 'Cache-Control': 'no-store' },
         };
       },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/admin/sessions/:id/disconnect',
+      api: 'wifi',
+      auth: operator,
+      handler: async ({ params }) => ({
+        data: presentDisconnect(await disconnectSession(deps, id(params))),
+      }),
     }),
     defineRoute({
       method: 'POST',

@@ -70,12 +70,11 @@ export {
   type SessionRow,
   type ListedSessionRow,
 } from './sessions.js';
-export { presentSession } from './sessions.present.js';
+export { presentSession, presentDisconnect } from './sessions.present.js';
 export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jobs.js';
 
 // Staff admin API
 export { authenticateAdmin, ROLE_RANK, mayAct, type StaffPrincipal } from './staff.js';
-export type { SessionCounter } from './records.js';
 export type { PortalFacts } from './portal-config.js';
 
 // HTTP routes (mounted by app.ts)

@@ -9,6 +9,7 @@ import {
   listPayments,
   salesSince,
 } from './records.store.js';
+import { countOpenSessions } from './sessions.store.js';
 
 /** Admin collections return at most 200 rows, newest first (wifi-access-api.md §8). */
 export const ADMIN_LIST_LIMIT = 200;
@@ -30,18 +31,13 @@ export const invoices = (deps: Pick<WifiDeps, 'db'>) => listInvoices(deps.db, AD
 
 export const payments = (deps: Pick<WifiDeps, 'db'>) => listPayments(deps.db, ADMIN_LIST_LIMIT);
 
-export interface SessionCounter {
-  /** Live RADIUS sessions (the RADIUS feature answers; 0 without it). */
-  activeSessions(): Promise<number>;
-}
-
 /** GET /api/v1/admin/overview: the counts a staff dashboard opens with; "today" is the venue's day. */
-export async function overview(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>, sessions: SessionCounter) {
+export async function overview(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>) {
   const now = deps.clock.now();
   const dayStart = startOfDay(now, deps.config.venueTimezone);
   return {
     devices: await countDevices(deps.db),
-    active_sessions: await sessions.activeSessions(),
+    active_sessions: await countOpenSessions(deps.db),
     pending_invoices: await countPendingInvoices(deps.db),
     live_grants: await countLiveGrants(deps.db, now.toISOString()),
     today: {

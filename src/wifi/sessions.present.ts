@@ -1,4 +1,5 @@
-import type { ListedSessionRow } from './sessions.store.js';
+import type { CoaOutcome, SessionDisconnect } from './disconnect.js';
+import type { ListedSessionRow, SessionRow } from './sessions.store.js';
 
 /** A RADIUS session as staff and the CLI see it; octet totals are 64-bit (gigawords folded in). */
 export function presentSession(row: ListedSessionRow): Record<string, unknown> {
@@ -20,5 +21,48 @@ export function presentSession(row: ListedSessionRow): Record<string, unknown> {
     stopped_at: row.stopped_at,
     terminate_cause: row.terminate_cause,
     active: row.stopped_at === null,
+  };
+}
+
+/**
+ * The outcome of a staff disconnect (admin API and CLI): whether the session's grant was revoked,
+ * and each router's answer to its Disconnect-Request (`ack`, `nak` with the Error-Cause when the
+ * router gave one, `no_answer`, or `not_available` without a RADIUS CoA client).
+ */
+export function presentDisconnect(result: {
+  session: SessionRow;
+  grantRevoked: boolean;
+  disconnect: CoaOutcome;
+}): DisconnectReport {
+  return {
+    session_id: result.session.id,
+    grant_id: result.session.grant_id,
+    grant_revoked: result.grantRevoked,
+    disconnect: {
+      status: result.disconnect.status,
+      sessions: result.disconnect.sessions.map((s) => ({
+        session_id: s.sessionId,
+        nas_id: s.nasId,
+        acct_session_id: s.acctSessionId,
+        answer: s.answer,
+        ...(s.answer === 'nak' && { error_cause: s.errorCause }),
+      })),
+    },
+  };
+}
+
+export interface DisconnectReport {
+  session_id: string;
+  grant_id: string | null;
+  grant_revoked: boolean;
+  disconnect: {
+    status: CoaOutcome['status'];
+    sessions: {
+      session_id: string;
+      nas_id: string;
+      acct_session_id: string;
+      answer: SessionDisconnect['answer'];
+      error_cause?: string | null;
+    }[];
   };
 }

@@ -131,6 +131,16 @@ export async function closeDeviceSessions(
   return Number(result.numUpdatedRows);
 }
 
+/** Sessions the routers have not reported closed. */
+export async function countOpenSessions(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('radius_sessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('stopped_at', 'is', null)
+    .executeTakeFirst();
+  return row?.n ?? 0;
+}
+
 /** Closes open sessions last heard of before `silentSince`. */
 export async function closeSilentSessions(db: Db, silentSince: string, at: string): Promise<number> {
   const result = await db

@@ -240,6 +240,7 @@ t.test(
       'portal/config',
       'plans',
       'devices',
+      'sessions',
       'guests',
       'invoices',
       'payments',

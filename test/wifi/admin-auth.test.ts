@@ -18,6 +18,8 @@ const ADMIN_ROUTES: [string, string][] = [
   ['POST', '/api/v1/admin/devices'],
   ['PATCH', '/api/v1/admin/devices/00000000-0000-0000-0000-000000000000'],
   ['POST', '/api/v1/admin/devices/00000000-0000-0000-0000-000000000000/rotate-secret'],
+  ['GET', '/api/v1/admin/sessions'],
+  ['POST', '/api/v1/admin/sessions/00000000-0000-0000-0000-000000000000/disconnect'],
   ['GET', '/api/v1/admin/guests'],
   ['GET', '/api/v1/admin/invoices'],
   ['GET', '/api/v1/admin/payments'],

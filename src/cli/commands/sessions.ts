@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { disconnectSession, listSessions, presentSession, type ListedSessionRow } from '../../wifi/index.js';
+import {
+  disconnectSession,
+  listSessions,
+  presentDisconnect,
+  presentSession,
+  type ListedSessionRow,
+} from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
 
@@ -37,22 +43,9 @@ export function registerSessions(program: Command): void {
     .option('--reason <text>', 'recorded as the revocation reason', 'staff disconnect')
     .action(async (id: string, flags: { reason: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const result = await withApp(ctx, (app) => disconnectSession(app.deps, id, flags.reason));
-      const doc = {
-        session_id: result.session.id,
-        grant_id: result.session.grant_id,
-        grant_revoked: result.grantRevoked,
-        disconnect: {
-          status: result.disconnect.status,
-          sessions: result.disconnect.sessions.map((s) => ({
-            session_id: s.sessionId,
-            nas_id: s.nasId,
-            acct_session_id: s.acctSessionId,
-            answer: s.answer,
-            ...('errorCause' in s && { error_cause: s.errorCause }),
-          })),
-        },
-      };
+      const doc = presentDisconnect(
+        await withApp(ctx, (app) => disconnectSession(app.deps, id, flags.reason)),
+      );
       ctx.out.result(doc, () =>
         [
           formatRecord([
