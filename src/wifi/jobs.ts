@@ -1,5 +1,11 @@
 import type { WifiDeps } from './deps.js';
-import { expirePending, selectInvoices, type InvoiceRow } from './purchases.store.js';
+import { PROMPT_UNREACHABLE } from './purchases.js';
+import {
+  expirePending,
+  selectInvoices,
+  selectInvoicesToReconcile,
+  type InvoiceRow,
+} from './purchases.store.js';
 import { settlePayment } from './settlement.js';
 
 /** Scheduled jobs of the purchase flow (app.ts schedules them; tests call them directly). */
@@ -23,19 +29,21 @@ export const POLL_EXPIRED_FOR_SECONDS = 3600;
 const POLL_BATCH = 50;
 
 /**
- * Asks the provider about invoices still waiting for payment (and recently expired ones), since a
- * box behind NAT may never receive the callback; what it learns goes through settlePayment like a
- * webhook. One invoice's failure is logged and does not stop the others.
+ * Asks the provider about invoices still waiting for payment, recently expired ones, and ones
+ * marked failed only because the prompt call timed out or could not connect (the prompt may still
+ * have reached the phone), since a box behind NAT may never receive the callback; what it learns
+ * goes through settlePayment like a webhook. One invoice's failure is logged and does not stop
+ * the others.
  */
 export async function reconcilePayments(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'payments' | 'log' | 'vault' | 'notifier'>,
 ): Promise<{ checked: number; settled: number }> {
   const now = deps.clock.now();
-  const invoices = await selectInvoices(deps.db, {
-    statuses: ['pending', 'expired'],
+  const invoices = await selectInvoicesToReconcile(deps.db, {
     provider: deps.payments.name,
     createdAfter: ago(now, deps.config.invoiceExpiry + POLL_EXPIRED_FOR_SECONDS),
     createdBefore: ago(now, POLL_AFTER_SECONDS),
+    uncertainPrefix: PROMPT_UNREACHABLE,
     limit: POLL_BATCH,
   });
   let settled = 0;

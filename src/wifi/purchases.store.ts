@@ -76,6 +76,40 @@ export function selectInvoices(
     .execute();
 }
 
+/**
+ * Invoices whose payment may still arrive: pending, expired, or failed only because the payment
+ * prompt could not be confirmed (`failure_reason` starting with `uncertainPrefix`), created within
+ * [createdAfter, createdBefore]. Pending ones first, then newest first: a guest is most likely
+ * waiting on those, and abandoned invoices cannot crowd them out of a batch.
+ */
+export function selectInvoicesToReconcile(
+  db: Db,
+  filter: {
+    provider: string;
+    createdAfter: string;
+    createdBefore: string;
+    uncertainPrefix: string;
+    limit: number;
+  },
+): Promise<InvoiceRow[]> {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('provider', '=', filter.provider)
+    .where('created_at', '>=', filter.createdAfter)
+    .where('created_at', '<=', filter.createdBefore)
+    .where((eb) =>
+      eb.or([
+        eb('status', 'in', ['pending', 'expired']),
+        eb.and([eb('status', '=', 'failed'), eb('failure_reason', 'like', `${filter.uncertainPrefix}%`)]),
+      ]),
+    )
+    .orderBy((eb) => eb.case().when('status', '=', 'pending').then(0).else(1).end())
+    .orderBy('created_at', 'desc')
+    .limit(filter.limit)
+    .execute();
+}
+
 export function findPurchaseKey(db: Db, keyHash: string): Promise<Selectable<PurchaseKeysTable> | undefined> {
   return db.selectFrom('purchase_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
 }

@@ -105,6 +105,14 @@ async function findOrCreateInvoice(
   return { invoice, created: true };
 }
 
+/**
+ * Why a prompt failed, as the invoice's failure_reason starts. A refusal is final; an unreachable
+ * provider (timeout, connection lost) may still have prompted the phone, so the status poll keeps
+ * asking about those invoices (jobs.ts).
+ */
+export const PROMPT_REFUSED = 'payment prompt refused';
+export const PROMPT_UNREACHABLE = 'payment prompt unreachable';
+
 /** Sends the payment prompt of a committed invoice; on failure marks it failed and throws 502. */
 async function sendPrompt(deps: Deps, invoice: InvoiceRow): Promise<InvoiceRow> {
   const plan = await findPlan(deps.db, invoice.plan_id);
@@ -133,7 +141,8 @@ async function sendPrompt(deps: Deps, invoice: InvoiceRow): Promise<InvoiceRow> 
   );
   await updateInvoiceIf(deps.db, invoice.id, ['pending'], {
     status: 'failed',
-    failure_reason: `payment prompt ${prompt.reason}: ${prompt.detail}`.slice(0, 500),
+    failure_reason:
+      `${prompt.reason === 'refused' ? PROMPT_REFUSED : PROMPT_UNREACHABLE}: ${prompt.detail}`.slice(0, 500),
     updated_at: now,
   });
   throw prompt.reason === 'refused' ? wifiErrors.providerRefused() : wifiErrors.providerUnreachable();

@@ -39,7 +39,8 @@ export function selcomSign(secret: string, timestamp: string, fields: [string, u
 export async function startSelcomFake() {
   const orders = new Map<string, FakeOrder>();
   const requests: FakeRequest[] = [];
-  const state = { mode: 'ok' as 'ok' | 'refuse' | 'error500' };
+  /** pushLost: the USSD push goes out but its answer is lost (a gateway timeout reaches us). */
+  const state = { mode: 'ok' as 'ok' | 'refuse' | 'error500' | 'pushLost' };
 
   const send = (res: ServerResponse, status: number, body: unknown): true => {
     res.writeHead(status, { 'Content-Type': 'application/json' });
@@ -115,6 +116,7 @@ export async function startSelcomFake() {
       const order = orders.get(orderId);
       if (!order) return send(res, 200, { resultcode: '404', result: 'FAIL', message: 'Order not found' });
       order.transid = String(fields.transid);
+      if (state.mode === 'pushLost') return send(res, 504, { message: 'gateway timeout' });
       return send(res, 200, {
         reference: '0289999288',
         resultcode: '111',

@@ -229,6 +229,59 @@ t.test('the poll job settles what Selcom reports when no callback arrives', asyn
 });
 
 t.test(
+  'a prompt whose answer was lost is still polled, so a guest who paid gets access without a callback',
+  async (t) => {
+    const { fake, app, plan } = await fixture(t);
+    fake.state.mode = 'refuse';
+    t.equal((await postPurchase(app.base, { plan_id: plan.id, phone: '0787654321' })).status, 502);
+    fake.state.mode = 'pushLost';
+    const res = await postPurchase(app.base, { plan_id: plan.id, phone: '0712345678' });
+    t.equal(res.status, 502);
+    const invoices = (await wifiRows(app.app.deps.db)).invoices as { id: string; number: string }[];
+    t.match(invoices, [
+      { status: 'failed', failure_reason: /^payment prompt refused: / },
+      { status: 'failed', failure_reason: /^payment prompt unreachable: HTTP 504/ },
+    ]);
+    const lost = invoices[1]!;
+    Object.assign(fake.orders.get(lost.number)!, { payment_status: 'COMPLETED', reference: '0281777777' });
+    app.clock.advance('30s');
+    t.same(
+      await reconcilePayments(app.app.deps),
+      { checked: 1, settled: 1 },
+      'a refused prompt is not polled',
+    );
+    t.match((await wifiRows(app.app.deps.db)).invoices, [
+      { status: 'failed' },
+      { id: lost.id, status: 'paid', provider_reference: '0281777777', failure_reason: null },
+    ]);
+    t.match(await readOutbox(app.dataDir), [
+      { channel: 'sms', to: '+255712345678', text: /username [a-z2-9]{8}/ },
+    ]);
+  },
+);
+
+t.test('abandoned invoices cannot crowd a fresh one out of the poll batch', async (t) => {
+  const { fake, app, plan } = await fixture(t);
+  for (let i = 0; i < 50; i++)
+    t.equal((await postPurchase(app.base, { plan_id: plan.id, phone: '0712345678' })).status, 201);
+  app.clock.advance('16m');
+  t.equal(await expireInvoices(app.app.deps), 50);
+  const fresh = (await postPurchase(app.base, { plan_id: plan.id, phone: '0755555555' })).body.data!;
+  Object.assign(fake.orders.get(fresh.invoice_number)!, {
+    payment_status: 'COMPLETED',
+    reference: '0281888888',
+  });
+  app.clock.advance('30s');
+  t.same(await reconcilePayments(app.app.deps), { checked: 50, settled: 1 });
+  const row = await app.app.deps.db
+    .selectFrom('invoices')
+    .select('status')
+    .where('id', '=', fresh.invoice_id)
+    .executeTakeFirstOrThrow();
+  t.equal(row.status, 'paid');
+});
+
+t.test(
   'PAYMENT_PROVIDER=selcom without its credentials stops start-up, naming what is missing',
   async (t) => {
     const config = testConfig(t.testdir(), { PAYMENT_PROVIDER: 'selcom', SELCOM_API_KEY: 'k' });

@@ -286,3 +286,46 @@ t.test('a webhook for another provider is 404; a transient failure is a 5xx', as
   t.equal(res.status, 500, 'the provider will retry');
   t.same(res.json(), { message: 'internal server error' });
 });
+
+t.test(
+  'a failure part-way through settlement leaves nothing behind and is a 5xx; the retry pays',
+  async (t) => {
+    const app = await startTestApp(t);
+    const p = await pendingPurchase(app);
+    const before = await wifiRows(app.app.deps.db);
+    const { vault } = app.app.deps;
+    const seal = vault.seal.bind(vault);
+    // Sealing the grant's password runs after the invoice row was marked paid, inside the
+    // transaction: a failure there must take the invoice update with it.
+    vault.seal = () => {
+      throw new Error('disk full');
+    };
+    const failed = await postSandboxEvent(app, succeeded(p.invoice_number, 1000, 'evt_retry'));
+    t.equal(failed.status, 500, 'the provider will retry');
+    t.same(await wifiRows(app.app.deps.db), before, 'invoice, grant, payment and event all rolled back');
+    t.same(await readOutbox(app.dataDir), [], 'no credentials were texted');
+    vault.seal = seal;
+    const retry = await postSandboxEvent(app, succeeded(p.invoice_number, 1000, 'evt_retry'));
+    t.same([retry.status, retry.json()], [200, { data: { event_id: 'evt_retry', outcome: 'paid' } }]);
+    t.match((await wifiRows(app.app.deps.db)).invoices, [{ status: 'paid' }]);
+  },
+);
+
+t.test('the same event delivered twice at once settles once', async (t) => {
+  const app = await startTestApp(t);
+  const p = await pendingPurchase(app);
+  const event = succeeded(p.invoice_number, 1000, 'evt_twice');
+  const answers = await Promise.all([postSandboxEvent(app, event), postSandboxEvent(app, event)]);
+  t.same(
+    answers.map((r) => r.status),
+    [200, 200],
+  );
+  t.same(answers.map((r) => (r.json() as { data: { outcome: string } }).data.outcome).sort(), [
+    'duplicate',
+    'paid',
+  ]);
+  const rows = await wifiRows(app.app.deps.db);
+  t.equal(rows.grants?.length, 1, 'one grant');
+  t.equal(rows.payments?.length, 1, 'one payment');
+  t.equal((await readOutbox(app.dataDir)).length, 1, 'one SMS');
+});
