@@ -37,7 +37,8 @@ export function purchaseRoutes(deps: Deps): Route[] {
           params.invoiceId ?? '',
           typeof key === 'string' ? key : undefined,
         );
-        return { data: presentPurchaseStatus(status) };
+        // The answer may carry the guest's Wi-Fi password: never kept by a cache on the way.
+        return { data: presentPurchaseStatus(status), headers: { 'Cache-Control': 'no-store' } };
       },
     }),
     defineRoute({

@@ -78,6 +78,7 @@ t.test('a signed payment settles the invoice, issues the grant and texts the cre
       },
     },
   });
+  t.equal(withKey.headers.get('cache-control'), 'no-store', 'the password is never cached on the way');
   t.same(
     (await poll(app, p.invoice_id, 'wrong-key-0123456789')).body,
     { data: basic },
