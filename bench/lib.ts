@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -103,12 +103,17 @@ export const nextAddress = (): string => {
   return `10.${String((address >> 16) & 255)}.${String((address >> 8) & 255)}.${String(address & 255)}`;
 };
 
-export function lastOutboxCode(dataDir: string, to: string): string {
-  const lines = readFileSync(path.join(dataDir, 'outbox.jsonl'), 'utf8').trim().split('\n');
-  const mine = lines.map((l) => JSON.parse(l) as { to: string; text: string }).filter((e) => e.to === to);
-  const code = /\b(\d{6})\b/.exec(mine.at(-1)?.text ?? '')?.[1];
-  if (!code) throw new Error(`no code for ${to}`);
-  return code;
+/** The latest 6-digit code spooled to `to`; the daemon writes it just after answering, so wait for it (2 s at most). */
+export async function lastOutboxCode(dataDir: string, to: string): Promise<string> {
+  for (let tries = 0; tries < 200; tries++) {
+    const file = path.join(dataDir, 'outbox.jsonl');
+    const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
+    const mine = lines.map((l) => JSON.parse(l) as { to: string; text: string }).filter((e) => e.to === to);
+    const code = /\b(\d{6})\b/.exec(mine.at(-1)?.text ?? '')?.[1];
+    if (code) return code;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`no code for ${to}`);
 }
 
 export interface LoadResult {

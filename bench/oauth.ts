@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     };
     await call('POST', '/auth/register', { email: 'bench@example.com', password: 'bench password 1' });
     await call('POST', '/auth/verify-email/check', {
-      code: lastOutboxCode(daemon.dataDir, 'bench@example.com'),
+      code: await lastOutboxCode(daemon.dataDir, 'bench@example.com'),
     });
     const project = json((await call('POST', '/console/projects', { name: 'Bench' })).body).data;
     const created = json(
