@@ -1,5 +1,5 @@
-import { finalizeConfig, loadConfig, type LoadOptions } from './load.js';
-import { ensureDataDir, loadOrCreateSecrets } from './secrets.js';
+import { ConfigError, finalizeConfig, loadConfig, type LoadOptions } from './load.js';
+import { ForeignDataDirError, ensureDataDir, loadOrCreateSecrets } from './secrets.js';
 import type { Config } from './settings.js';
 
 export { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, finalizeConfig } from './load.js';
@@ -11,8 +11,19 @@ export type { TrustProxy } from './parsers.js';
 /** Loads and validates the configuration, creates the data directory and the generated secrets. */
 export function resolveConfig(options: LoadOptions): Config {
   const loaded = loadConfig(options);
-  ensureDataDir(loaded.dataDir);
-  return finalizeConfig(loaded, loadOrCreateSecrets(loaded.dataDir));
+  try {
+    ensureDataDir(loaded.dataDir);
+    return finalizeConfig(loaded, loadOrCreateSecrets(loaded.dataDir));
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    if (err instanceof ForeignDataDirError)
+      throw new ConfigError([
+        `HOTSPOT_DATA_DIR: ${loaded.dataDir} belongs to uid ${String(err.owner)}; run hotspot-ctl as that user (sudo -u <user> hotspot-ctl …), not as root`,
+      ]);
+    // A data directory we cannot create, enter or write (a file in the way, wrong owner…).
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError([`HOTSPOT_DATA_DIR: cannot create or use ${loaded.dataDir}: ${code}`]);
+  }
 }
 
 /** The process environment: the one place outside tests that reads process.env. */

@@ -64,7 +64,10 @@ function readEnvFile(options: LoadOptions, problems: string[]): Record<string, s
       Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'),
     );
   } catch (err) {
-    problems.push(`--config: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    // Name what the operator gave: the --config flag, or the default file the daemon found.
+    const source = options.configFile === undefined ? 'env file' : '--config';
+    problems.push(`${source}: cannot read ${file}: ${code}`);
     return {};
   }
 }

@@ -17,11 +17,24 @@ import { randomString, randomToken } from '../lib/crypto.js';
 export const SECRETS_FILE = 'secrets.env';
 const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
 
-/** Creates the data directory with mode 0700 (and tightens an existing one we own). */
+/** Thrown when root is about to work in a data directory that belongs to the daemon's user. */
+export class ForeignDataDirError extends Error {
+  constructor(readonly owner: number) {
+    super(`belongs to uid ${String(owner)}`);
+  }
+}
+
+/**
+ * Creates the data directory with mode 0700 (and tightens an existing one we own). Root may not
+ * work in a directory another user owns (the daemon's, under systemd): the database, WAL and key
+ * files it created would belong to root and the daemon could no longer open them.
+ */
 export function ensureDataDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = statSync(dir);
-  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(dir, 0o700);
+  const uid = process.getuid?.();
+  if (uid === 0 && st.uid !== 0) throw new ForeignDataDirError(st.uid);
+  if ((st.mode & 0o077) !== 0 && st.uid === uid) chmodSync(dir, 0o700);
 }
 
 export interface GeneratedSecrets {

@@ -29,6 +29,13 @@ t.test('a bad setting stops the daemon with one line naming the variable and exi
   const two = await runCli(['migrate'], cliEnv(t.testdir(), { HTTP_PORT: 'x', TRUST_PROXY: 'sometimes' }));
   t.equal(two.code, 1);
   t.equal(two.stderr.trimEnd().split('\n').length, 2, 'one line per problem');
+  const dir = t.testdir({ 'a-file': 'in the way' });
+  const blocked = await runCli(['serve'], cliEnv(path.join(dir, 'a-file')));
+  t.equal(blocked.code, 1);
+  t.equal(
+    blocked.stderr,
+    `error: HOTSPOT_DATA_DIR: cannot create or use ${path.join(dir, 'a-file')}: EEXIST\n`,
+  );
 });
 
 t.test('an env file given with --config is used; a missing one is an error', async (t) => {

@@ -1,4 +1,4 @@
-import { statSync, writeFileSync, readFileSync } from 'node:fs';
+import { readdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ConfigError, finalizeConfig, loadConfig, resolveConfig } from '../../src/config/index.js';
@@ -108,6 +108,11 @@ t.test(
       problemsOf(() => loadConfig({ env: {}, configFile: path.join(dir, 'missing.env') })),
       [`--config: cannot read ${path.join(dir, 'missing.env')}: ENOENT`],
     );
+    // A default file that exists but cannot be read is named as the env file, not as --config.
+    t.same(
+      problemsOf(() => loadConfig({ env: {}, defaultConfigFile: dir })),
+      [`env file: cannot read ${dir}: EISDIR`],
+    );
   },
 );
 
@@ -157,3 +162,29 @@ t.test('an existing data directory that is too open is tightened to 0700', async
   resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE });
   t.equal(statSync(dataDir).mode & 0o777, 0o700);
 });
+
+t.test('a data directory that cannot be created names HOTSPOT_DATA_DIR', async (t) => {
+  const root = t.testdir({ 'a-file': 'not a directory' });
+  for (const dataDir of [path.join(root, 'a-file'), path.join(root, 'a-file', 'data')]) {
+    const problems = problemsOf(() => resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE }));
+    t.equal(problems.length, 1);
+    t.match(problems[0], new RegExp(`^HOTSPOT_DATA_DIR: cannot create or use ${dataDir}: E[A-Z]+$`));
+  }
+});
+
+t.test(
+  'root may not work in a data directory that belongs to the daemon user',
+  { skip: process.getuid?.() !== 0 && 'needs root' },
+  async (t) => {
+    const { chownSync } = await import('node:fs');
+    const dataDir = path.join(t.testdir({ data: {} }), 'data');
+    chownSync(dataDir, 65534, 65534);
+    t.same(
+      problemsOf(() => resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE })),
+      [
+        `HOTSPOT_DATA_DIR: ${dataDir} belongs to uid 65534; run hotspot-ctl as that user (sudo -u <user> hotspot-ctl …), not as root`,
+      ],
+    );
+    t.same(readdirSync(dataDir), [], 'nothing was created in it');
+  },
+);
