@@ -31,9 +31,14 @@ export function corsMiddleware(config: Pick<Config, 'corsAllowedOrigins' | 'admi
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
 
     res.setHeader('Vary', 'Origin');
+    // An allowed origin receives the whole set on every response (the identity spec lists them
+    // without limiting them to preflights); browsers read the methods/headers/max-age on preflight.
     if (allowed) {
       res.setHeader('Access-Control-Allow-Origin', origin);
       res.setHeader('Access-Control-Allow-Credentials', 'true');
+      res.setHeader('Access-Control-Allow-Methods', policy.methods);
+      res.setHeader('Access-Control-Allow-Headers', policy.headers);
+      res.setHeader('Access-Control-Max-Age', policy.maxAge);
     }
     if (!preflight) {
       if (allowed) res.setHeader('Access-Control-Expose-Headers', EXPOSE);
@@ -44,9 +49,6 @@ export function corsMiddleware(config: Pick<Config, 'corsAllowedOrigins' | 'admi
       sendError(res, req.family, 403, 'origin not allowed');
       return;
     }
-    res.setHeader('Access-Control-Allow-Methods', policy.methods);
-    res.setHeader('Access-Control-Allow-Headers', policy.headers);
-    res.setHeader('Access-Control-Max-Age', policy.maxAge);
     res.statusCode = 204;
     res.end();
   };

@@ -16,7 +16,8 @@ import { renderError, type HttpRuntime, type Route } from './route.js';
 import { familyOf, type HttpRequest } from './types.js';
 
 export const REQUEST_TIMEOUT_MS = 30_000;
-const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+/** An incoming id is echoed as the spec says, unless it is empty, longer than 200 or not printable ASCII. */
+const REQUEST_ID = /^[\x20-\x7e]{1,200}$/;
 
 export interface HttpServerOptions {
   config: Pick<Config, 'trustProxy' | 'corsAllowedOrigins' | 'adminOrigin' | 'portalOrigin'>;

@@ -46,6 +46,14 @@ function probeRoutes(gate: { entered: boolean; release?: () => void }): Route[] 
     }),
     defineRoute({
       method: 'GET',
+      path: '/probe/boom',
+      api: 'identity',
+      handler: () => {
+        throw new Error('database exploded at /secret/path');
+      },
+    }),
+    defineRoute({
+      method: 'GET',
       path: '/probe/teapot',
       api: 'identity',
       handler: () => {
@@ -70,10 +78,14 @@ t.test('X-Request-Id is echoed when sent and generated otherwise', async (t) => 
   t.match(generated.headers['x-request-id'], /^[0-9a-f-]{36}$/);
   const notFound = await rawRequest(`${base}/no/such/route`);
   t.match(notFound.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'on errors too');
-  const junk = await rawRequest(`${base}/healthz`, {
+  const spaced = await rawRequest(`${base}/healthz`, {
     headers: { 'X-Request-Id': 'has spaces and {braces}' },
   });
-  t.match(junk.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'an unusable id is replaced');
+  t.equal(spaced.headers['x-request-id'], 'has spaces and {braces}', 'any printable id is echoed');
+  const long = await rawRequest(`${base}/healthz`, { headers: { 'X-Request-Id': 'x'.repeat(201) } });
+  t.match(long.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'an overlong id is replaced');
+  const latin = await rawRequest(`${base}/healthz`, { headers: { 'X-Request-Id': 'caf\u00e9' } });
+  t.match(latin.headers['x-request-id'], /^[0-9a-f-]{36}$/, 'a non-ASCII id is replaced');
 });
 
 t.test('identity CORS: preflight and requests from allowed and refused origins', async (t) => {
@@ -100,6 +112,9 @@ t.test('identity CORS: preflight and requests from allowed and refused origins',
   const actual = await rawRequest(`${base}/healthz`, { headers: { Origin: 'https://app.example.com' } });
   t.equal(actual.headers['access-control-allow-origin'], 'https://app.example.com');
   t.equal(actual.headers['access-control-allow-credentials'], 'true');
+  t.equal(actual.headers['access-control-allow-methods'], 'GET, POST, PATCH, DELETE, OPTIONS');
+  t.equal(actual.headers['access-control-allow-headers'], 'Content-Type, Authorization, X-Request-Id');
+  t.equal(actual.headers['access-control-max-age'], '86400');
   const other = await rawRequest(`${base}/healthz`, { headers: { Origin: 'https://evil.example' } });
   t.equal(other.status, 200, 'the server answers; the browser withholds it');
   t.equal(other.headers['access-control-allow-origin'], undefined);
@@ -235,6 +250,10 @@ t.test(
     t.equal(logged.length, 1);
     t.equal(logged[0]?.request_id, 'trace-500');
     t.match(JSON.stringify(logged[0]?.err), /database exploded/);
+    const identityBoom = await rawRequest(`${base}/probe/boom`);
+    t.equal(identityBoom.status, 500);
+    t.same(identityBoom.json(), { success: false, message: 'internal server error' }, 'identity envelope');
+    t.notMatch(identityBoom.text, /exploded|secret|at /);
     const teapot = await rawRequest(`${base}/probe/teapot`);
     t.equal(teapot.status, 418);
     t.same(teapot.json(), { success: false, message: 'short and stout', errors: ['handle', 'spout'] });
