@@ -160,7 +160,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       if (closed) return;
       closed = true;
       await Promise.all([http.close(graceMs), radius.close()]);
-      scheduler.stop();
+      await scheduler.stop(); // lets a job that is running finish before the database closes
       await radius.flushCounters().catch((err: unknown) => {
         log.warn({ event: 'radius.counters_flush_failed', err }, 'RADIUS counters not saved');
       });

@@ -15,7 +15,8 @@ export interface ScheduledJob {
 export class Scheduler {
   readonly #log: Logger;
   readonly #jobs = new Map<string, schedule.Job>();
-  readonly #running = new Set<string>();
+  /** Runs in progress, by job name. */
+  readonly #running = new Map<string, Promise<void>>();
 
   constructor(log: Logger) {
     this.#log = log.child({ feature: 'scheduler' });
@@ -35,22 +36,27 @@ export class Scheduler {
       this.#log.warn({ event: 'job.skipped', job: job.name }, 'previous run still going');
       return;
     }
-    this.#running.add(job.name);
-    try {
-      await job.run();
-    } catch (err) {
-      this.#log.error({ event: 'job.failed', job: job.name, err }, 'job failed');
-    } finally {
-      this.#running.delete(job.name);
-    }
+    const run = (async () => {
+      try {
+        await job.run();
+      } catch (err) {
+        this.#log.error({ event: 'job.failed', job: job.name, err }, 'job failed');
+      } finally {
+        this.#running.delete(job.name);
+      }
+    })();
+    this.#running.set(job.name, run);
+    await run;
   }
 
   get names(): string[] {
     return [...this.#jobs.keys()];
   }
 
-  stop(): void {
+  /** Cancels every schedule and resolves once the runs already in progress have finished. */
+  async stop(): Promise<void> {
     for (const job of this.#jobs.values()) job.cancel();
     this.#jobs.clear();
+    await Promise.all(this.#running.values());
   }
 }

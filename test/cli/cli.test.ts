@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { Outbox } from '../../src/notify/index.js';
@@ -93,6 +94,12 @@ t.test('status reports the daemon, the database and the secrets without printing
   t.same(after.signing_keys, [], 'migrate creates no key; the first start does');
   const human = await runCli(['status'], env);
   t.match(human.stdout, /daemon\s+not reachable/);
+  const stored = readFileSync(path.join(dataDir, 'secrets.env'), 'utf8');
+  const secrets = [...stored.matchAll(/^[A-Z_]+=(.+)$/gm)].map((m) => m[1] ?? '');
+  t.equal(secrets.length, 2);
+  for (const secret of secrets) {
+    t.notMatch(human.stdout + res.stdout + human.stderr, secret, 'a generated secret is never printed');
+  }
 });
 
 t.test('outbox lists spooled messages and --follow prints new ones as they arrive', async (t) => {
@@ -149,6 +156,15 @@ t.test('serve prints where things are, answers /healthz, and exits 0 on SIGTERM'
   const res = await fetch(`http://127.0.0.1:${port ?? ''}/healthz`);
   t.same(await res.json(), { success: true, data: { status: 'ok', service: 'hotspot-ctl' } });
   daemon.child.kill('SIGTERM');
+  t.equal(await daemon.exited, 0);
+  t.match(daemon.stdout, /"event":"daemon.stopped"/);
+});
+
+t.test('serve stops the same way on SIGINT (Ctrl-C in a terminal)', async (t) => {
+  const daemon = startCli(['serve'], cliEnv(path.join(t.testdir(), 'data')));
+  t.teardown(() => daemon.child.kill('SIGKILL'));
+  await daemon.waitFor(/HTTP on 127\.0\.0\.1:(\d+)/);
+  daemon.child.kill('SIGINT');
   t.equal(await daemon.exited, 0);
   t.match(daemon.stdout, /"event":"daemon.stopped"/);
 });

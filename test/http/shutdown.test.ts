@@ -40,6 +40,7 @@ t.test(
     t.equal(res.headers.connection, 'close');
     await closing;
     t.ok(closed);
+    t.same(app.scheduler.names, [], 'no job is scheduled any more');
     await t.rejects(
       app.deps.db.selectFrom('app_meta').selectAll().execute(),
       'database closed after the requests',

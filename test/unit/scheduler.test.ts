@@ -39,6 +39,22 @@ t.test('jobs are registered by name and all cancelled by stop()', async (t) => {
   scheduler.add({ name: 'b', cron: '*/5 * * * *', run: () => undefined });
   t.same(scheduler.names, ['a', 'b']);
   t.throws(() => scheduler.add({ name: 'a', cron: '* * * * *', run: () => undefined }), /already scheduled/);
-  scheduler.stop();
+  await scheduler.stop();
   t.same(scheduler.names, []);
+});
+
+t.test('stop() waits for a run in progress', async (t) => {
+  const scheduler = new Scheduler(createLogger('silent'));
+  let release = (): void => undefined;
+  const job = { name: 'slow', cron: '0 3 * * *', run: () => new Promise<void>((r) => (release = r)) };
+  scheduler.add(job);
+  const running = scheduler.runNow(job);
+  let stopped = false;
+  const stopping = scheduler.stop().then(() => (stopped = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(stopped, 'still waiting for the job');
+  release();
+  await stopping;
+  await running;
+  t.ok(stopped);
 });
