@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/index.js';
 import { isAppError } from '../lib/errors.js';
 import { packageVersion } from '../lib/paths.js';
+import { registerBackup } from './commands/backup.js';
 import { registerClients } from './commands/clients.js';
 import { registerKeys } from './commands/keys.js';
 import { registerDevices } from './commands/devices.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerPlans(program);
   registerDevices(program);
   registerSessions(program);
+  registerBackup(program);
   // Subcommands inherit the usage-error behaviour.
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();
   return program;

@@ -1,18 +1,10 @@
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { randomString, randomToken } from '../lib/crypto.js';
+import { writeSecretFile } from '../lib/secret-file.js';
+
+export { writeSecretFile } from '../lib/secret-file.js';
 
 export const SECRETS_FILE = 'secrets.env';
 const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
@@ -62,17 +54,4 @@ export function loadOrCreateSecrets(dataDir: string): GeneratedSecrets {
     );
   }
   return secrets;
-}
-
-/** Writes a file with mode 0600 through a temporary file, fsync and rename. */
-export function writeSecretFile(file: string, content: string): void {
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w', 0o600);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
 }

@@ -6,3 +6,4 @@ export { databaseReady } from './probe.js';
 export { GroupCommit } from './group-commit.js';
 export { rowCounts } from './stats.js';
 export { prepared, marker } from './prepared.js';
+export { backup, restore, daemonRunning, backupErrors, DAEMON_PID_FILE } from './backup.js';

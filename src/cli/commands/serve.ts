@@ -1,5 +1,8 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { buildApp } from '../../app.js';
+import { DAEMON_PID_FILE } from '../../db/index.js';
 import { contextOf } from '../context.js';
 
 const GRACE_MS = 10_000;
@@ -13,6 +16,9 @@ export function registerServe(program: Command): void {
       const config = ctx.config();
       const app = await buildApp(config);
       const { http } = await app.start();
+      // `restore` looks for this to refuse replacing the database under a running daemon.
+      const pidFile = path.join(config.dataDir, DAEMON_PID_FILE);
+      writeFileSync(pidFile, `${String(process.pid)}\n`, { mode: 0o600 });
       const base = config.publicBaseUrl;
       ctx.out.note(
         [
@@ -32,6 +38,7 @@ export function registerServe(program: Command): void {
       process.once('SIGTERM', force);
       process.once('SIGINT', force);
       await app.close({ graceMs: GRACE_MS });
+      rmSync(pidFile, { force: true });
       app.deps.log.info({ event: 'daemon.stopped' }, 'stopped');
     });
 }

@@ -1,0 +1,92 @@
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { buildApp } from '../../src/app.js';
+import { resolveConfig } from '../../src/config/index.js';
+import { createLogger } from '../../src/lib/log.js';
+import { deviceByNasId } from '../../src/wifi/index.js';
+import { cliEnv, runCli, startCli } from '../helpers/cli.js';
+
+const DEVICE = [
+  ...['--name', 'Lobby AP', '--model', 'MikroTik hAP ax2', '--mac', 'aa:bb:cc:dd:ee:01'],
+  ...['--network', '10.1.0.0/24', '--uam-server', 'http://10.1.0.10:8080/portal'],
+  ...['--nas-id', 'lobby-01', '--client-ip', '10.1.0.1'],
+];
+
+const json = (out: string): Record<string, unknown> => JSON.parse(out) as Record<string, unknown>;
+
+t.test('a backup taken while the daemon serves restores elsewhere with the same data and keys', async (t) => {
+  const root = t.testdir();
+  const first = path.join(root, 'first');
+  const envA = cliEnv(first);
+  const daemon = startCli(['serve'], envA);
+  t.teardown(() => daemon.child.kill('SIGKILL'));
+  await daemon.waitFor(/HTTP on 127\.0\.0\.1:(\d+)/);
+  t.ok(existsSync(path.join(first, 'daemon.pid')), 'the daemon marks its data directory');
+
+  const plan = await runCli(
+    ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'],
+    envA,
+  );
+  t.equal(plan.code, 0, plan.stderr);
+  const device = json((await runCli(['devices', 'add', ...DEVICE, '--json'], envA)).stdout);
+  const kidsOf = async (env: Record<string, string>) =>
+    (JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as { kid: string }[]).map(
+      (k) => k.kid,
+    );
+  const kids = await kidsOf(envA);
+  t.equal(kids.length, 1, 'the daemon made its signing key');
+
+  const file = path.join(root, 'venue.backup');
+  const made = await runCli(['backup', file, '--json'], envA);
+  t.equal(made.code, 0, made.stderr);
+  t.same(json(made.stdout).files, ['secrets.env', 'vault.key', `keys/${kids[0] ?? ''}.pem`]);
+  t.equal(statSync(file).mode & 0o777, 0o600, 'the backup holds secrets');
+  const again = await runCli(['backup', file], envA);
+  t.same(
+    [again.code, again.stderr],
+    [1, 'error: the backup file already exists: choose another name or remove it\n'],
+  );
+
+  const refused = await runCli(['restore', file, '--force'], envA);
+  t.same(
+    [refused.code, refused.stderr],
+    [1, 'error: the daemon is running on this data directory: stop it before restoring\n'],
+  );
+  daemon.child.kill('SIGTERM');
+  t.equal(await daemon.exited, 0);
+  t.notOk(existsSync(path.join(first, 'daemon.pid')), 'and unmarks it when it stops');
+
+  const second = path.join(root, 'second');
+  const envB = cliEnv(second);
+  const restored = await runCli(['restore', file, '--json'], envB);
+  t.equal(restored.code, 0, restored.stderr);
+  t.equal(
+    readFileSync(path.join(second, 'secrets.env'), 'utf8'),
+    readFileSync(path.join(first, 'secrets.env'), 'utf8'),
+  );
+  t.same(JSON.parse((await runCli(['plans', 'list', '--json'], envB)).stdout), [json(plan.stdout)]);
+  t.same(await kidsOf(envB), kids);
+
+  // The vault key came along: the device's sealed RADIUS secret opens in the new place.
+  const config = resolveConfig({ env: envB, defaultConfigFile: '/nonexistent' });
+  const app = await buildApp(config, { log: createLogger('silent') });
+  t.teardown(() => app.close());
+  t.equal((await deviceByNasId(app.deps, 'lobby-01'))?.radiusSecret, device.radius_secret);
+
+  const over = await runCli(['restore', file], envB);
+  t.same(
+    [over.code, over.stderr],
+    [1, 'error: the data directory already has a database: add --force to replace it\n'],
+  );
+});
+
+t.test('restore refuses a file that is not a backup and changes nothing', async (t) => {
+  const root = t.testdir();
+  const junk = path.join(root, 'junk.backup');
+  writeFileSync(junk, 'not a database');
+  const dataDir = path.join(root, 'data');
+  const res = await runCli(['restore', junk], cliEnv(dataDir));
+  t.same([res.code, res.stderr], [1, 'error: that file is not a hotspot-ctl backup\n']);
+  t.notOk(existsSync(path.join(dataDir, 'hotspot.db')), 'no database appeared');
+});
