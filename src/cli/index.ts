@@ -10,6 +10,7 @@ import { registerMigrate } from './commands/migrate.js';
 import { registerOutbox } from './commands/outbox.js';
 import { registerPlans } from './commands/plans.js';
 import { registerServe } from './commands/serve.js';
+import { registerSetup } from './commands/setup.js';
 import { registerSocial } from './commands/social.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerStaff } from './commands/staff.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerServe(program);
+  registerSetup(program);
   registerMigrate(program);
   registerStatus(program);
   registerOutbox(program);

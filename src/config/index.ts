@@ -2,9 +2,16 @@ import { ConfigError, finalizeConfig, loadConfig, type LoadOptions } from './loa
 import { ForeignDataDirError, ensureDataDir, loadOrCreateSecrets } from './secrets.js';
 import type { Config } from './settings.js';
 
-export { ConfigError, DEFAULT_CONFIG_FILE, loadConfig, finalizeConfig } from './load.js';
+export {
+  ConfigError,
+  DEFAULT_CONFIG_FILE,
+  loadConfig,
+  finalizeConfig,
+  checkValues,
+  readEnvFile,
+} from './load.js';
 export type { LoadOptions } from './load.js';
-export { settings, settingList, secretEnvNames } from './settings.js';
+export { settings, settingList, secretEnvNames, PAYMENT_PROVIDERS, SMS_PROVIDERS } from './settings.js';
 export type { Config, LoadedConfig, Setting, SettingKey } from './settings.js';
 export type { TrustProxy } from './parsers.js';
 

@@ -31,6 +31,18 @@ export interface LoadOptions {
 export function loadConfig(options: LoadOptions): LoadedConfig {
   const problems: string[] = [];
   const fileValues = readEnvFile(options, problems);
+  return checkValues(fileValues, options.env, problems);
+}
+
+/**
+ * Parses env-file values under the environment (which wins) and reports every problem at once,
+ * with the problems already found; `hotspot-ctl setup` checks what it is about to write with it.
+ */
+export function checkValues(
+  fileValues: Readonly<Record<string, string>>,
+  env: LoadOptions['env'],
+  problems: string[] = [],
+): LoadedConfig {
   const known = new Set(settingList().map((s) => s.env));
   for (const name of Object.keys(fileValues)) {
     if (!known.has(name)) {
@@ -41,7 +53,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
 
   const values: Record<string, unknown> = {};
   for (const s of settingList()) {
-    const raw = options.env[s.env] ?? fileValues[s.env] ?? s.default;
+    const raw = env[s.env] ?? fileValues[s.env] ?? s.default;
     try {
       values[s.key] = s.parse(raw);
     } catch (err) {
@@ -55,7 +67,7 @@ export function loadConfig(options: LoadOptions): LoadedConfig {
   return Object.freeze(values) as LoadedConfig;
 }
 
-function readEnvFile(options: LoadOptions, problems: string[]): Record<string, string> {
+export function readEnvFile(options: LoadOptions, problems: string[]): Record<string, string> {
   const file = options.configFile ?? options.defaultConfigFile ?? DEFAULT_CONFIG_FILE;
   if (options.configFile === undefined && !existsSync(file)) return {};
   try {

@@ -1,0 +1,173 @@
+import { chmodSync, chownSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { input, password, select } from '@inquirer/prompts';
+import type { Command } from 'commander';
+import {
+  ConfigError,
+  DEFAULT_CONFIG_FILE,
+  checkValues,
+  readEnvFile,
+  settingList,
+  PAYMENT_PROVIDERS,
+  SMS_PROVIDERS,
+} from '../../config/index.js';
+import { renderEnvFile, unwritable } from '../../config/env-file.js';
+import { SettingError } from '../../config/parsers.js';
+import { writeSecretFile } from '../../lib/secret-file.js';
+import { contextOf, type GlobalOptions } from '../context.js';
+import { formatRecord } from '../output.js';
+
+/**
+ * `hotspot-ctl setup`: writes the env file (--config FILE, default /etc/hotspot-ctl/hotspot.env)
+ * from the settings table. Interactive by default (inquirer); `--non-interactive --set NAME=VALUE`
+ * for scripts. Values already in the file are kept unless changed; everything is checked by the
+ * same loader the daemon uses before anything is written.
+ */
+
+type Values = Record<string, string>;
+
+/** Asked in this order; the provider answers add the settings of the chosen provider. */
+const BASICS = ['PUBLIC_BASE_URL', 'SERVICE_NAME', 'HOTSPOT_DATA_DIR', 'INVOICE_PREFIX', 'VENUE_TIMEZONE'];
+const PAYMENT_SETTINGS: Readonly<Record<string, string>> = { selcom: 'SELCOM_' };
+const SMS_SETTINGS: Readonly<Record<string, string>> = {
+  http: 'SMS_HTTP_',
+  beem: 'BEEM_',
+  africastalking: 'AFRICASTALKING_',
+};
+const MAIL = ['SMTP_URL', 'MAIL_FROM'];
+
+const settingOf = (env: string) => settingList().find((s) => s.env === env);
+
+/** undefined when the value parses, else the parser's message (for inquirer's validate). */
+function problemWith(env: string, value: string): string | undefined {
+  try {
+    settingOf(env)?.parse(value);
+    return undefined;
+  } catch (err) {
+    if (err instanceof SettingError) return `${env}: ${err.message}`;
+    throw err;
+  }
+}
+
+/** Asks for one setting, validated by its own parser. */
+async function ask(env: string, values: Values): Promise<void> {
+  const s = settingOf(env);
+  if (!s) return;
+  const current = values[env] ?? s.default;
+  const message = `${env}: ${s.doc}`;
+  const validate = (v: string): true | string => {
+    return problemWith(env, v === '' ? current : v) ?? true;
+  };
+  const answer = s.secret
+    ? await password({
+        message: current === '' ? message : `${message} (empty keeps the current one)`,
+        mask: true,
+        validate,
+      })
+    : await input({ message, default: current, validate });
+  values[env] = answer === '' ? current : answer;
+}
+
+async function choose(env: string, options: readonly string[], values: Values): Promise<string> {
+  const s = settingOf(env);
+  const current = values[env] ?? s?.default ?? options[0] ?? '';
+  const answer = await select({
+    message: `${env}: ${s?.doc ?? ''}`,
+    choices: options.map((o) => ({ value: o, name: o })),
+    default: current,
+  });
+  values[env] = answer;
+  return answer;
+}
+
+const withPrefix = (prefix: string): string[] =>
+  settingList()
+    .filter((s) => s.env.startsWith(prefix))
+    .map((s) => s.env);
+
+async function interview(values: Values, note: (text: string) => void): Promise<void> {
+  for (const env of BASICS) await ask(env, values);
+  const payment = await choose('PAYMENT_PROVIDER', PAYMENT_PROVIDERS, values);
+  for (const env of withPrefix(PAYMENT_SETTINGS[payment] ?? '\0')) await ask(env, values);
+  const sms = await choose('SMS_PROVIDER', SMS_PROVIDERS, values);
+  for (const env of withPrefix(SMS_SETTINGS[sms] ?? '\0')) await ask(env, values);
+  for (const env of MAIL) await ask(env, values);
+  // What only the whole set can tell (a provider without its credentials): ask those again.
+  for (;;) {
+    try {
+      checkValues(values, {});
+      return;
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      const names = err.problems.map((p) => p.slice(0, p.indexOf(':')));
+      if (!names.every((n) => settingOf(n))) throw err; // an unknown name in the file: not ours to ask
+      for (const problem of err.problems) note(problem);
+      for (const name of names) await ask(name, values);
+    }
+  }
+}
+
+function parseAssignments(list: readonly string[]): Values {
+  const out: Values = {};
+  for (const item of list) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new Error(`--set takes NAME=VALUE (got "${item}")`);
+    out[item.slice(0, eq)] = item.slice(eq + 1);
+  }
+  return out;
+}
+
+/** Writes the file atomically; an existing file keeps its mode and owner (the daemon's group may read it). */
+function writeEnvFile(file: string, text: string): void {
+  const before = existsSync(file) ? statSync(file) : undefined;
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o750 });
+  writeSecretFile(file, text);
+  if (before) {
+    chmodSync(file, before.mode & 0o777);
+    if (process.getuid?.() === 0) chownSync(file, before.uid, before.gid);
+  }
+}
+
+export function registerSetup(program: Command): void {
+  program
+    .command('setup')
+    .description(
+      'Write the env file: ask for the main settings, or take them from --set with --non-interactive',
+    )
+    .option('--non-interactive', 'ask nothing: apply the --set values to the file')
+    .option(
+      '--set <NAME=VALUE>',
+      'a setting to write (repeatable)',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
+    .action(async (flags: { nonInteractive?: boolean; set: string[] }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const file = cmd.optsWithGlobals<GlobalOptions>().config ?? DEFAULT_CONFIG_FILE;
+      const problems: string[] = [];
+      const values: Values = existsSync(file) ? readEnvFile({ env: {}, configFile: file }, problems) : {};
+      if (problems.length > 0) throw new Error(problems.join('; '));
+      Object.assign(values, parseAssignments(flags.set));
+      if (flags.nonInteractive !== true) {
+        if (!process.stdin.isTTY)
+          throw new Error(
+            'setup asks questions on a terminal; for scripts use --non-interactive --set NAME=VALUE',
+          );
+        ctx.out.note(`writing ${file}; press Enter to keep the value shown`);
+        await interview(values, (text) => ctx.out.note(text));
+      }
+      const bad = unwritable(values);
+      if (bad.length > 0)
+        throw new Error(`${bad.join(', ')}: cannot be written to an env file (newline or both quote kinds)`);
+      checkValues(values, {}); // every problem at once, exactly as the daemon would report it
+      writeEnvFile(file, renderEnvFile(values, 'hotspot-ctl settings, written by hotspot-ctl setup'));
+      const shown = Object.fromEntries(
+        settingList()
+          .filter((st) => values[st.env] !== undefined && values[st.env] !== st.default)
+          .map((st) => [st.env, st.secret === true ? '(secret, not shown)' : values[st.env]]),
+      );
+      ctx.out.result({ file, settings: shown }, () =>
+        formatRecord([['written', file], ...Object.entries(shown)]),
+      );
+    });
+}

@@ -1,0 +1,160 @@
+import { chmodSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { loadConfig } from '../../src/config/index.js';
+import { BIN, cliEnv, runCli } from '../helpers/cli.js';
+import { Terminal } from '../helpers/tty.js';
+
+/** `hotspot-ctl setup` writes the env file the daemon and every command read. */
+
+const read = (file: string) => loadConfig({ env: {}, configFile: file });
+
+t.test(
+  'setup --non-interactive writes checked values, keeps earlier ones and prints no secret',
+  async (t) => {
+    const dir = t.testdir();
+    const file = path.join(dir, 'etc', 'hotspot.env');
+    const env = cliEnv(path.join(dir, 'data'));
+    const first = await runCli(
+      [
+        '--config',
+        file,
+        'setup',
+        '--non-interactive',
+        '--set',
+        'PUBLIC_BASE_URL=https://wifi.venue.example',
+        '--set',
+        'SERVICE_NAME=Cafe Wi-Fi',
+        '--set',
+        'SMS_PROVIDER=beem',
+        '--set',
+        'BEEM_API_KEY=beem-key-123',
+        '--set',
+        'BEEM_SECRET_KEY=beem-secret-456',
+        '--json',
+      ],
+      env,
+    );
+    t.equal(first.code, 0, first.stderr);
+    t.same(JSON.parse(first.stdout), {
+      file,
+      settings: {
+        PUBLIC_BASE_URL: 'https://wifi.venue.example',
+        SERVICE_NAME: 'Cafe Wi-Fi',
+        SMS_PROVIDER: 'beem',
+        BEEM_API_KEY: '(secret, not shown)',
+        BEEM_SECRET_KEY: '(secret, not shown)',
+      },
+    });
+    t.notMatch(first.stdout + first.stderr, /beem-key-123|beem-secret-456/);
+    t.equal(statSync(file).mode & 0o777, 0o600, 'a new file may hold secrets: 0600');
+    t.match(read(file), {
+      publicBaseUrl: 'https://wifi.venue.example',
+      serviceName: 'Cafe Wi-Fi',
+      smsProvider: 'beem',
+      beemApiKey: 'beem-key-123',
+    });
+    t.match(readFileSync(file, 'utf8'), /# display name: TOTP issuer label.*\nSERVICE_NAME='Cafe Wi-Fi'\n/);
+    t.notMatch(readFileSync(file, 'utf8'), /HTTP_PORT/, 'defaults are not written');
+
+    chmodSync(file, 0o640); // the operator let the daemon's group read it
+    const second = await runCli(
+      ['--config', file, 'setup', '--non-interactive', '--set', 'HTTP_PORT=8081'],
+      env,
+    );
+    t.equal(second.code, 0, second.stderr);
+    t.match(read(file), { httpPort: 8081, serviceName: 'Cafe Wi-Fi', beemSecretKey: 'beem-secret-456' });
+    t.equal(statSync(file).mode & 0o777, 0o640, 'an existing file keeps its mode');
+
+    const before = readFileSync(file, 'utf8');
+    const bad = await runCli(
+      [
+        '--config',
+        file,
+        'setup',
+        '--non-interactive',
+        '--set',
+        'HTTP_PORT=eighty',
+        '--set',
+        'SMS_PROVIDER=africastalking',
+      ],
+      env,
+    );
+    t.equal(bad.code, 1);
+    t.same(bad.stderr.trimEnd().split('\n'), [
+      'error: HTTP_PORT: must be a port number 0-65535 (got "eighty")',
+    ]);
+    const missing = await runCli(
+      ['--config', file, 'setup', '--non-interactive', '--set', 'SMS_PROVIDER=africastalking'],
+      env,
+    );
+    t.equal(missing.code, 1);
+    t.same(missing.stderr.trimEnd().split('\n'), [
+      'error: AFRICASTALKING_USERNAME: must be set when SMS_PROVIDER is africastalking',
+      'error: AFRICASTALKING_API_KEY: must be set when SMS_PROVIDER is africastalking',
+    ]);
+    const typo = await runCli(['--config', file, 'setup', '--non-interactive', '--set', 'HTTP_PROT=1'], env);
+    t.equal(typo.code, 1);
+    t.match(typo.stderr, 'did you mean HTTP_PORT?');
+    t.equal(readFileSync(file, 'utf8'), before, 'a refused setup changes nothing');
+
+    const noTty = await runCli(['--config', file, 'setup'], env);
+    t.same(
+      [noTty.code, noTty.stderr],
+      [1, 'error: setup asks questions on a terminal; for scripts use --non-interactive --set NAME=VALUE\n'],
+    );
+  },
+);
+
+t.test(
+  'setup on a terminal asks, validates each answer, and asks again for what the set lacks',
+  async (t) => {
+    const dir = t.testdir();
+    const file = path.join(dir, 'hotspot.env');
+    const term = new Terminal(`${BIN} --config ${file} setup`, {
+      ...cliEnv(path.join(dir, 'data')),
+      TERM: 'xterm-256color',
+    });
+    t.teardown(() => term.close());
+
+    await term.waitFor(/\? PUBLIC_BASE_URL: /);
+    term.type('not a url');
+    await term.waitFor(/PUBLIC_BASE_URL: must be an absolute http:\/\/ or https:\/\/ URL/);
+    term.keys('C-u'); // clear the line, as an operator would
+    term.type('https://wifi.venue.example');
+    await term.waitFor(/\? SERVICE_NAME: /);
+    term.keys('C-u');
+    term.type('Lobby Wi-Fi');
+    for (const name of ['HOTSPOT_DATA_DIR', 'INVOICE_PREFIX', 'VENUE_TIMEZONE']) {
+      await term.waitFor(new RegExp(`\\? ${name}: `));
+      term.keys('Enter'); // keep the default shown
+    }
+    await term.waitFor(/\? PAYMENT_PROVIDER: /);
+    term.keys('Enter'); // sandbox
+    await term.waitFor(/\? SMS_PROVIDER: /);
+    term.keys('Down', 'Down', 'Enter'); // beem
+    await term.waitFor(/\? BEEM_API_KEY: /);
+    term.keys('Enter'); // left empty: the whole set is checked at the end
+    await term.waitFor(/\? BEEM_SECRET_KEY: /);
+    term.type('beem-secret-1');
+    await term.waitFor(/\? BEEM_SMS_URL: /);
+    term.keys('Enter');
+    await term.waitFor(/\? SMTP_URL: /);
+    term.keys('Enter');
+    await term.waitFor(/\? MAIL_FROM: /);
+    term.keys('Enter');
+    await term.waitFor(/BEEM_API_KEY: must be set when SMS_PROVIDER is beem\s+\? BEEM_API_KEY: /);
+    term.type('beem-key-1');
+    const screen = await term.waitFor(/EXIT=\d+/);
+    t.match(screen, /EXIT=0/);
+    t.notMatch(screen, /beem-secret-1|beem-key-1/, 'secrets are masked on screen');
+    t.match(read(file), {
+      publicBaseUrl: 'https://wifi.venue.example',
+      serviceName: 'Lobby Wi-Fi',
+      paymentProvider: 'sandbox',
+      smsProvider: 'beem',
+      beemApiKey: 'beem-key-1',
+      beemSecretKey: 'beem-secret-1',
+    });
+  },
+);
