@@ -54,6 +54,7 @@ export async function register(
     totp_secret: null,
     totp_enabled: 0,
     totp_last_step: null,
+    registration_ip: input.ip,
     created_at: now,
     updated_at: now,
   };

@@ -51,8 +51,8 @@ t.test('the mailed link resets the password once, within the hour, and revokes e
   const second = new Client(app.base);
   await second.post('/auth/login', { identifier: 'r@example.com', password: PASSWORD });
   await new Client(app.base).post('/auth/forgot-password', { identifier: 'r@example.com' });
-  const mails = await waitForOutbox(app, 'r@example.com', 2);
-  const mail = mails.at(-1)!;
+  // The second sign-in came from a new address, so its alert may be in the outbox too.
+  const mail = await waitForSubject(app, 'r@example.com', 'reset your password');
   t.match(mail.text, `${app.config.publicBaseUrl}/reset-password?token=`);
   const token = linkToken(mail.text);
   t.match(token, /^[0-9a-f]{64}$/);

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { startTestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
-import { PASSWORD, registered, waitForSubject } from '../helpers/identity.js';
+import { outboxFor, PASSWORD, registered, waitForMail } from '../helpers/identity.js';
 
 t.test('GET /sessions lists live sessions, most recently used first, with is_current', async (t) => {
   const app = await startTestApp(t);
@@ -189,26 +189,57 @@ t.test(
   },
 );
 
-t.test('a sign-in from a new address mails the user; the first sign-in does not', async (t) => {
-  const app = await startTestApp(t);
-  await registered(app, 'ip@example.com');
-  await new Client(app.base, { ip: '203.0.113.1' }).post('/auth/login', {
-    identifier: 'ip@example.com',
-    password: PASSWORD,
-  });
-  await new Client(app.base, { ip: '203.0.113.1' }).post('/auth/login', {
-    identifier: 'ip@example.com',
-    password: PASSWORD,
-  });
-  await new Client(app.base, { ip: '203.0.113.99' }).post('/auth/login', {
-    identifier: 'ip@example.com',
-    password: PASSWORD,
-  });
-  const alert = await waitForSubject(app, 'ip@example.com', 'new sign-in');
-  t.match(alert.text, '203.0.113.99');
-  const { outboxFor } = await import('../helpers/identity.js');
-  t.equal(
-    (await outboxFor(app.dataDir, 'ip@example.com')).filter((m) => m.subject?.endsWith('new sign-in')).length,
-    1,
-  );
-});
+/** The addresses named by the "new sign-in" alerts mailed to `email`, oldest first. */
+async function newSignInAlerts(app: TestApp, email: string): Promise<string[]> {
+  return (await outboxFor(app.dataDir, email))
+    .filter((m) => m.subject?.endsWith('new sign-in'))
+    .map((m) => /from a new address \(([^)]+)\)/.exec(m.text)?.[1] ?? m.text);
+}
+
+t.test(
+  'a sign-in from an address the account never used mails the user; the sign-up address counts as used (issue 3)',
+  async (t) => {
+    const app = await startTestApp(t);
+    const signUp = async (email: string, ip: string) => {
+      const res = await new Client(app.base, { ip }).post('/auth/register', { email, password: PASSWORD });
+      t.equal(res.status, 201);
+    };
+    const signIn = async (email: string, ip: string) => {
+      const res = await new Client(app.base, { ip }).post('/auth/login', {
+        identifier: email,
+        password: PASSWORD,
+      });
+      t.equal(res.status, 200, `${email} signs in from ${ip}`);
+    };
+    // Each case ends with a sign-in that must alert: once its mail is in, any alert the earlier
+    // sign-ins sent (they went out before it) is in too.
+    const alertsOnceIn = async (email: string, last: string) => {
+      await waitForMail(app, email, (list) => list.some((m) => m.text.includes(`(${last})`)));
+      return newSignInAlerts(app, email);
+    };
+
+    await signUp('same@example.com', '203.0.113.1');
+    await signIn('same@example.com', '203.0.113.1'); // the first sign-in, from the sign-up address
+    await signIn('same@example.com', '203.0.113.7');
+    t.same(
+      await alertsOnceIn('same@example.com', '203.0.113.7'),
+      ['203.0.113.7'],
+      'no alert for the sign-up address',
+    );
+
+    await signUp('moved@example.com', '203.0.113.2');
+    await signIn('moved@example.com', '203.0.113.99'); // the first sign-in, from elsewhere
+    await signIn('moved@example.com', '203.0.113.2');
+    await signIn('moved@example.com', '203.0.113.99');
+    await signIn('moved@example.com', '203.0.113.8');
+    t.same(
+      await alertsOnceIn('moved@example.com', '203.0.113.8'),
+      ['203.0.113.99', '203.0.113.8'],
+      'the first sign-in from a new address alerts; addresses used before do not',
+    );
+    const alert = (await outboxFor(app.dataDir, 'moved@example.com')).find((m) =>
+      m.subject?.endsWith('new sign-in'),
+    );
+    t.match(alert?.text, 'Your account was signed in to from a new address (203.0.113.99)');
+  },
+);

@@ -17,6 +17,8 @@ export interface UsersTable {
   totp_enabled: number;
   /** Last accepted RFC 6238 time step: a code is never accepted twice. */
   totp_last_step: number | null;
+  /** The client address at sign-up (migration 0011); null when unknown or made by the CLI. */
+  registration_ip: string | null;
   created_at: string;
   updated_at: string;
 }
