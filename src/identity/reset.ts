@@ -30,10 +30,14 @@ const SMS_CODE = /^\d{6}$/;
 /**
  * forgot-password, started in the background: the answer is the same, and as fast, whether or
  * not an account exists (no lookup, write or send on the request's path). Failures are logged.
+ * setImmediate, not a bare call: the work starts only after the current turn of the event loop,
+ * in which the answer is written, so not even the lookup's first steps run ahead of it.
  */
 export function startPasswordReset(deps: Deps, identifier: string): void {
-  requestPasswordReset(deps, identifier).catch((err: unknown) => {
-    deps.log.error({ event: 'account.reset_request_failed', err }, 'password reset request failed');
+  setImmediate(() => {
+    requestPasswordReset(deps, identifier).catch((err: unknown) => {
+      deps.log.error({ event: 'account.reset_request_failed', err }, 'password reset request failed');
+    });
   });
 }
 

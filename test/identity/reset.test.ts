@@ -9,7 +9,7 @@ import {
   waitForOutbox,
   waitForSubject,
 } from '../helpers/identity.js';
-import { startSmtpSink } from '../helpers/smtp.js';
+import { startMuteSmtp } from '../helpers/smtp.js';
 
 const NEW_PASSWORD = 'a brand new secret';
 const SENT = { success: true, message: 'if an account exists, a reset link has been sent' };
@@ -33,16 +33,30 @@ t.test('forgot-password answers the same for known and unknown identifiers', asy
   t.same([empty.status, empty.body], [400, { success: false, message: 'identifier is required' }]);
 });
 
-t.test('forgot-password does not wait for the mail to go out (no timing tell)', async (t) => {
-  const sink = await startSmtpSink();
-  t.teardown(sink.close);
-  const app = await startTestApp(t, { env: { SMTP_URL: sink.url } });
-  // Stop the SMTP server answering: a send would now hang until it gives up.
-  const held = new Client(app.base);
-  await held.post('/auth/register', { email: 'slow@example.com', password: PASSWORD });
-  await sink.close();
+t.test('forgot-password answers while the mail server has not even greeted (no timing tell)', async (t) => {
+  // The account, made while mail goes to the outbox (its registration code must not tie up the
+  // mute server below).
+  const dataDir = t.testdir();
+  const setup = await startTestApp(t, { dataDir });
+  await registered(setup, 'slow@example.com');
+  await waitForOutbox(setup, 'slow@example.com', 1);
+  await setup.app.close();
+
+  // A mail server that accepts the connection and never says a word: a send hangs until the
+  // client's greeting timeout (10 s) gives up and hangs up.
+  const mute = await startMuteSmtp();
+  t.teardown(mute.close);
+  const app = await startTestApp(t, { dataDir, env: { SMTP_URL: mute.url } });
+  // The notifier logs every send's outcome before it returns (notify.sent / notify.failed).
+  const outcomes = () => app.logs.lines.filter((l) => String(l.event).startsWith('notify.')).length;
   const res = await new Client(app.base).post('/auth/forgot-password', { identifier: 'slow@example.com' });
-  t.same([res.status, res.body], [200, SENT], 'answered although the mail cannot be delivered');
+  const atTheAnswer = { outcomes: outcomes(), hungUp: mute.connections.filter((c) => c.closed).length };
+  t.same([res.status, res.body], [200, SENT]);
+  t.same(atTheAnswer, { outcomes: 0, hungUp: 0 }, 'the answer came before the send could finish or give up');
+  const mail = await mute.connection(1);
+  t.same(mail, { received: 0, closed: false }, 'the reset mail is open, still waiting for a greeting');
+  t.equal(outcomes(), 0, 'and its send is still pending');
+  t.equal(mute.connections.length, 1, 'one connection: the reset mail');
 });
 
 t.test('the mailed link resets the password once, within the hour, and revokes every session', async (t) => {
