@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
@@ -57,6 +58,52 @@ t.test('DELETE /sessions/{id}: ownership-checked; the current one acts like logo
   t.match(a.setCookies[0], /^svc_session=; Max-Age=0/);
   t.equal((await a.get('/auth/me')).body.message, 'not authenticated');
 });
+
+t.test(
+  'logout and deleting the current session revoke it server-side: the old cookie is refused',
+  async (t) => {
+    const app = await startTestApp(t);
+    const expired = { success: false, message: 'session expired or invalid' };
+    /** The cookie value sent again, as by someone who kept a copy (the browser dropped it). */
+    const replay = (value: string) => {
+      const copy = new Client(app.base);
+      copy.cookies.set('svc_session', value);
+      return copy.get('/auth/me');
+    };
+    const stored = (value: string) =>
+      app.app.deps.db
+        .selectFrom('sessions')
+        .select('id')
+        .where('token_hash', '=', createHash('sha256').update(value).digest('hex'))
+        .execute();
+
+    const c = await registered(app, 'out@example.com');
+    const cookie = c.cookies.get('svc_session')!;
+    t.equal((await replay(cookie)).status, 200, 'a copy of the cookie works while the session lives');
+    const out = await c.post('/auth/logout');
+    t.same([out.status, out.body], [200, { success: true, message: 'logged out' }]);
+    t.match(c.setCookies[0], /^svc_session=; Max-Age=0/);
+    const afterLogout = await replay(cookie);
+    t.same([afterLogout.status, afterLogout.body], [401, expired], 'logout revoked it on the server');
+    t.same(await stored(cookie), [], 'the session row is gone');
+
+    const d = new Client(app.base);
+    await d.post('/auth/login', { identifier: 'out@example.com', password: PASSWORD });
+    const other = new Client(app.base);
+    await other.post('/auth/login', { identifier: 'out@example.com', password: PASSWORD });
+    const dCookie = d.cookies.get('svc_session')!;
+    t.equal((await replay(dCookie)).status, 200);
+    const current = ((await d.get('/sessions')).body.data as { id: string; is_current: boolean }[]).find(
+      (s) => s.is_current,
+    )!;
+    t.same((await d.delete(`/sessions/${current.id}`)).body, { success: true, message: 'session revoked' });
+    t.match(d.setCookies[0], /^svc_session=; Max-Age=0/);
+    const afterDelete = await replay(dCookie);
+    t.same([afterDelete.status, afterDelete.body], [401, expired], 'DELETE /sessions/{current} revoked it');
+    t.same(await stored(dCookie), []);
+    t.equal((await other.get('/auth/me')).status, 200, "the user's other session lives on");
+  },
+);
 
 t.test('sessions slide: 30 days from the last use, and the cookie is renewed', async (t) => {
   const app = await startTestApp(t);
