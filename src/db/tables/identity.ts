@@ -59,6 +59,14 @@ export interface PasswordResetsTable {
   created_at: string;
 }
 
+/** One wrong SMS reset code from a client address block (migration 0012; kept an hour). */
+export interface ResetCodeMissesTable {
+  id: Generated<number>;
+  /** The IPv4 address or IPv6 /64 it came from (lib/ip.ts addressBlock). */
+  source: string;
+  created_at: string;
+}
+
 export interface MfaChallengesTable {
   id: string;
   user_id: string;
@@ -127,6 +135,7 @@ export interface IdentityTables {
   sessions: SessionsTable;
   verification_codes: VerificationCodesTable;
   password_resets: PasswordResetsTable;
+  reset_code_misses: ResetCodeMissesTable;
   mfa_challenges: MfaChallengesTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   security_events: SecurityEventsTable;
