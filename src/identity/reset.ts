@@ -5,6 +5,7 @@ import { addressBlock } from '../lib/ip.js';
 import { isoAgo, isoIn, isoNow } from '../lib/time.js';
 import { identityErrors } from './errors.js';
 import { alertUser, recordEvent } from './events.js';
+import { cancelMfaChallenges } from './mfa.js';
 import { hashPassword } from './passwords.js';
 import {
   countMissesSince,
@@ -129,7 +130,8 @@ async function storeSmsCode(db: Db, deps: Pick<Deps, 'clock' | 'vault'>, userId:
 
 /**
  * reset-password with the mailed token (64 hex) or the SMS code (6 digits). Success replaces the
- * password, retires every reset of the user and revokes all their sessions, in one transaction.
+ * password, retires every reset of the user, revokes all their sessions and ends their pending
+ * MFA logins, in one transaction.
  */
 export async function resetPassword(
   deps: Deps,
@@ -153,6 +155,7 @@ export async function resetPassword(
     await updateUser(tx, reset.user_id, { password_hash: passwordHash, updated_at: now });
     await retireUserResets(tx, reset.user_id, now);
     await revokeAllSessions(tx, reset.user_id);
+    await cancelMfaChallenges(tx, reset.user_id, now);
     await recordEvent(tx, deps.clock, {
       userId: reset.user_id,
       action: 'password_reset',

@@ -237,3 +237,57 @@ t.test('mfa/disable needs a valid code; then password login needs no second fact
   t.equal(events.find((e) => e.action.startsWith('mfa_'))?.action, 'mfa_disabled');
   await waitForSubject(app, 'off@example.com', 'two-step sign-in turned off');
 });
+
+t.test(
+  'a password reset ends a pending mfa_token: the old password cannot finish a sign-in (issue 3)',
+  async (t) => {
+    const app = await startTestApp(t);
+    const { secret } = await enrolled(app, 'pending@example.com');
+    // Someone with the old password gets as far as the challenge.
+    const thief = new Client(app.base);
+    const token = await mfaToken(app, 'pending@example.com');
+    await mfaToken(app, 'pending@example.com'); // a second one, also pending
+
+    await new Client(app.base).post('/auth/forgot-password', { identifier: 'pending@example.com' });
+    const mail = await waitForSubject(app, 'pending@example.com', 'reset your password');
+    const link = /\/reset-password\?token=([0-9a-f]{64})/.exec(mail.text)?.[1] ?? '';
+    const reset = await new Client(app.base).post('/auth/reset-password', {
+      token: link,
+      new_password: 'a brand new secret',
+    });
+    t.same(reset.body, { success: true, message: 'password reset successfully' });
+
+    const challenges = await app.app.deps.db
+      .selectFrom('mfa_challenges')
+      .select(['used_at', 'attempts'])
+      .execute();
+    t.same(
+      challenges.map((c) => [c.used_at, c.attempts]),
+      [
+        [app.clock.now().toISOString(), 0],
+        [app.clock.now().toISOString(), 0],
+      ],
+      'both pending challenges were ended by the reset',
+    );
+    const late = await thief.post('/auth/mfa/verify', {
+      mfa_token: token,
+      code: totpForSecret(secret, app.clock.now()),
+    });
+    t.same([late.status, late.body], [401, { success: false, message: 'invalid mfa code' }]);
+    t.equal(thief.cookies.size, 0, 'no session');
+    const sessions = await app.app.deps.db.selectFrom('sessions').select('id').execute();
+    t.same(sessions, [], 'the reset revoked every session and none was created since');
+
+    // The new password starts a challenge that works (the refused try burnt no TOTP step).
+    const fresh = new Client(app.base);
+    const login = await fresh.post('/auth/login', {
+      identifier: 'pending@example.com',
+      password: 'a brand new secret',
+    });
+    const ok = await fresh.post('/auth/mfa/verify', {
+      mfa_token: login.body.data.mfa_token,
+      code: totpForSecret(secret, app.clock.now()),
+    });
+    t.equal(ok.status, 200);
+  },
+);
