@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import t from 'tap';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { foundInDatabase, startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
 import { PASSWORD, registered, waitForSubject } from '../helpers/identity.js';
 import { base32Decode, totpAt, totpForSecret } from '../helpers/totp.js';
@@ -107,6 +108,60 @@ t.test('mfa/enable: every error of §4.2, then recovery codes and the mfa_enable
   t.equal(events[0]?.action, 'mfa_enabled');
   await waitForSubject(app, 'en@example.com', 'two-step sign-in turned on');
 });
+
+t.test('recovery codes are stored only as hashes', async (t) => {
+  const app = await startTestApp(t);
+  const { recovery } = await enrolled(app, 'rh@example.com');
+  const rows = await app.app.deps.db
+    .selectFrom('mfa_recovery_codes')
+    .select(['code_hash', 'used_at'])
+    .execute();
+  t.equal(rows.length, 10);
+  const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
+  t.same(
+    rows.map((r) => r.code_hash).sort(),
+    recovery.map((c) => sha256(c.replace('-', ''))).sort(),
+    'the SHA-256 of each code (as typed without its dash)',
+  );
+  const forms = recovery.flatMap((c) => [c, c.replace('-', ''), c.toUpperCase()]);
+  t.same(foundInDatabase(app, forms), [], 'no code is in the database files in any form');
+  t.same(foundInDatabase(app, [rows[0]!.code_hash]), [rows[0]!.code_hash], 'where the hashes are');
+});
+
+t.test(
+  'the login event is written when mfa/verify finishes the sign-in, not at the password step',
+  async (t) => {
+    const app = await startTestApp(t);
+    const { c, secret } = await enrolled(app, 'lev@example.com');
+    type Event = { action: string; ip_address: string | null; detail: string };
+    const events = async () => (await c.get('/auth/security-events')).body.data as Event[];
+    const logins = async () => (await events()).filter((e) => e.action === 'login');
+    t.same(await logins(), [], 'signing up is not a login');
+
+    const browser = new Client(app.base);
+    const password = await browser.post('/auth/login', { identifier: 'lev@example.com', password: PASSWORD });
+    t.equal(password.body.data.mfa_required, true);
+    t.same(await logins(), [], 'the password step alone is not a sign-in');
+    const token = password.body.data.mfa_token as string;
+    const now = app.clock.now();
+    const refused = await browser.post('/auth/mfa/verify', {
+      mfa_token: token,
+      code: totpForSecret(secret, new Date(now.getTime() + 5 * 60_000)),
+    });
+    t.equal(refused.status, 401);
+    t.same(await logins(), [], 'nor is a refused code');
+
+    const ok = await browser.post('/auth/mfa/verify', { mfa_token: token, code: totpForSecret(secret, now) });
+    t.equal(ok.status, 200);
+    const after = await events();
+    t.same(
+      [after[0]?.action, after[0]?.ip_address, after[0]?.detail],
+      ['login', browser.ip, 'password+totp'],
+      'the newest event: this sign-in',
+    );
+    t.equal((await logins()).length, 1);
+  },
+);
 
 t.test(
   'a password login of an MFA account answers the challenge; only mfa/verify creates the session',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { foundInDatabase, startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
 import { outboxFor, PASSWORD, registered, waitForMail } from '../helpers/identity.js';
 
@@ -104,6 +104,23 @@ t.test(
     t.equal((await other.get('/auth/me')).status, 200, "the user's other session lives on");
   },
 );
+
+t.test('only a hash of the session id is stored: the cookie value is nowhere in the database', async (t) => {
+  const app = await startTestApp(t);
+  const c = await registered(app, 'hash@example.com');
+  await c.get('/auth/me');
+  const cookie = c.cookies.get('svc_session')!;
+  t.match(cookie, /^[A-Za-z0-9_-]{43}$/, '32 random bytes');
+  const rows = await app.app.deps.db.selectFrom('sessions').selectAll().execute();
+  t.equal(rows.length, 1);
+  const hash = createHash('sha256').update(cookie).digest('hex');
+  t.equal(rows[0]?.token_hash, hash, 'its SHA-256');
+  t.notOk(
+    Object.values(rows[0] ?? {}).some((v) => String(v).includes(cookie)),
+    'no column of the row holds the cookie value',
+  );
+  t.same(foundInDatabase(app, [hash, cookie]), [hash], 'the database files hold the hash, never the value');
+});
 
 t.test('sessions slide: 30 days from the last use, and the cookie is renewed', async (t) => {
   const app = await startTestApp(t);
