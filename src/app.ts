@@ -5,7 +5,12 @@ import type { CoreDeps } from './deps.js';
 import { GroupCommit, migrateToLatest, openDatabase } from './db/index.js';
 import { healthRoutes } from './http/health.routes.js';
 import { consoleRoutes, type ClientGrantStats } from './console/index.js';
-import { identityRoutes, pruneExpiredSessions, type BearerVerifier } from './identity/index.js';
+import {
+  identityRoutes,
+  pruneExpiredSessions,
+  pruneResetCodeMisses,
+  type BearerVerifier,
+} from './identity/index.js';
 import { grantStats, Keyring, oauthRoutes, pruneOAuthGrants, verifyBearer } from './oauth/index.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import type { Route } from './http/route.js';
@@ -150,6 +155,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const radiusAddresses = await radius.start(deps);
       scheduler.add({ name: 'rate-limit.prune', cron: '*/5 * * * *', run: () => limiter.prune() });
       scheduler.add({ name: 'sessions.prune', cron: '17 * * * *', run: () => pruneExpiredSessions(deps) });
+      scheduler.add({ name: 'resets.prune', cron: '19 * * * *', run: () => pruneResetCodeMisses(deps) });
       scheduler.add({ name: 'oauth.prune', cron: '23 * * * *', run: () => pruneOAuthGrants(deps) });
       scheduler.add({ name: 'oauth.keys', cron: '* * * * *', run: () => keys.dropUnpublished() });
       for (const job of wifiJobs(deps)) scheduler.add(job);

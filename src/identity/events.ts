@@ -38,10 +38,19 @@ export async function securityEvents(deps: Pick<CoreDeps, 'db'>, userId: string)
   return (await listEvents(deps.db, userId, SECURITY_EVENTS_SHOWN)).map(presentSecurityEvent);
 }
 
-/** True when the user has signed in before but never from `ip`: worth telling them. */
-export async function isNewLoginAddress(db: Db, userId: string, ip: string): Promise<boolean> {
-  const history = await loginHistory(db, userId, ip);
-  return history.any && !history.fromIp;
+/**
+ * True when `ip` is an address the user never used: neither the one they registered from nor
+ * one they signed in from before. Worth telling them. False while nothing is known to compare
+ * with (an account the CLI made, or one older than migration 0011, signing in for the first time).
+ */
+export async function isNewLoginAddress(
+  db: Db,
+  user: Pick<UserRow, 'id' | 'registration_ip'>,
+  ip: string,
+): Promise<boolean> {
+  if (user.registration_ip === ip) return false;
+  const history = await loginHistory(db, user.id, ip);
+  return (user.registration_ip !== null || history.any) && !history.fromIp;
 }
 
 /**

@@ -32,6 +32,7 @@ export {
 } from './session.http.js';
 export type { SessionPrincipal } from './session.http.js';
 export { pruneExpiredSessions } from './sessions.js';
+export { pruneResetCodeMisses } from './reset.js';
 export { presentUser, presentProfile } from './present.js';
 export { identityErrors } from './errors.js';
 export { verifyPassword } from './passwords.js';

@@ -15,7 +15,8 @@ export type LoginOutcome =
 
 /**
  * Every sign-in ends here (password, after TOTP where enabled; passkey; social): a new session,
- * the `login` event, and a mail when the address is one the user never signed in from.
+ * the `login` event, and a mail when the address is one the user never used (to register or
+ * sign in).
  */
 export async function signIn(
   deps: Deps,
@@ -23,7 +24,7 @@ export async function signIn(
   input: { ip: string; deviceLabel?: string | null; method: string },
 ): Promise<NewSession> {
   const { session, newAddress } = await deps.db.transaction().execute(async (tx) => {
-    const fresh = await isNewLoginAddress(tx, user.id, input.ip);
+    const fresh = await isNewLoginAddress(tx, user, input.ip);
     const created = await createSession(tx, deps.clock, {
       userId: user.id,
       ip: input.ip,

@@ -25,6 +25,15 @@ export const countChallengeMiss = (db: Db, id: string) =>
 export const useChallenge = (db: Db, id: string, now: string) =>
   db.updateTable('mfa_challenges').set({ used_at: now }).where('id', '=', id).execute();
 
+/** Marks every unused challenge of the user used. */
+export const useUserChallenges = (db: Db, userId: string, now: string) =>
+  db
+    .updateTable('mfa_challenges')
+    .set({ used_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
+
 export const replaceRecoveryCodes = async (
   db: Db,
   userId: string,

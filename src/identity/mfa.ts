@@ -13,6 +13,7 @@ import {
   replaceRecoveryCodes,
   useChallenge,
   useRecoveryCode,
+  useUserChallenges,
 } from './mfa.store.js';
 import { checkTotp, newTotpSecret, totpUri } from './totp.js';
 import { findUserById, updateUser, type UserRow } from './users.store.js';
@@ -170,6 +171,13 @@ export async function createMfaChallenge(db: Db, clock: Clock, userId: string, i
   });
   return token;
 }
+
+/**
+ * Inside a transaction: ends the user's pending MFA logins. A password reset calls it, so an
+ * mfa_token won with the old password cannot finish a sign-in.
+ */
+export const cancelMfaChallenges = (db: Db, userId: string, now: string) =>
+  useUserChallenges(db, userId, now);
 
 /** mfa/verify: the challenge and a valid code give the user; anything else is "invalid mfa code". */
 export async function passMfaChallenge(deps: Deps, token: string, code: string): Promise<UserRow> {

@@ -1,11 +1,21 @@
 import type { CoreDeps } from '../deps.js';
 import type { Db } from '../db/index.js';
 import { randomDigits, randomHex, sha256Hex, uuid } from '../lib/crypto.js';
-import { isoIn, isoNow } from '../lib/time.js';
+import { addressBlock } from '../lib/ip.js';
+import { isoAgo, isoIn, isoNow } from '../lib/time.js';
 import { identityErrors } from './errors.js';
 import { alertUser, recordEvent } from './events.js';
+import { cancelMfaChallenges } from './mfa.js';
 import { hashPassword } from './passwords.js';
-import { countSmsResetMiss, findLiveReset, insertReset, retireUserResets } from './resets.store.js';
+import {
+  countMissesSince,
+  countSmsResetMiss,
+  findLiveReset,
+  insertMiss,
+  insertReset,
+  pruneMisses,
+  retireUserResets,
+} from './resets.store.js';
 import { checkNewPassword } from './rules.js';
 import { revokeAllSessions } from './sessions.js';
 import { findUserByEmail, findUserById, findUserByPhone, updateUser } from './users.store.js';
@@ -14,8 +24,17 @@ type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vau
 
 export const RESET_LINK_TTL_SECONDS = 3600;
 export const RESET_SMS_TTL_SECONDS = 15 * 60;
-/** Wrong guesses an SMS reset code survives (the same budget as a verification code). */
-export const RESET_SMS_MAX_ATTEMPTS = 5;
+/**
+ * Wrong codes a live SMS code survives, from all clients together (each miss counts against
+ * every live code): at most 100 of a million values are ever tried against one code.
+ */
+export const RESET_SMS_MAX_MISSES = 100;
+/**
+ * Wrong codes one client (IPv4 address or IPv6 /64) may try in an hour; after that its codes are
+ * refused without being looked at. One client can never spend a code's ceiling on its own.
+ */
+export const RESET_SMS_CLIENT_MISSES = 10;
+const RESET_SMS_MISS_WINDOW_SECONDS = 3600;
 
 const LINK_TOKEN = /^[0-9a-f]{64}$/;
 
@@ -30,10 +49,14 @@ const SMS_CODE = /^\d{6}$/;
 /**
  * forgot-password, started in the background: the answer is the same, and as fast, whether or
  * not an account exists (no lookup, write or send on the request's path). Failures are logged.
+ * setImmediate, not a bare call: the work starts only after the current turn of the event loop,
+ * in which the answer is written, so not even the lookup's first steps run ahead of it.
  */
 export function startPasswordReset(deps: Deps, identifier: string): void {
-  requestPasswordReset(deps, identifier).catch((err: unknown) => {
-    deps.log.error({ event: 'account.reset_request_failed', err }, 'password reset request failed');
+  setImmediate(() => {
+    requestPasswordReset(deps, identifier).catch((err: unknown) => {
+      deps.log.error({ event: 'account.reset_request_failed', err }, 'password reset request failed');
+    });
   });
 }
 
@@ -96,7 +119,7 @@ async function storeSmsCode(db: Db, deps: Pick<Deps, 'clock' | 'vault'>, userId:
       'sms',
       resetHash(deps, 'sms', code),
       isoNow(deps.clock),
-      RESET_SMS_MAX_ATTEMPTS,
+      RESET_SMS_MAX_MISSES,
     );
     if (!clash) {
       await storeReset(db, deps, userId, 'sms', code, RESET_SMS_TTL_SECONDS);
@@ -107,7 +130,8 @@ async function storeSmsCode(db: Db, deps: Pick<Deps, 'clock' | 'vault'>, userId:
 
 /**
  * reset-password with the mailed token (64 hex) or the SMS code (6 digits). Success replaces the
- * password, retires every reset of the user and revokes all their sessions, in one transaction.
+ * password, retires every reset of the user, revokes all their sessions and ends their pending
+ * MFA logins, in one transaction.
  */
 export async function resetPassword(
   deps: Deps,
@@ -117,21 +141,21 @@ export async function resetPassword(
   const kind = LINK_TOKEN.test(input.token) ? 'link' : SMS_CODE.test(input.token) ? 'sms' : null;
   if (kind === null) throw identityErrors.resetInvalid();
   const tokenHash = resetHash(deps, kind, input.token);
-  const live = () => findLiveReset(deps.db, kind, tokenHash, isoNow(deps.clock), RESET_SMS_MAX_ATTEMPTS);
-  if (!(await live())) {
-    // The call names no account, so a wrong SMS code counts against every live one.
-    if (kind === 'sms') await countSmsResetMiss(deps.db, isoNow(deps.clock));
-    throw identityErrors.resetInvalid();
-  }
+  const found =
+    kind === 'sms'
+      ? await tryResetCode(deps, tokenHash, input.ip)
+      : Boolean(await findLiveReset(deps.db, kind, tokenHash, isoNow(deps.clock), RESET_SMS_MAX_MISSES));
+  if (!found) throw identityErrors.resetInvalid();
   // Hash outside the transaction (argon2 takes tens of milliseconds), then re-check inside it.
   const passwordHash = await hashPassword(input.newPassword);
   const now = isoNow(deps.clock);
   const userId = await deps.db.transaction().execute(async (tx) => {
-    const reset = await findLiveReset(tx, kind, tokenHash, now, RESET_SMS_MAX_ATTEMPTS);
+    const reset = await findLiveReset(tx, kind, tokenHash, now, RESET_SMS_MAX_MISSES);
     if (!reset) return null;
     await updateUser(tx, reset.user_id, { password_hash: passwordHash, updated_at: now });
     await retireUserResets(tx, reset.user_id, now);
     await revokeAllSessions(tx, reset.user_id);
+    await cancelMfaChallenges(tx, reset.user_id, now);
     await recordEvent(tx, deps.clock, {
       userId: reset.user_id,
       action: 'password_reset',
@@ -146,3 +170,34 @@ export async function resetPassword(
   if (user)
     alertUser(deps, user, { subject: 'password changed', text: 'The password of your account was reset.' });
 }
+
+/**
+ * One SMS code tried by the client at `ip`, in one transaction: refused unseen when the client's
+ * hourly budget is spent (nothing is recorded); otherwise a wrong code is recorded against the
+ * client and against every live SMS code. True when a live code has this value.
+ *
+ * reset-password names no account and is not rate limited (identity-service.md §8), so a miss
+ * cannot be charged to the code it was aimed at: the client budget keeps one client from locking
+ * anyone out, the per-code ceiling keeps many clients from guessing (decisions/0003).
+ */
+async function tryResetCode(deps: Pick<Deps, 'db' | 'clock' | 'log'>, tokenHash: string, ip: string) {
+  const source = addressBlock(ip);
+  const now = isoNow(deps.clock);
+  const since = isoAgo(deps.clock, RESET_SMS_MISS_WINDOW_SECONDS);
+  const outcome = await deps.db.transaction().execute(async (tx) => {
+    const misses = await countMissesSince(tx, source, since);
+    if (misses >= RESET_SMS_CLIENT_MISSES) return 'refused' as const;
+    if (await findLiveReset(tx, 'sms', tokenHash, now, RESET_SMS_MAX_MISSES)) return 'found' as const;
+    await pruneMisses(tx, since);
+    await insertMiss(tx, { source, created_at: now });
+    await countSmsResetMiss(tx, now);
+    return misses + 1 === RESET_SMS_CLIENT_MISSES ? ('spent' as const) : ('missed' as const);
+  });
+  if (outcome === 'spent')
+    deps.log.warn({ event: 'account.reset_code_budget_spent', source }, 'SMS reset code guesses spent');
+  return outcome === 'found';
+}
+
+/** Scheduled: forget wrong SMS codes that no longer count against their client (they hold its address). */
+export const pruneResetCodeMisses = (deps: Pick<CoreDeps, 'db' | 'clock'>) =>
+  pruneMisses(deps.db, isoAgo(deps.clock, RESET_SMS_MISS_WINDOW_SECONDS));

@@ -175,7 +175,7 @@ export async function finishSocialLogin(
     deps.log.warn({ event: 'social.exchange_failed', provider: input.name, err }, 'social login failed');
     return { kind: 'refused', reason: 'failed' };
   }
-  const user = await linkOrCreate(deps, input.name, account);
+  const user = await linkOrCreate(deps, input.name, account, input.ip);
   if (!user) return { kind: 'refused', reason: 'email_unverified' };
   const session = await signIn(deps, user, {
     ip: input.ip,
@@ -190,7 +190,12 @@ export async function finishSocialLogin(
  * linking to an unverified local email would hand a pre-registered account to whoever made it);
  * else a new account. Null when an account has that email but never verified it.
  */
-async function linkOrCreate(deps: Deps, provider: string, account: UpstreamAccount): Promise<UserRow | null> {
+async function linkOrCreate(
+  deps: Deps,
+  provider: string,
+  account: UpstreamAccount,
+  ip: string,
+): Promise<UserRow | null> {
   const unusablePassword = await hashPassword(randomToken(32));
   return deps.db.transaction().execute(async (tx) => {
     const linked = await findLinkedUserId(tx, provider, account.subject);
@@ -215,6 +220,7 @@ async function linkOrCreate(deps: Deps, provider: string, account: UpstreamAccou
         totp_secret: null,
         totp_enabled: 0,
         totp_last_step: null,
+        registration_ip: ip,
         created_at: now,
         updated_at: now,
       };

@@ -68,6 +68,7 @@ export async function addStaff(
       totp_secret: null,
       totp_enabled: 0,
       totp_last_step: null,
+      registration_ip: null, // made from the CLI: no client address
       created_at: now,
       updated_at: now,
     };

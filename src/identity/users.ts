@@ -36,6 +36,7 @@ export async function register(
   const email = input.email === '' ? null : input.email;
   const phone = input.phone === '' ? null : input.phone;
   if (email === null && phone === null) throw identityErrors.identifierRequired();
+  // The spec's register row lists no message for this one: decisions/0003-identity-accounts.md.
   if (phone !== null && !isValidPhone(phone)) throw identityErrors.invalidPhone();
   checkNewPassword(input.password);
   const passwordHash = await hashPassword(input.password);
@@ -54,6 +55,7 @@ export async function register(
     totp_secret: null,
     totp_enabled: 0,
     totp_last_step: null,
+    registration_ip: input.ip,
     created_at: now,
     updated_at: now,
   };

@@ -62,3 +62,47 @@ t.test('staff add refuses a bad role (usage, exit 2) and a short password (exit 
   t.same([short.code, short.stderr], [1, 'error: password must be at least 8 characters\n']);
   t.same(JSON.parse((await runCli(['staff', 'list', '--json'], env)).stdout), []);
 });
+
+t.test('staff add --password takes the new account’s password from the flag, not stdin', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = cliEnv(dataDir);
+  // stdin is empty: had the command read it, the password would be "" and refused.
+  const added = await runCli(
+    [
+      'staff',
+      'add',
+      '--email',
+      'ops@venue.test',
+      '--role',
+      'operator',
+      '--password',
+      'operator pass 1',
+      '--json',
+    ],
+    env,
+  );
+  t.equal(added.code, 0, added.stderr);
+  t.match(JSON.parse(added.stdout), {
+    created: true,
+    staff: { email: 'ops@venue.test', role: 'operator', mfa_enabled: false },
+  });
+  t.notMatch(added.stdout + added.stderr, 'operator pass 1', 'the password is never printed');
+
+  const short = await runCli(
+    ['staff', 'add', '--email', 'tiny@venue.test', '--role', 'viewer', '--password', 'short'],
+    env,
+    'a long enough password on stdin\n',
+  );
+  t.same([short.code, short.stderr], [1, 'error: password must be at least 8 characters\n'], 'the flag wins');
+  t.match(JSON.parse((await runCli(['staff', 'list', '--json'], env)).stdout), [
+    { email: 'ops@venue.test', role: 'operator' },
+  ]);
+  t.equal(JSON.parse((await runCli(['staff', 'list', '--json'], env)).stdout).length, 1, 'nothing for tiny@');
+
+  const app = await startTestApp(t, { dataDir });
+  const login = (password: string) =>
+    new Client(app.base).post('/auth/login', { identifier: 'ops@venue.test', password });
+  t.equal((await login('operator pass 2')).status, 401, 'that password and no other');
+  const ok = await login('operator pass 1');
+  t.same([ok.status, ok.body.data?.email_verified], [200, true], JSON.stringify(ok.body));
+});

@@ -1,8 +1,10 @@
 import { createSocket } from 'node:dgram';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { Test } from 'tap';
-import { buildApp, type App, type BuildOptions } from '../../src/app.js';
+import { buildApp, DATABASE_FILE, type App, type BuildOptions } from '../../src/app.js';
 import { finalizeConfig, loadConfig, type Config } from '../../src/config/index.js';
 import { ensureDataDir, loadOrCreateSecrets } from '../../src/config/secrets.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -130,4 +132,16 @@ export function waitFor(check: () => boolean, what: string, timeoutMs = 5000): P
     };
     tick();
   });
+}
+
+/**
+ * Which of `needles` occur, byte for byte, anywhere in the app's database files (the main file
+ * and the WAL, where recent writes sit until a checkpoint): for "never stored in the clear".
+ */
+export function foundInDatabase(app: Pick<TestApp, 'dataDir'>, needles: string[]): string[] {
+  const files = [DATABASE_FILE, `${DATABASE_FILE}-wal`]
+    .map((f) => path.join(app.dataDir, f))
+    .filter((f) => existsSync(f))
+    .map((f) => readFileSync(f));
+  return needles.filter((n) => files.some((bytes) => bytes.includes(Buffer.from(n, 'utf8'))));
 }

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import t from 'tap';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { foundInDatabase, startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
 import { PASSWORD, registered, waitForSubject } from '../helpers/identity.js';
 import { base32Decode, totpAt, totpForSecret } from '../helpers/totp.js';
@@ -107,6 +108,60 @@ t.test('mfa/enable: every error of §4.2, then recovery codes and the mfa_enable
   t.equal(events[0]?.action, 'mfa_enabled');
   await waitForSubject(app, 'en@example.com', 'two-step sign-in turned on');
 });
+
+t.test('recovery codes are stored only as hashes', async (t) => {
+  const app = await startTestApp(t);
+  const { recovery } = await enrolled(app, 'rh@example.com');
+  const rows = await app.app.deps.db
+    .selectFrom('mfa_recovery_codes')
+    .select(['code_hash', 'used_at'])
+    .execute();
+  t.equal(rows.length, 10);
+  const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
+  t.same(
+    rows.map((r) => r.code_hash).sort(),
+    recovery.map((c) => sha256(c.replace('-', ''))).sort(),
+    'the SHA-256 of each code (as typed without its dash)',
+  );
+  const forms = recovery.flatMap((c) => [c, c.replace('-', ''), c.toUpperCase()]);
+  t.same(foundInDatabase(app, forms), [], 'no code is in the database files in any form');
+  t.same(foundInDatabase(app, [rows[0]!.code_hash]), [rows[0]!.code_hash], 'where the hashes are');
+});
+
+t.test(
+  'the login event is written when mfa/verify finishes the sign-in, not at the password step',
+  async (t) => {
+    const app = await startTestApp(t);
+    const { c, secret } = await enrolled(app, 'lev@example.com');
+    type Event = { action: string; ip_address: string | null; detail: string };
+    const events = async () => (await c.get('/auth/security-events')).body.data as Event[];
+    const logins = async () => (await events()).filter((e) => e.action === 'login');
+    t.same(await logins(), [], 'signing up is not a login');
+
+    const browser = new Client(app.base);
+    const password = await browser.post('/auth/login', { identifier: 'lev@example.com', password: PASSWORD });
+    t.equal(password.body.data.mfa_required, true);
+    t.same(await logins(), [], 'the password step alone is not a sign-in');
+    const token = password.body.data.mfa_token as string;
+    const now = app.clock.now();
+    const refused = await browser.post('/auth/mfa/verify', {
+      mfa_token: token,
+      code: totpForSecret(secret, new Date(now.getTime() + 5 * 60_000)),
+    });
+    t.equal(refused.status, 401);
+    t.same(await logins(), [], 'nor is a refused code');
+
+    const ok = await browser.post('/auth/mfa/verify', { mfa_token: token, code: totpForSecret(secret, now) });
+    t.equal(ok.status, 200);
+    const after = await events();
+    t.same(
+      [after[0]?.action, after[0]?.ip_address, after[0]?.detail],
+      ['login', browser.ip, 'password+totp'],
+      'the newest event: this sign-in',
+    );
+    t.equal((await logins()).length, 1);
+  },
+);
 
 t.test(
   'a password login of an MFA account answers the challenge; only mfa/verify creates the session',
@@ -237,3 +292,57 @@ t.test('mfa/disable needs a valid code; then password login needs no second fact
   t.equal(events.find((e) => e.action.startsWith('mfa_'))?.action, 'mfa_disabled');
   await waitForSubject(app, 'off@example.com', 'two-step sign-in turned off');
 });
+
+t.test(
+  'a password reset ends a pending mfa_token: the old password cannot finish a sign-in (issue 3)',
+  async (t) => {
+    const app = await startTestApp(t);
+    const { secret } = await enrolled(app, 'pending@example.com');
+    // Someone with the old password gets as far as the challenge.
+    const thief = new Client(app.base);
+    const token = await mfaToken(app, 'pending@example.com');
+    await mfaToken(app, 'pending@example.com'); // a second one, also pending
+
+    await new Client(app.base).post('/auth/forgot-password', { identifier: 'pending@example.com' });
+    const mail = await waitForSubject(app, 'pending@example.com', 'reset your password');
+    const link = /\/reset-password\?token=([0-9a-f]{64})/.exec(mail.text)?.[1] ?? '';
+    const reset = await new Client(app.base).post('/auth/reset-password', {
+      token: link,
+      new_password: 'a brand new secret',
+    });
+    t.same(reset.body, { success: true, message: 'password reset successfully' });
+
+    const challenges = await app.app.deps.db
+      .selectFrom('mfa_challenges')
+      .select(['used_at', 'attempts'])
+      .execute();
+    t.same(
+      challenges.map((c) => [c.used_at, c.attempts]),
+      [
+        [app.clock.now().toISOString(), 0],
+        [app.clock.now().toISOString(), 0],
+      ],
+      'both pending challenges were ended by the reset',
+    );
+    const late = await thief.post('/auth/mfa/verify', {
+      mfa_token: token,
+      code: totpForSecret(secret, app.clock.now()),
+    });
+    t.same([late.status, late.body], [401, { success: false, message: 'invalid mfa code' }]);
+    t.equal(thief.cookies.size, 0, 'no session');
+    const sessions = await app.app.deps.db.selectFrom('sessions').select('id').execute();
+    t.same(sessions, [], 'the reset revoked every session and none was created since');
+
+    // The new password starts a challenge that works (the refused try burnt no TOTP step).
+    const fresh = new Client(app.base);
+    const login = await fresh.post('/auth/login', {
+      identifier: 'pending@example.com',
+      password: 'a brand new secret',
+    });
+    const ok = await fresh.post('/auth/mfa/verify', {
+      mfa_token: login.body.data.mfa_token,
+      code: totpForSecret(secret, app.clock.now()),
+    });
+    t.equal(ok.status, 200);
+  },
+);

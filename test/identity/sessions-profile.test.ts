@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import t from 'tap';
-import { startTestApp } from '../helpers/app.js';
+import { foundInDatabase, startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
-import { PASSWORD, registered, waitForSubject } from '../helpers/identity.js';
+import { outboxFor, PASSWORD, registered, waitForMail } from '../helpers/identity.js';
 
 t.test('GET /sessions lists live sessions, most recently used first, with is_current', async (t) => {
   const app = await startTestApp(t);
@@ -56,6 +57,69 @@ t.test('DELETE /sessions/{id}: ownership-checked; the current one acts like logo
   t.equal(self.status, 200);
   t.match(a.setCookies[0], /^svc_session=; Max-Age=0/);
   t.equal((await a.get('/auth/me')).body.message, 'not authenticated');
+});
+
+t.test(
+  'logout and deleting the current session revoke it server-side: the old cookie is refused',
+  async (t) => {
+    const app = await startTestApp(t);
+    const expired = { success: false, message: 'session expired or invalid' };
+    /** The cookie value sent again, as by someone who kept a copy (the browser dropped it). */
+    const replay = (value: string) => {
+      const copy = new Client(app.base);
+      copy.cookies.set('svc_session', value);
+      return copy.get('/auth/me');
+    };
+    const stored = (value: string) =>
+      app.app.deps.db
+        .selectFrom('sessions')
+        .select('id')
+        .where('token_hash', '=', createHash('sha256').update(value).digest('hex'))
+        .execute();
+
+    const c = await registered(app, 'out@example.com');
+    const cookie = c.cookies.get('svc_session')!;
+    t.equal((await replay(cookie)).status, 200, 'a copy of the cookie works while the session lives');
+    const out = await c.post('/auth/logout');
+    t.same([out.status, out.body], [200, { success: true, message: 'logged out' }]);
+    t.match(c.setCookies[0], /^svc_session=; Max-Age=0/);
+    const afterLogout = await replay(cookie);
+    t.same([afterLogout.status, afterLogout.body], [401, expired], 'logout revoked it on the server');
+    t.same(await stored(cookie), [], 'the session row is gone');
+
+    const d = new Client(app.base);
+    await d.post('/auth/login', { identifier: 'out@example.com', password: PASSWORD });
+    const other = new Client(app.base);
+    await other.post('/auth/login', { identifier: 'out@example.com', password: PASSWORD });
+    const dCookie = d.cookies.get('svc_session')!;
+    t.equal((await replay(dCookie)).status, 200);
+    const current = ((await d.get('/sessions')).body.data as { id: string; is_current: boolean }[]).find(
+      (s) => s.is_current,
+    )!;
+    t.same((await d.delete(`/sessions/${current.id}`)).body, { success: true, message: 'session revoked' });
+    t.match(d.setCookies[0], /^svc_session=; Max-Age=0/);
+    const afterDelete = await replay(dCookie);
+    t.same([afterDelete.status, afterDelete.body], [401, expired], 'DELETE /sessions/{current} revoked it');
+    t.same(await stored(dCookie), []);
+    t.equal((await other.get('/auth/me')).status, 200, "the user's other session lives on");
+  },
+);
+
+t.test('only a hash of the session id is stored: the cookie value is nowhere in the database', async (t) => {
+  const app = await startTestApp(t);
+  const c = await registered(app, 'hash@example.com');
+  await c.get('/auth/me');
+  const cookie = c.cookies.get('svc_session')!;
+  t.match(cookie, /^[A-Za-z0-9_-]{43}$/, '32 random bytes');
+  const rows = await app.app.deps.db.selectFrom('sessions').selectAll().execute();
+  t.equal(rows.length, 1);
+  const hash = createHash('sha256').update(cookie).digest('hex');
+  t.equal(rows[0]?.token_hash, hash, 'its SHA-256');
+  t.notOk(
+    Object.values(rows[0] ?? {}).some((v) => String(v).includes(cookie)),
+    'no column of the row holds the cookie value',
+  );
+  t.same(foundInDatabase(app, [hash, cookie]), [hash], 'the database files hold the hash, never the value');
 });
 
 t.test('sessions slide: 30 days from the last use, and the cookie is renewed', async (t) => {
@@ -189,26 +253,57 @@ t.test(
   },
 );
 
-t.test('a sign-in from a new address mails the user; the first sign-in does not', async (t) => {
-  const app = await startTestApp(t);
-  await registered(app, 'ip@example.com');
-  await new Client(app.base, { ip: '203.0.113.1' }).post('/auth/login', {
-    identifier: 'ip@example.com',
-    password: PASSWORD,
-  });
-  await new Client(app.base, { ip: '203.0.113.1' }).post('/auth/login', {
-    identifier: 'ip@example.com',
-    password: PASSWORD,
-  });
-  await new Client(app.base, { ip: '203.0.113.99' }).post('/auth/login', {
-    identifier: 'ip@example.com',
-    password: PASSWORD,
-  });
-  const alert = await waitForSubject(app, 'ip@example.com', 'new sign-in');
-  t.match(alert.text, '203.0.113.99');
-  const { outboxFor } = await import('../helpers/identity.js');
-  t.equal(
-    (await outboxFor(app.dataDir, 'ip@example.com')).filter((m) => m.subject?.endsWith('new sign-in')).length,
-    1,
-  );
-});
+/** The addresses named by the "new sign-in" alerts mailed to `email`, oldest first. */
+async function newSignInAlerts(app: TestApp, email: string): Promise<string[]> {
+  return (await outboxFor(app.dataDir, email))
+    .filter((m) => m.subject?.endsWith('new sign-in'))
+    .map((m) => /from a new address \(([^)]+)\)/.exec(m.text)?.[1] ?? m.text);
+}
+
+t.test(
+  'a sign-in from an address the account never used mails the user; the sign-up address counts as used (issue 3)',
+  async (t) => {
+    const app = await startTestApp(t);
+    const signUp = async (email: string, ip: string) => {
+      const res = await new Client(app.base, { ip }).post('/auth/register', { email, password: PASSWORD });
+      t.equal(res.status, 201);
+    };
+    const signIn = async (email: string, ip: string) => {
+      const res = await new Client(app.base, { ip }).post('/auth/login', {
+        identifier: email,
+        password: PASSWORD,
+      });
+      t.equal(res.status, 200, `${email} signs in from ${ip}`);
+    };
+    // Each case ends with a sign-in that must alert: once its mail is in, any alert the earlier
+    // sign-ins sent (they went out before it) is in too.
+    const alertsOnceIn = async (email: string, last: string) => {
+      await waitForMail(app, email, (list) => list.some((m) => m.text.includes(`(${last})`)));
+      return newSignInAlerts(app, email);
+    };
+
+    await signUp('same@example.com', '203.0.113.1');
+    await signIn('same@example.com', '203.0.113.1'); // the first sign-in, from the sign-up address
+    await signIn('same@example.com', '203.0.113.7');
+    t.same(
+      await alertsOnceIn('same@example.com', '203.0.113.7'),
+      ['203.0.113.7'],
+      'no alert for the sign-up address',
+    );
+
+    await signUp('moved@example.com', '203.0.113.2');
+    await signIn('moved@example.com', '203.0.113.99'); // the first sign-in, from elsewhere
+    await signIn('moved@example.com', '203.0.113.2');
+    await signIn('moved@example.com', '203.0.113.99');
+    await signIn('moved@example.com', '203.0.113.8');
+    t.same(
+      await alertsOnceIn('moved@example.com', '203.0.113.8'),
+      ['203.0.113.99', '203.0.113.8'],
+      'the first sign-in from a new address alerts; addresses used before do not',
+    );
+    const alert = (await outboxFor(app.dataDir, 'moved@example.com')).find((m) =>
+      m.subject?.endsWith('new sign-in'),
+    );
+    t.match(alert?.text, 'Your account was signed in to from a new address (203.0.113.99)');
+  },
+);

@@ -167,3 +167,107 @@ t.test('a code for an old number does not verify a new one', async (t) => {
   t.equal(res.status, 200, JSON.stringify(res.body));
   t.match(await me(c), { phone: '+255712345679', phone_verified: true });
 });
+
+const codeRows = (app: TestApp) =>
+  app.app.deps.db
+    .selectFrom('verification_codes')
+    .select(['channel', 'target'])
+    .orderBy('created_at')
+    .execute();
+
+t.test('verify-phone/send: 3 codes per hour per user, counted apart from the email channel', async (t) => {
+  const app = await startTestApp(t);
+  const c = await registered(app, 'plim@example.com'); // the registration code is email send #1
+  await lastCode(app.dataDir, 'plim@example.com');
+  /** The same session from a new address each time, so the per-IP otp-send limiter stays out of it. */
+  const fresh = () => {
+    const x = new Client(app.base);
+    for (const [k, v] of c.cookies) x.cookies.set(k, v);
+    return x;
+  };
+  const phone = (n: number) => fresh().post('/auth/verify-phone/send', { phone: `+25571300000${String(n)}` });
+  const email = () => fresh().post('/auth/verify-email/send');
+  const tooMany = [429, { success: false, message: 'too many codes requested, try again later' }];
+
+  t.equal((await phone(1)).status, 200, 'phone #1');
+  t.equal((await phone(2)).status, 200, 'phone #2');
+  t.equal((await email()).status, 200, 'email #2: two phone codes did not count against email');
+  t.equal((await email()).status, 200, 'email #3');
+  const fourthEmail = await email();
+  t.same([fourthEmail.status, fourthEmail.body], tooMany, 'email spent');
+  t.equal((await phone(3)).status, 200, 'phone #3: three email codes did not count against the phone');
+
+  const before = { me: await me(c), codes: await codeRows(app) };
+  const fourth = await phone(4);
+  t.same([fourth.status, fourth.body], tooMany);
+  t.same(
+    { me: await me(c), codes: await codeRows(app) },
+    before,
+    'the 429 attached nothing and stored no code',
+  );
+  t.equal(before.me.phone, '+255713000003');
+  t.same(await outboxFor(app.dataDir, '+255713000004'), [], 'no SMS');
+
+  app.clock.advance('61m');
+  t.equal((await phone(4)).status, 200, 'the hour has passed');
+  t.match(await me(c), { phone: '+255713000004', phone_verified: false });
+});
+
+t.test('verify-phone/send counts against the otp-send limiter: 3 per hour per IP', async (t) => {
+  const app = await startTestApp(t);
+  const shared = '198.51.100.88';
+  const clients: Client[] = [];
+  for (let i = 0; i < 4; i++) {
+    const u = await registered(app, `pip${String(i)}@example.com`);
+    const same = new Client(app.base, { ip: shared });
+    for (const [k, v] of u.cookies) same.cookies.set(k, v);
+    clients.push(same);
+  }
+  for (const [i, client] of clients.slice(0, 3).entries())
+    t.equal(
+      (await client.post('/auth/verify-phone/send', { phone: `+25571400000${String(i)}` })).status,
+      200,
+    );
+  const limited = await clients[3]!.post('/auth/verify-phone/send', { phone: '+255714000003' });
+  t.same(
+    [limited.status, limited.body],
+    [429, { success: false, message: 'too many requests, try again later' }],
+  );
+  t.equal((await me(clients[3]!)).phone, null, 'nothing attached');
+  t.same(await outboxFor(app.dataDir, '+255714000003'), [], 'no SMS');
+  app.clock.advance('1h');
+  t.equal(
+    (await clients[3]!.post('/auth/verify-phone/send', { phone: '+255714000003' })).status,
+    200,
+    'a new window',
+  );
+});
+
+t.test('verify-phone/check: a code expires after 5 minutes and dies after 5 wrong tries', async (t) => {
+  const app = await startTestApp(t);
+  const { c } = await phoneFlow(app);
+  const expired = { success: false, message: 'code expired, request a new one' };
+  const first = await lastCode(app.dataDir, '+255712345678');
+  app.clock.advance(299_000);
+  t.equal(
+    (await c.post('/auth/verify-phone/check', { code: wrong(first) })).body.message,
+    'incorrect code',
+    'still alive at 4:59',
+  );
+  app.clock.advance(1_000);
+  const late = await c.post('/auth/verify-phone/check', { code: first });
+  t.same([late.status, late.body], [400, expired], 'at 5 minutes');
+  t.match(await me(c), { phone: '+255712345678', phone_verified: false });
+
+  app.clock.advance('1m');
+  t.equal((await c.post('/auth/verify-phone/send', { phone: '+255712345678' })).status, 200);
+  const second = await lastCode(app.dataDir, '+255712345678');
+  for (let i = 0; i < 5; i++)
+    t.equal(
+      (await c.post('/auth/verify-phone/check', { code: wrong(second) })).body.message,
+      'incorrect code',
+    );
+  const dead = await c.post('/auth/verify-phone/check', { code: second });
+  t.same([dead.status, dead.body], [400, expired], 'the right code after 5 misses');
+  t.equal((await me(c)).phone_verified, false);
+});

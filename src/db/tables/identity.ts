@@ -17,6 +17,8 @@ export interface UsersTable {
   totp_enabled: number;
   /** Last accepted RFC 6238 time step: a code is never accepted twice. */
   totp_last_step: number | null;
+  /** The client address at sign-up (migration 0011); null when unknown or made by the CLI. */
+  registration_ip: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -54,6 +56,14 @@ export interface PasswordResetsTable {
   attempts: number;
   expires_at: string;
   used_at: string | null;
+  created_at: string;
+}
+
+/** One wrong SMS reset code from a client address block (migration 0012; kept an hour). */
+export interface ResetCodeMissesTable {
+  id: Generated<number>;
+  /** The IPv4 address or IPv6 /64 it came from (lib/ip.ts addressBlock). */
+  source: string;
   created_at: string;
 }
 
@@ -125,6 +135,7 @@ export interface IdentityTables {
   sessions: SessionsTable;
   verification_codes: VerificationCodesTable;
   password_resets: PasswordResetsTable;
+  reset_code_misses: ResetCodeMissesTable;
   mfa_challenges: MfaChallengesTable;
   mfa_recovery_codes: MfaRecoveryCodesTable;
   security_events: SecurityEventsTable;
