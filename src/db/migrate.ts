@@ -10,6 +10,7 @@ import * as m0009 from '../../migrations/0009_admin.js';
 import * as m0010 from '../../migrations/0010_radius.js';
 import * as m0011 from '../../migrations/0011_registration_ip.js';
 import * as m0012 from '../../migrations/0012_reset_code_misses.js';
+import * as m0013 from '../../migrations/0013_password_changed_at.js';
 import type { Db } from './connect.js';
 
 /**
@@ -28,6 +29,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0010_radius': m0010,
   '0011_registration_ip': m0011,
   '0012_reset_code_misses': m0012,
+  '0013_password_changed_at': m0013,
 };
 
 function migrator(db: Db): Migrator {

@@ -152,7 +152,11 @@ export async function resetPassword(
   const userId = await deps.db.transaction().execute(async (tx) => {
     const reset = await findLiveReset(tx, kind, tokenHash, now, RESET_SMS_MAX_MISSES);
     if (!reset) return null;
-    await updateUser(tx, reset.user_id, { password_hash: passwordHash, updated_at: now });
+    await updateUser(tx, reset.user_id, {
+      password_hash: passwordHash,
+      password_changed_at: now,
+      updated_at: now,
+    });
     await retireUserResets(tx, reset.user_id, now);
     await revokeAllSessions(tx, reset.user_id);
     await cancelMfaChallenges(tx, reset.user_id, now);

@@ -221,6 +221,7 @@ async function linkOrCreate(
         totp_enabled: 0,
         totp_last_step: null,
         registration_ip: ip,
+        password_changed_at: null,
         created_at: now,
         updated_at: now,
       };

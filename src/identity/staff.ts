@@ -69,6 +69,7 @@ export async function addStaff(
       totp_enabled: 0,
       totp_last_step: null,
       registration_ip: null, // made from the CLI: no client address
+      password_changed_at: null,
       created_at: now,
       updated_at: now,
     };

@@ -56,6 +56,7 @@ export async function register(
     totp_enabled: 0,
     totp_last_step: null,
     registration_ip: input.ip,
+    password_changed_at: null,
     created_at: now,
     updated_at: now,
   };

@@ -104,8 +104,10 @@ export async function authenticateAdmin(
   const session = await findLiveAdminSession(deps.db, sha256Hex(token), now);
   if (!session) return null;
   const user = await findUser(deps, session.user_id);
-  // A role taken away (hotspot-ctl staff remove) ends the staff member's sessions at once.
+  // A role taken away (hotspot-ctl staff remove) ends the staff member's sessions at once, and
+  // so does a password reset: a session from before it may be an attacker's.
   if (!user?.staff_role) return null;
+  if (user.password_changed_at !== null && session.created_at < user.password_changed_at) return null;
   await touchAdminSession(deps.db, session.id, now);
   return {
     sessionId: session.id,

@@ -2,7 +2,7 @@ import t from 'tap';
 import { addStaff, removeStaff } from '../../src/identity/index.js';
 import { startTestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
-import { registered } from '../helpers/identity.js';
+import { registered, waitForSubject } from '../helpers/identity.js';
 import { STAFF_PASSWORD, staffClient } from '../helpers/staff.js';
 import { totpForSecret } from '../helpers/totp.js';
 
@@ -148,6 +148,30 @@ t.test('sessions: 12 hours, logout deletes them server-side, a removed role ends
   const e = await staffClient(app, 'admin');
   await removeStaff(app.app.deps, e.email);
   t.equal((await e.get('/api/v1/admin/auth/me')).status, 401, 'the role was taken away');
+});
+
+t.test("a password reset ends the staff member's admin sessions from before it", async (t) => {
+  const app = await startTestApp(t);
+  const before = await staffClient(app, 'admin');
+  t.equal((await before.get('/api/v1/admin/auth/me')).status, 200);
+  const anon = new Client(app.base);
+  await anon.post('/auth/forgot-password', { identifier: before.email });
+  const mail = await waitForSubject(app, before.email, 'reset your password');
+  const token = /\/reset-password\?token=([0-9a-f]{64})/.exec(mail.text)?.[1] ?? '';
+  app.clock.advance('1s');
+  const reset = await anon.post('/auth/reset-password', { token, new_password: 'a new staff password' });
+  t.equal(reset.status, 200);
+  t.same(await before.get('/api/v1/admin/auth/me').then((r) => [r.status, r.body]), [
+    401,
+    { message: 'not authenticated' },
+  ]);
+  const after = new Client(app.base);
+  const login = await after.post('/api/v1/admin/auth/login', {
+    email: before.email,
+    password: 'a new staff password',
+  });
+  t.equal(login.status, 200);
+  t.equal((await after.get('/api/v1/admin/auth/me')).status, 200, 'a session made after the reset works');
 });
 
 t.test('roles: viewers read; operators send SMS; admins manage plans and devices', async (t) => {

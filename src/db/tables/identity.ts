@@ -19,6 +19,8 @@ export interface UsersTable {
   totp_last_step: number | null;
   /** The client address at sign-up (migration 0011); null when unknown or made by the CLI. */
   registration_ip: string | null;
+  /** When the password was last reset (migration 0013); older staff admin sessions end. */
+  password_changed_at: string | null;
   created_at: string;
   updated_at: string;
 }
