@@ -20,7 +20,7 @@ export {
   type StaffAuthentication,
 } from './staff.js';
 export { signIn } from './login.js';
-export { addSocialProvider, listSocialProviders, removeSocialProvider, safeNext } from './social.js';
+export { addSocialProvider, listSocialProviders, removeSocialProvider } from './social.js';
 export { recordEvent, alertUser } from './events.js';
 export type { SecurityAction } from './events.js';
 export {

@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps.js';
 import { randomToken, safeEqual, sha256Hex, uuid } from '../lib/crypto.js';
 import { errorCatalogue } from '../lib/errors.js';
+import { safeNext } from '../lib/next.js';
 import { isoIn, isoNow } from '../lib/time.js';
 import { signIn } from './login.js';
 import { hashPassword } from './passwords.js';
@@ -43,13 +44,6 @@ const verifierContext = (stateHash: string): string => `social-verifier:${stateH
 
 export const socialCallbackUrl = (deps: Pick<CoreDeps, 'config'>, name: string): string =>
   `${deps.config.publicBaseUrl}/auth/social/${name}/callback`;
-
-/** Where to go after signing in: a path on this site, nothing else (no open redirect). */
-export function safeNext(next: string | undefined): string {
-  if (next === undefined || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\'))
-    return '/account';
-  return /[\p{Cc}\\]/u.test(next) ? '/account' : next;
-}
 
 const present = (deps: Pick<CoreDeps, 'config'>, p: SocialProviderRow) => ({
   name: p.name,

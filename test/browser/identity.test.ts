@@ -207,6 +207,7 @@ t.test('next never leaves our origin', { skip: chromiumSkip }, async (t) => {
     '/\\evil.example',
     'javascript:alert(1)',
     '/\t/evil.example',
+    '/.//evil.example',
   ]) {
     await page.goto(`${app.base}/login?next=${encodeURIComponent(evil)}`);
     await signIn(page, email);

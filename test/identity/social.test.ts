@@ -116,16 +116,18 @@ t.test(
     const c = new Client(venue.base, { ip: '192.0.2.77' });
     const unknown = await c.get('/auth/social/nope/begin');
     t.same([unknown.status, unknown.body], [404, { success: false, message: 'unknown login provider' }]);
-    const evil = await new Client(venue.base).get(
-      `/auth/social/hq/begin?next=${encodeURIComponent('//evil.example/x')}`,
-    );
-    t.equal(evil.status, 302);
-    const row = await venue.app.deps.db
-      .selectFrom('social_logins')
-      .select('next')
-      .orderBy('created_at', 'desc')
-      .executeTakeFirstOrThrow();
-    t.equal(row.next, '/account', 'an off-site next is replaced');
+    for (const evil of ['//evil.example/x', '/.//evil.example', 'https://evil.example/']) {
+      await venue.app.deps.db.deleteFrom('social_logins').execute();
+      const begin = await new Client(venue.base).get(
+        `/auth/social/hq/begin?next=${encodeURIComponent(evil)}`,
+      );
+      t.equal(begin.status, 302);
+      const row = await venue.app.deps.db
+        .selectFrom('social_logins')
+        .select('next')
+        .executeTakeFirstOrThrow();
+      t.equal(row.next, '/account', `an off-site next is replaced: ${evil}`);
+    }
     for (let i = 0; i < 9; i++) t.equal((await c.get('/auth/social/hq/begin')).status, 302);
     const limited = await c.get('/auth/social/hq/begin');
     t.same(

@@ -21,6 +21,12 @@ t.test('safeNext keeps next on our own origin', async (t) => {
     '\\\\evil.example',
     '/\t/evil.example',
     '/\n/evil.example',
+    // Dot segments that the URL parser folds into a path starting with `//` (a host to browsers).
+    '/.//evil.example',
+    '/..//evil.example',
+    '/a/..//evil.example',
+    '/%2e//evil.example',
+    '/%2E%2E//evil.example/x',
     'javascript:alert(1)',
     'JaVaScRiPt:alert(1)',
     'data:text/html,hi',
@@ -100,6 +106,8 @@ t.test('a signed-in visit to /login goes straight to next, only on our origin', 
     ['https://evil.example/', '/account'],
     ['/\\evil.example', '/account'],
     ['javascript:alert(1)', '/account'],
+    ['/.//evil.example', '/account'],
+    ['/a/..//evil.example/x', '/account'],
     ['/oauth/authorize?client_id=x', '/oauth/authorize?client_id=x'],
   ];
   for (const [next, location] of cases) {
