@@ -8,6 +8,7 @@ import * as m0006 from '../../migrations/0006_oauth.js';
 import * as m0008 from '../../migrations/0008_social.js';
 import * as m0009 from '../../migrations/0009_admin.js';
 import * as m0010 from '../../migrations/0010_radius.js';
+import * as m0011 from '../../migrations/0011_social_display_name.js';
 import type { Db } from './connect.js';
 
 /**
@@ -24,6 +25,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0008_social': m0008,
   '0009_admin': m0009,
   '0010_radius': m0010,
+  '0011_social_display_name': m0011,
 };
 
 function migrator(db: Db): Migrator {

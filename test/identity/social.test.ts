@@ -4,8 +4,9 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { startTestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { Client } from '../helpers/client.js';
+import { rawRequest } from '../helpers/http.js';
 import { registered, verifiedUser } from '../helpers/identity.js';
-import { connectProvider, socialLogin } from '../helpers/social.js';
+import { connectProvider, socialLogin, socialLoginFrom } from '../helpers/social.js';
 import { totpForSecret } from '../helpers/totp.js';
 
 /**
@@ -61,6 +62,18 @@ t.test('social login end to end: a new account, linked, with the provider as dev
   );
 });
 
+t.test('the login page links the provider, and its next survives begin and callback', async (t) => {
+  const { upstream, venue } = await pair(t);
+  const alice = await verifiedUser(upstream, 'alice@example.com');
+  const next = '/oauth/authorize?client_id=partner&scope=openid%20email';
+  const page = await rawRequest(`${venue.base}/login?next=${encodeURIComponent(next)}`);
+  const href = /<a class="button alt" href="([^"]+)"\s*>Sign in with hq</.exec(page.text)?.[1];
+  t.equal(href, `/auth/social/hq/begin?next=${encodeURIComponent(next)}`);
+  const { browser, done } = await socialLoginFrom(venue, alice, href ?? '');
+  t.same([done.status, done.headers.get('location')], [302, next], 'the final redirect is next');
+  t.match((await browser.get('/auth/me')).body.data, { email: 'alice@example.com' });
+});
+
 t.test('an existing account with the same verified email is linked, and TOTP is bypassed', async (t) => {
   const { upstream, venue } = await pair(t);
   const local = await verifiedUser(venue, 'bob@example.com');
@@ -107,6 +120,22 @@ t.test('callback refusals: no state cookie, replayed callback, cancelled at the 
   const denied = `/auth/social/hq/callback?error=access_denied&state=${begin2.searchParams.get('state') ?? ''}`;
   t.equal((await second.get(denied)).headers.get('location'), '/login?error=social_cancelled');
   t.equal((await second.get('/auth/me')).status, 401);
+
+  // With a next of its own, the way back to /login keeps it, so a second try still gets there.
+  const third = new Client(venue.base);
+  const next = '/consent?client_id=partner';
+  const begin3 = new URL(
+    (await third.get(`/auth/social/hq/begin?next=${encodeURIComponent(next)}`)).headers.get('location')!,
+  );
+  const back = (
+    await third.get(
+      `/auth/social/hq/callback?error=access_denied&state=${begin3.searchParams.get('state') ?? ''}`,
+    )
+  ).headers.get('location');
+  t.equal(back, `/login?error=social_cancelled&next=${encodeURIComponent(next)}`);
+  const login = await rawRequest(`${venue.base}${back ?? ''}`);
+  t.match(login.text, /role="alert">The sign-in was cancelled at the other service/, 'the page explains it');
+  t.match(login.text, `"next":${JSON.stringify(next)}`, 'and keeps next for the second try');
 });
 
 t.test(
@@ -149,6 +178,8 @@ t.test('hotspot-ctl social add/list/remove; the client secret is sealed, never p
       'https://accounts.google.com',
       '--client-id',
       'abc.apps',
+      '--display-name',
+      'Google',
       '--json',
     ],
     env,
@@ -157,13 +188,14 @@ t.test('hotspot-ctl social add/list/remove; the client secret is sealed, never p
   t.equal(added.code, 0, added.stderr);
   t.same(JSON.parse(added.stdout), {
     name: 'google',
+    display_name: 'Google',
     issuer: 'https://accounts.google.com',
     client_id: 'abc.apps',
     callback_url: 'https://wifi.venue.example/auth/social/google/callback',
     created_at: JSON.parse(added.stdout).created_at,
   });
   const listed = await runCli(['social', 'list'], env);
-  t.match(listed.stdout, /google\s+https:\/\/accounts\.google\.com\s+abc\.apps/);
+  t.match(listed.stdout, /google\s+Google\s+https:\/\/accounts\.google\.com\s+abc\.apps/);
   t.notMatch(added.stdout + listed.stdout, 'g-secret-123');
   const bad = await runCli(
     [
