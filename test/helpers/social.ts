@@ -32,6 +32,13 @@ export const socialLogin = (venue: TestApp, upstreamUser: Client, name: string, 
 
 /** The same, starting from a begin URL as a page links to it. */
 export async function socialLoginFrom(venue: TestApp, upstreamUser: Client, beginPath: string) {
+  const { browser, begin, callback } = await toCallback(venue, upstreamUser, beginPath);
+  const done = await browser.get(`${callback.pathname}${callback.search}`);
+  return { browser, begin, done };
+}
+
+/** Begin at the venue, sign in and consent at the upstream: the callback URL, not yet visited. */
+export async function toCallback(venue: TestApp, upstreamUser: Client, beginPath: string) {
   const browser = new Client(venue.base);
   const begin = await browser.get(beginPath);
   if (begin.status !== 302) throw new Error(`begin: ${String(begin.status)} ${JSON.stringify(begin.body)}`);
@@ -44,7 +51,5 @@ export async function socialLoginFrom(venue: TestApp, upstreamUser: Client, begi
     location = (await upstreamUser.post('/oauth/consent', { ...params, approve: true })).body.data
       .redirect_uri as string;
   }
-  const callback = new URL(location);
-  const done = await browser.get(`${callback.pathname}${callback.search}`);
-  return { browser, begin, done };
+  return { browser, begin, callback: new URL(location) };
 }
