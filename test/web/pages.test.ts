@@ -80,6 +80,35 @@ t.test('every page sends CSP, refuses framing and is not cached', async (t) => {
   }
 });
 
+t.test('the consent page lets images come from the https logo origin, and from no other', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const user = await verifiedUser(app, 'logo@example.com');
+  const logo = 'https://cdn.partner.example/brand/logo.png?v=2';
+  const withLogo = await consoleClient(user, { logoUrl: logo });
+  const page = await rawRequest(
+    `${app.base}/consent?${authorizeQuery(withLogo.clientId, pkcePair().challenge)}`,
+    { headers: { Cookie: user.cookieHeader() } },
+  );
+  t.equal(page.status, 200);
+  t.equal(
+    page.headers['content-security-policy'],
+    CSP.replace("img-src 'self'", "img-src 'self' https://cdn.partner.example"),
+    'img-src adds exactly the logo origin (no path, no other host)',
+  );
+  t.match(page.text, `<img class="client-logo" src="${logo}" alt=""`);
+
+  const plain = await consoleClient(user, {
+    logoUrl: 'http://cdn.partner.example/logo.png',
+    name: 'Plain App',
+  });
+  const refused = await rawRequest(
+    `${app.base}/consent?${authorizeQuery(plain.clientId, pkcePair().challenge)}`,
+    { headers: { Cookie: user.cookieHeader() } },
+  );
+  t.equal(refused.headers['content-security-policy'], CSP, 'an http: logo adds nothing');
+  t.notMatch(refused.text, '<img', 'and is not shown');
+});
+
 t.test('assets are immutable under their version and nowhere else', async (t) => {
   const app = await startTestApp(t);
   const html = (await rawRequest(`${app.base}/login`)).text;
