@@ -251,6 +251,49 @@ t.test(
   },
 );
 
+/**
+ * The focused element's id and whether it shows the pages' own focus ring (app.css: a 3 px solid
+ * outline on :focus-visible), not just whatever the browser draws by default.
+ */
+const focused = (page: Page): Promise<{ id: string; ring: boolean }> =>
+  page.evaluate(`(() => {
+    const el = document.activeElement;
+    const style = getComputedStyle(el);
+    const ring = el.matches(':focus-visible') && style.outlineStyle === 'solid' && style.outlineWidth === '3px';
+    return { id: el.id, ring };
+  })()`);
+
+t.test(
+  'sign in on /login with the keyboard alone, the focus always visible',
+  { skip: chromiumSkip },
+  async (t) => {
+    const app = await startTestApp(t, { selfIssuer: true });
+    const email = 'keys@example.com';
+    await verifiedUser(app, email);
+    const { page } = await browser(t, app);
+    await page.goto(`${app.base}/login?next=%2Faccount%3Fvia%3Dkeyboard`);
+
+    await page.keyboard.press('Tab');
+    t.same(await focused(page), { id: 'identifier', ring: true }, 'Tab reaches the first field, ringed');
+    await page.keyboard.press('Enter');
+    await page.locator('#identifier-error', { hasText: 'This field is required.' }).waitFor();
+    t.same(
+      await focused(page),
+      { id: 'identifier', ring: true },
+      'Enter on an empty form: focus on the error',
+    );
+
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    t.same(await focused(page), { id: 'password', ring: true });
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Tab');
+    t.same(await focused(page), { id: 'login-submit', ring: true }, 'then the button, ringed too');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${app.base}/account?via=keyboard`);
+  },
+);
+
 t.test('next never leaves our origin', { skip: chromiumSkip }, async (t) => {
   const app = await startTestApp(t, { selfIssuer: true });
   const email = 'careful@example.com';
