@@ -4,7 +4,7 @@ import { optionalSession, socialLoginChoices, type SessionPrincipal } from '../i
 import type { Assets } from './assets.js';
 import { field, submitRow } from './forms.js';
 import { html } from './html.js';
-import { here, identityPage, nextOf, s, seeOther, toLogin } from './pages.js';
+import { here, identityPage, nextOf, s, seeOther, sf, toLogin } from './pages.js';
 import type { IdentityKey } from './strings/identity.en.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config'>;
@@ -50,7 +50,7 @@ export function identityPageRoutes(deps: Deps, assets: Assets): Route[] {
               ${providers.map(
                 (p) =>
                   html`<a class="button alt" href="${withNext(`/auth/social/${p.name}/begin`, next)}"
-                    >${s('login.social').replace('{provider}', () => p.display_name)}</a
+                    >${sf('login.social', { provider: p.display_name })}</a
                   >`,
               )}
             </div>
@@ -99,9 +99,9 @@ export function identityPageRoutes(deps: Deps, assets: Assets): Route[] {
             email === null
               ? ''
               : emailVerified
-                ? html`<p>${s('verify.emailDone').replace('{email}', email)}</p>`
+                ? html`<p>${sf('verify.emailDone', { email })}</p>`
                 : html`<form id="email-code" class="card" novalidate>
-                    <p>${s('verify.emailIntro').replace('{email}', email)}</p>
+                    <p>${sf('verify.emailIntro', { email })}</p>
                     ${field({ id: 'email-otp', label: s('common.code'), autocomplete: 'one-time-code', inputmode: 'numeric', maxlength: 6 })}
                     ${submitRow('email-code', s('verify.submit'))}
                     <button type="button" id="email-resend">${s('verify.resend')}</button>
@@ -111,7 +111,7 @@ export function identityPageRoutes(deps: Deps, assets: Assets): Route[] {
           }
           ${
             phoneVerified && phone !== null
-              ? html`<p>${s('verify.phoneDone').replace('{phone}', phone)}</p>`
+              ? html`<p>${sf('verify.phoneDone', { phone })}</p>`
               : html`<section class="card">
                   <h2>${s('verify.phoneHeading')}</h2>
                   <p>${s('verify.phoneIntro')}</p>

@@ -109,6 +109,21 @@ t.test('the consent page lets images come from the https logo origin, and from n
   t.notMatch(refused.text, '<img', 'and is not shown');
 });
 
+t.test('names go into page strings as they are, $ patterns and all', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const user = await verifiedUser(app, 'dollar$&@example.com');
+  const client = await consoleClient(user, { name: "Pay$'Now $& Co" });
+  const page = await rawRequest(
+    `${app.base}/consent?${authorizeQuery(client.clientId, pkcePair().challenge)}`,
+    {
+      headers: { Cookie: user.cookieHeader() },
+    },
+  );
+  t.match(page.text, '<h1>Pay$&#39;Now $&amp; Co wants to use your account</h1>');
+  t.match(page.text, '<p>If you allow it, Pay$&#39;Now $&amp; Co gets:</p>');
+  t.match(page.text, 'Signed in as dollar$&amp;@example.com</p>');
+});
+
 t.test('assets are immutable under their version and nowhere else', async (t) => {
   const app = await startTestApp(t);
   const html = (await rawRequest(`${app.base}/login`)).text;
