@@ -11,6 +11,7 @@ import * as m0010 from '../../migrations/0010_radius.js';
 import * as m0011 from '../../migrations/0011_registration_ip.js';
 import * as m0012 from '../../migrations/0012_reset_code_misses.js';
 import * as m0013 from '../../migrations/0013_password_changed_at.js';
+import * as m0014 from '../../migrations/0014_social_display_name.js';
 import type { Db } from './connect.js';
 
 /**
@@ -30,6 +31,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0011_registration_ip': m0011,
   '0012_reset_code_misses': m0012,
   '0013_password_changed_at': m0013,
+  '0014_social_display_name': m0014,
 };
 
 function migrator(db: Db): Migrator {

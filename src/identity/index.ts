@@ -20,7 +20,12 @@ export {
   type StaffAuthentication,
 } from './staff.js';
 export { signIn } from './login.js';
-export { addSocialProvider, listSocialProviders, removeSocialProvider, safeNext } from './social.js';
+export {
+  addSocialProvider,
+  listSocialProviders,
+  removeSocialProvider,
+  socialLoginChoices,
+} from './social.js';
 export { recordEvent, alertUser } from './events.js';
 export type { SecurityAction } from './events.js';
 export {

@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps.js';
 import { clearCookieHeader, readCookie, setCookieHeader } from '../http/cookies.js';
 import { defineRoute, type Route } from '../http/route.js';
+import { DEFAULT_NEXT } from '../lib/next.js';
 import { sessionCookie } from './session.http.js';
 import { beginSocialLogin, finishSocialLogin, SOCIAL_LOGIN_TTL_SECONDS } from './social.js';
 
@@ -9,6 +10,15 @@ type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vau
 /** The browser's half of the OAuth state: the callback completes only where the login began. */
 const STATE_COOKIE = 'svc_social';
 const COOKIE_PATH = '/auth/social';
+
+/**
+ * A refusal goes back to the login page, which explains it; `next` rides along when it is known
+ * (and not the page's default), so a second try still ends where the first was going.
+ */
+function loginAfterRefusal(reason: string, next: string | undefined): string {
+  const back = next === undefined || next === DEFAULT_NEXT ? '' : `&next=${encodeURIComponent(next)}`;
+  return `/login?error=social_${reason}${back}`;
+}
 
 /** identity-service.md §4.5: social login through any OpenID Connect provider the operator set up. */
 export function socialRoutes(deps: Deps): Route[] {
@@ -49,7 +59,7 @@ export function socialRoutes(deps: Deps): Route[] {
         const clear = clearCookieHeader(STATE_COOKIE, { secure, path: COOKIE_PATH });
         if (outcome.kind === 'refused') {
           return {
-            redirect: `/login?error=social_${outcome.reason}`,
+            redirect: loginAfterRefusal(outcome.reason, outcome.next),
             headers: { 'Set-Cookie': clear, 'Cache-Control': 'no-store' },
           };
         }

@@ -16,6 +16,7 @@ export async function upsertProvider(db: Db, row: SocialProviderRow): Promise<vo
     .values(row)
     .onConflict((oc) =>
       oc.column('name').doUpdateSet({
+        display_name: row.display_name,
         issuer: row.issuer,
         client_id: row.client_id,
         client_secret: row.client_secret,

@@ -1,9 +1,11 @@
 import type { CoreDeps } from '../deps.js';
 import { randomToken, safeEqual, sha256Hex, uuid } from '../lib/crypto.js';
 import { errorCatalogue } from '../lib/errors.js';
+import { safeNext } from '../lib/next.js';
 import { isoIn, isoNow } from '../lib/time.js';
 import { signIn } from './login.js';
 import { hashPassword } from './passwords.js';
+import { codePoints } from './rules.js';
 import type { NewSession } from './sessions.js';
 import {
   finishLogin,
@@ -34,25 +36,23 @@ export const socialErrors = errorCatalogue({
   nameInvalid: [400, 'provider name must be 1-32 lower-case letters, digits or hyphens'],
   issuerInvalid: [400, 'issuer must be an absolute http:// or https:// URL'],
   clientRequired: [400, 'client id and client secret are required'],
+  displayNameInvalid: [400, 'display name must be 1-40 characters, without control characters'],
 });
 
 export const SOCIAL_LOGIN_TTL_SECONDS = 600;
 const NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
+const DISPLAY_NAME_MAX = 40;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const CONTROL = /[\u0000-\u001f\u007f]/;
 const secretContext = (name: string): string => `social-client-secret:${name}`;
 const verifierContext = (stateHash: string): string => `social-verifier:${stateHash}`;
 
 export const socialCallbackUrl = (deps: Pick<CoreDeps, 'config'>, name: string): string =>
   `${deps.config.publicBaseUrl}/auth/social/${name}/callback`;
 
-/** Where to go after signing in: a path on this site, nothing else (no open redirect). */
-export function safeNext(next: string | undefined): string {
-  if (next === undefined || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\'))
-    return '/account';
-  return /[\p{Cc}\\]/u.test(next) ? '/account' : next;
-}
-
 const present = (deps: Pick<CoreDeps, 'config'>, p: SocialProviderRow) => ({
   name: p.name,
+  display_name: p.display_name,
   issuer: p.issuer,
   client_id: p.client_id,
   callback_url: socialCallbackUrl(deps, p.name),
@@ -62,9 +62,12 @@ const present = (deps: Pick<CoreDeps, 'config'>, p: SocialProviderRow) => ({
 /** Operator (CLI): add or replace a provider. The client secret is sealed in the vault. */
 export async function addSocialProvider(
   deps: Pick<Deps, 'db' | 'clock' | 'config' | 'vault'>,
-  input: { name: string; issuer: string; clientId: string; clientSecret: string },
+  input: { name: string; displayName?: string; issuer: string; clientId: string; clientSecret: string },
 ) {
   if (!NAME.test(input.name)) throw socialErrors.nameInvalid();
+  const displayName = (input.displayName ?? input.name).trim();
+  if (displayName === '' || codePoints(displayName) > DISPLAY_NAME_MAX || CONTROL.test(displayName))
+    throw socialErrors.displayNameInvalid();
   let issuer: URL;
   try {
     issuer = new URL(input.issuer);
@@ -76,6 +79,7 @@ export async function addSocialProvider(
   const now = isoNow(deps.clock);
   const row: SocialProviderRow = {
     name: input.name,
+    display_name: displayName,
     issuer: input.issuer.replace(/\/+$/, ''),
     client_id: input.clientId,
     client_secret: deps.vault.seal(input.clientSecret, secretContext(input.name)),
@@ -88,6 +92,13 @@ export async function addSocialProvider(
 
 export async function listSocialProviders(deps: Pick<Deps, 'db' | 'config'>) {
   return (await listProviders(deps.db)).map((p) => present(deps, p));
+}
+
+/** What the login page offers: each provider's path name and the name people see. */
+export async function socialLoginChoices(
+  deps: Pick<Deps, 'db'>,
+): Promise<{ name: string; display_name: string }[]> {
+  return (await listProviders(deps.db)).map((p) => ({ name: p.name, display_name: p.display_name }));
 }
 
 export async function removeSocialProvider(deps: Pick<Deps, 'db'>, name: string): Promise<void> {
@@ -146,7 +157,8 @@ export async function beginSocialLogin(
 
 export type SocialOutcome =
   | { kind: 'signed_in'; user: UserRow; session: NewSession; next: string }
-  | { kind: 'refused'; reason: 'cancelled' | 'state' | 'failed' | 'email_unverified' };
+  /** `next` when the pending login was found, so the person can try again and still get there. */
+  | { kind: 'refused'; reason: 'cancelled' | 'state' | 'failed' | 'email_unverified'; next?: string };
 
 /** The callback: verify, exchange, then link or create the account and sign it in (TOTP bypassed). */
 export async function finishSocialLogin(
@@ -161,7 +173,8 @@ export async function finishSocialLogin(
   const stateHash = sha256Hex(state);
   const pending = await takeLogin(deps.db, stateHash, input.name, isoNow(deps.clock));
   if (!pending) return { kind: 'refused', reason: 'state' };
-  if (input.callbackUrl.searchParams.has('error')) return { kind: 'refused', reason: 'cancelled' };
+  const next = pending.next;
+  if (input.callbackUrl.searchParams.has('error')) return { kind: 'refused', reason: 'cancelled', next };
 
   let account: UpstreamAccount;
   try {
@@ -173,16 +186,16 @@ export async function finishSocialLogin(
     });
   } catch (err) {
     deps.log.warn({ event: 'social.exchange_failed', provider: input.name, err }, 'social login failed');
-    return { kind: 'refused', reason: 'failed' };
+    return { kind: 'refused', reason: 'failed', next };
   }
   const user = await linkOrCreate(deps, input.name, account, input.ip);
-  if (!user) return { kind: 'refused', reason: 'email_unverified' };
+  if (!user) return { kind: 'refused', reason: 'email_unverified', next };
   const session = await signIn(deps, user, {
     ip: input.ip,
     deviceLabel: input.name,
     method: `social:${input.name}`,
   });
-  return { kind: 'signed_in', user, session, next: pending.next };
+  return { kind: 'signed_in', user, session, next };
 }
 
 /**

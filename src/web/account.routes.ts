@@ -4,7 +4,7 @@ import { optionalSession } from '../identity/index.js';
 import type { Assets } from './assets.js';
 import { field, submitRow } from './forms.js';
 import { html } from './html.js';
-import { here, identityPage, s, toLogin } from './pages.js';
+import { here, identityPage, s, sf, toLogin } from './pages.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config'>;
 
@@ -41,7 +41,7 @@ export function accountRoutes(deps: Deps, assets: Assets): Route[] {
           script: 'account.js',
           data: { mfaOn },
           main: html`<h1>${s('account.title')}</h1>
-            <p class="muted">${s('common.signedInAs').replace('{who}', user.email ?? user.phone ?? '')}</p>
+            <p class="muted">${sf('common.signedInAs', { who: user.email ?? user.phone ?? '' })}</p>
             ${verified ? '' : html`<p class="notice warn">${s('account.unverified')} <a href="/verify-email?next=%2Faccount">${s('account.verifyNow')}</a></p>`}
             <form id="profile" class="card" novalidate>
               <h2>${s('account.profile')}</h2>

@@ -5,7 +5,7 @@ import { optionalSession } from '../identity/index.js';
 import { isAppError } from '../lib/errors.js';
 import type { Assets } from './assets.js';
 import { html } from './html.js';
-import { identityPage, s, seeOther, toLogin } from './pages.js';
+import { identityPage, s, seeOther, sf, toLogin } from './pages.js';
 import type { IdentityKey } from './strings/identity.en.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config'>;
@@ -71,13 +71,13 @@ export function consentRoutes(deps: Deps, assets: Assets): Route[] {
           ...(logo ? { extraImgSrc: [httpsOrigin(logo) ?? ''] } : {}),
           main: html`<section class="card">
             ${logo ? html`<img class="client-logo" src="${logo}" alt="" referrerpolicy="no-referrer" />` : ''}
-            <h1>${s('consent.heading').replace('{client}', name)}</h1>
+            <h1>${sf('consent.heading', { client: name })}</h1>
             ${homepage ? html`<p><a href="${homepage}" rel="noopener noreferrer" target="_blank">${s('consent.homepage')}</a></p>` : ''}
-            <p>${s('consent.intro').replace('{client}', name)}</p>
+            <p>${sf('consent.intro', { client: name })}</p>
             <ul class="scopes">
               ${scopes.map((x) => html`<li>${s(`scope.${x}` as IdentityKey)}</li>`)}
             </ul>
-            <p class="muted">${s('common.signedInAs').replace('{who}', user.email ?? user.phone ?? '')}</p>
+            <p class="muted">${sf('common.signedInAs', { who: user.email ?? user.phone ?? '' })}</p>
             <button type="button" class="primary" id="approve">${s('consent.approve')}</button>
             <button type="button" id="decline">${s('consent.decline')}</button>
             <p class="error" id="consent-error" role="alert" hidden></p>

@@ -1,40 +1,58 @@
 import type { CoreDeps } from '../deps.js';
 import { defineRoute, type Route, type RouteContext, type RouteResult } from '../http/route.js';
-import { optionalSession, type SessionPrincipal } from '../identity/index.js';
+import { optionalSession, socialLoginChoices, type SessionPrincipal } from '../identity/index.js';
 import type { Assets } from './assets.js';
 import { field, submitRow } from './forms.js';
 import { html } from './html.js';
-import { here, identityPage, nextOf, s, seeOther, toLogin } from './pages.js';
+import { here, identityPage, nextOf, s, seeOther, sf, toLogin } from './pages.js';
+import type { IdentityKey } from './strings/identity.en.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config'>;
 
 const withNext = (path: string, next: string): string => `${path}?next=${encodeURIComponent(next)}`;
+
+/** What the social login callback's refusals (`/login?error=social_<reason>`) mean to a person. */
+const LOGIN_ERRORS: ReadonlyMap<string, IdentityKey> = new Map([
+  ['social_state', 'login.socialState'],
+  ['social_cancelled', 'login.socialCancelled'],
+  ['social_failed', 'login.socialFailed'],
+  ['social_email_unverified', 'login.socialEmailUnverified'],
+] as const);
 
 /** /login, /register, /verify-email, /forgot-password, /reset-password. */
 export function identityPageRoutes(deps: Deps, assets: Assets): Route[] {
   const session = optionalSession(deps);
   const page = (
     path: string,
-    handler: (ctx: RouteContext<undefined, SessionPrincipal | null>) => RouteResult,
+    handler: (ctx: RouteContext<undefined, SessionPrincipal | null>) => RouteResult | Promise<RouteResult>,
   ) => defineRoute({ method: 'GET', path, api: 'identity', auth: session, handler });
 
   return [
-    page('/login', ({ principal, query }) => {
+    page('/login', async ({ principal, query }) => {
       const next = nextOf(query);
       // Already signed in: straight on (authorize sends people here only without a session).
       if (principal) return seeOther(next);
+      const notice = LOGIN_ERRORS.get(query.error ?? '');
+      const providers = await socialLoginChoices(deps);
       return identityPage(deps, assets, {
         title: 'login.title',
         script: 'login.js',
         data: { next },
         main: html`<h1>${s('login.title')}</h1>
+          ${notice ? html`<p class="notice warn" id="login-notice" role="alert">${s(notice)}</p>` : ''}
           <form id="login" class="card" novalidate>
             ${field({ id: 'identifier', label: s('common.emailOrPhone'), autocomplete: 'username' })}
             ${field({ id: 'password', label: s('common.password'), type: 'password', autocomplete: 'current-password' })}
             ${submitRow('login', s('login.submit'))}
-            <div id="passkey-box" hidden>
+            <div id="other-logins" ${providers.length === 0 ? html` hidden` : ''}>
               <p class="muted">${s('login.or')}</p>
-              <button type="button" id="passkey">${s('login.passkey')}</button>
+              <button type="button" id="passkey" hidden>${s('login.passkey')}</button>
+              ${providers.map(
+                (p) =>
+                  html`<a class="button alt" href="${withNext(`/auth/social/${p.name}/begin`, next)}"
+                    >${sf('login.social', { provider: p.display_name })}</a
+                  >`,
+              )}
             </div>
           </form>
           <form id="mfa" class="card" novalidate hidden>
@@ -81,9 +99,9 @@ export function identityPageRoutes(deps: Deps, assets: Assets): Route[] {
             email === null
               ? ''
               : emailVerified
-                ? html`<p>${s('verify.emailDone').replace('{email}', email)}</p>`
+                ? html`<p>${sf('verify.emailDone', { email })}</p>`
                 : html`<form id="email-code" class="card" novalidate>
-                    <p>${s('verify.emailIntro').replace('{email}', email)}</p>
+                    <p>${sf('verify.emailIntro', { email })}</p>
                     ${field({ id: 'email-otp', label: s('common.code'), autocomplete: 'one-time-code', inputmode: 'numeric', maxlength: 6 })}
                     ${submitRow('email-code', s('verify.submit'))}
                     <button type="button" id="email-resend">${s('verify.resend')}</button>
@@ -93,7 +111,7 @@ export function identityPageRoutes(deps: Deps, assets: Assets): Route[] {
           }
           ${
             phoneVerified && phone !== null
-              ? html`<p>${s('verify.phoneDone').replace('{phone}', phone)}</p>`
+              ? html`<p>${sf('verify.phoneDone', { phone })}</p>`
               : html`<section class="card">
                   <h2>${s('verify.phoneHeading')}</h2>
                   <p>${s('verify.phoneIntro')}</p>

@@ -11,6 +11,14 @@ import { identityEn, type IdentityKey } from './strings/identity.en.js';
 
 export const s = (key: IdentityKey): string => identityEn[key];
 
+/**
+ * A string with its `{name}` placeholders filled. The values are inserted as they are: a
+ * replacement string would read `$&`, `$'` and the like in them as patterns (a client named
+ * "Pay$'Now" would repeat the rest of the sentence).
+ */
+export const sf = (key: IdentityKey, vars: Readonly<Record<string, string>>): string =>
+  identityEn[key].replace(/\{(\w+)\}/g, (whole, name: string) => vars[name] ?? whole);
+
 export interface IdentityPage {
   title: IdentityKey;
   script: string;

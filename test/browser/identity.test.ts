@@ -17,6 +17,9 @@ import { totpForSecret } from '../helpers/totp.js';
 
 /** The identity pages in headless Chromium against the real daemon, mail through a real SMTP server. */
 const PARTNER = new URL(REDIRECT).origin;
+/** A 1×1 PNG, the partner's logo as the test serves it. */
+const PNG_1X1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 async function withSmtp(t: Test) {
   const sink = await startSmtpSink();
@@ -195,6 +198,102 @@ t.test(
   },
 );
 
+t.test(
+  'decline on the consent page: back at the client with access_denied, the logo shown',
+  { skip: chromiumSkip },
+  async (t) => {
+    const app = await startTestApp(t, { selfIssuer: true });
+    const email = 'decliner@example.com';
+    const user = await verifiedUser(app, email);
+    const logoOrigin = 'https://cdn.partner.example';
+    const client = await consoleClient(user, { logoUrl: `${logoOrigin}/logo.png` });
+    const context = await launchBrowser(t);
+    const foreign = foreignRequests(context, [app.base, PARTNER, logoOrigin]);
+    const logoRequests: string[] = [];
+    await context.route(`${logoOrigin}/**`, (route) => {
+      logoRequests.push(route.request().url());
+      return route.fulfill({ status: 200, contentType: 'image/png', body: Buffer.from(PNG_1X1, 'base64') });
+    });
+    const landed: string[] = [];
+    await context.route(`${PARTNER}/**`, (route) => {
+      landed.push(route.request().url());
+      return route.fulfill({ status: 200, contentType: 'text/plain', body: 'partner app' });
+    });
+    const page = await firstPage(context);
+    const blocked: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+    });
+
+    await page.goto(`${app.base}/oauth/authorize?${authorizeQuery(client.clientId, pkcePair().challenge)}`);
+    await page.waitForURL(/\/login\?next=/);
+    await signIn(page, email);
+    await page.getByRole('heading', { name: 'Partner App wants to use your account' }).waitFor();
+    // Loaded and decoded: an image the CSP refused would never get a width.
+    await page.waitForFunction(
+      "document.querySelector('img.client-logo')?.complete && document.querySelector('img.client-logo').naturalWidth === 1",
+    );
+    t.pass('the logo is shown');
+    t.same(logoRequests, [`${logoOrigin}/logo.png`], 'fetched from its own origin, once');
+    t.same(blocked, [], 'the page CSP allowed it');
+
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForURL((url) => url.origin === PARTNER);
+    const back = new URL(landed[0] ?? '');
+    t.equal(`${back.origin}${back.pathname}`, REDIRECT);
+    t.same(
+      Object.fromEntries(back.searchParams),
+      { error: 'access_denied', state: 'st-123', iss: app.base },
+      'access_denied with the state and issuer, and no code',
+    );
+    t.same((await user.get('/connections')).body.data, [], 'no app connected');
+    t.same(foreign, [], 'no other origin');
+  },
+);
+
+/**
+ * The focused element's id and whether it shows the pages' own focus ring (app.css: a 3 px solid
+ * outline on :focus-visible), not just whatever the browser draws by default.
+ */
+const focused = (page: Page): Promise<{ id: string; ring: boolean }> =>
+  page.evaluate(`(() => {
+    const el = document.activeElement;
+    const style = getComputedStyle(el);
+    const ring = el.matches(':focus-visible') && style.outlineStyle === 'solid' && style.outlineWidth === '3px';
+    return { id: el.id, ring };
+  })()`);
+
+t.test(
+  'sign in on /login with the keyboard alone, the focus always visible',
+  { skip: chromiumSkip },
+  async (t) => {
+    const app = await startTestApp(t, { selfIssuer: true });
+    const email = 'keys@example.com';
+    await verifiedUser(app, email);
+    const { page } = await browser(t, app);
+    await page.goto(`${app.base}/login?next=%2Faccount%3Fvia%3Dkeyboard`);
+
+    await page.keyboard.press('Tab');
+    t.same(await focused(page), { id: 'identifier', ring: true }, 'Tab reaches the first field, ringed');
+    await page.keyboard.press('Enter');
+    await page.locator('#identifier-error', { hasText: 'This field is required.' }).waitFor();
+    t.same(
+      await focused(page),
+      { id: 'identifier', ring: true },
+      'Enter on an empty form: focus on the error',
+    );
+
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    t.same(await focused(page), { id: 'password', ring: true });
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Tab');
+    t.same(await focused(page), { id: 'login-submit', ring: true }, 'then the button, ringed too');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${app.base}/account?via=keyboard`);
+  },
+);
+
 t.test('next never leaves our origin', { skip: chromiumSkip }, async (t) => {
   const app = await startTestApp(t, { selfIssuer: true });
   const email = 'careful@example.com';
@@ -207,6 +306,7 @@ t.test('next never leaves our origin', { skip: chromiumSkip }, async (t) => {
     '/\\evil.example',
     'javascript:alert(1)',
     '/\t/evil.example',
+    '/.//evil.example',
   ]) {
     await page.goto(`${app.base}/login?next=${encodeURIComponent(evil)}`);
     await signIn(page, email);

@@ -18,6 +18,7 @@ export async function consoleClient(
     scopes?: string[];
     redirectUris?: string[];
     name?: string;
+    logoUrl?: string;
   } = {},
 ): Promise<TestClient> {
   const project = await owner.post('/console/projects', { name: options.name ?? 'Partner App' });
@@ -29,6 +30,7 @@ export async function consoleClient(
     redirect_uris: options.redirectUris ?? [REDIRECT],
     allowed_scopes: options.scopes ?? ['openid', 'profile', 'email', 'phone'],
     homepage_url: 'https://partner.example',
+    ...(options.logoUrl === undefined ? {} : { logo_url: options.logoUrl }),
   });
   if (created.status !== 201) throw new Error(`client: ${JSON.stringify(created.body)}`);
   return {

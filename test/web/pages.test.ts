@@ -21,6 +21,12 @@ t.test('safeNext keeps next on our own origin', async (t) => {
     '\\\\evil.example',
     '/\t/evil.example',
     '/\n/evil.example',
+    // Dot segments that the URL parser folds into a path starting with `//` (a host to browsers).
+    '/.//evil.example',
+    '/..//evil.example',
+    '/a/..//evil.example',
+    '/%2e//evil.example',
+    '/%2E%2E//evil.example/x',
     'javascript:alert(1)',
     'JaVaScRiPt:alert(1)',
     'data:text/html,hi',
@@ -74,6 +80,50 @@ t.test('every page sends CSP, refuses framing and is not cached', async (t) => {
   }
 });
 
+t.test('the consent page lets images come from the https logo origin, and from no other', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const user = await verifiedUser(app, 'logo@example.com');
+  const logo = 'https://cdn.partner.example/brand/logo.png?v=2';
+  const withLogo = await consoleClient(user, { logoUrl: logo });
+  const page = await rawRequest(
+    `${app.base}/consent?${authorizeQuery(withLogo.clientId, pkcePair().challenge)}`,
+    { headers: { Cookie: user.cookieHeader() } },
+  );
+  t.equal(page.status, 200);
+  t.equal(
+    page.headers['content-security-policy'],
+    CSP.replace("img-src 'self'", "img-src 'self' https://cdn.partner.example"),
+    'img-src adds exactly the logo origin (no path, no other host)',
+  );
+  t.match(page.text, `<img class="client-logo" src="${logo}" alt=""`);
+
+  const plain = await consoleClient(user, {
+    logoUrl: 'http://cdn.partner.example/logo.png',
+    name: 'Plain App',
+  });
+  const refused = await rawRequest(
+    `${app.base}/consent?${authorizeQuery(plain.clientId, pkcePair().challenge)}`,
+    { headers: { Cookie: user.cookieHeader() } },
+  );
+  t.equal(refused.headers['content-security-policy'], CSP, 'an http: logo adds nothing');
+  t.notMatch(refused.text, '<img', 'and is not shown');
+});
+
+t.test('names go into page strings as they are, $ patterns and all', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const user = await verifiedUser(app, 'dollar$&@example.com');
+  const client = await consoleClient(user, { name: "Pay$'Now $& Co" });
+  const page = await rawRequest(
+    `${app.base}/consent?${authorizeQuery(client.clientId, pkcePair().challenge)}`,
+    {
+      headers: { Cookie: user.cookieHeader() },
+    },
+  );
+  t.match(page.text, '<h1>Pay$&#39;Now $&amp; Co wants to use your account</h1>');
+  t.match(page.text, '<p>If you allow it, Pay$&#39;Now $&amp; Co gets:</p>');
+  t.match(page.text, 'Signed in as dollar$&amp;@example.com</p>');
+});
+
 t.test('assets are immutable under their version and nowhere else', async (t) => {
   const app = await startTestApp(t);
   const html = (await rawRequest(`${app.base}/login`)).text;
@@ -100,6 +150,8 @@ t.test('a signed-in visit to /login goes straight to next, only on our origin', 
     ['https://evil.example/', '/account'],
     ['/\\evil.example', '/account'],
     ['javascript:alert(1)', '/account'],
+    ['/.//evil.example', '/account'],
+    ['/a/..//evil.example/x', '/account'],
     ['/oauth/authorize?client_id=x', '/oauth/authorize?client_id=x'],
   ];
   for (const [next, location] of cases) {

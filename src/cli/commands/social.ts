@@ -25,12 +25,19 @@ export function registerSocial(program: Command): void {
       '--name <name>',
       'short name: /auth/social/<name>/begin, shown as the session’s device label',
     )
+    .option('--display-name <text>', 'how the login page names it ("Sign in with <text>"); default: the name')
     .requiredOption('--issuer <url>', 'the provider’s issuer URL (its discovery document is read from there)')
     .requiredOption('--client-id <id>', 'client id this box was given by the provider')
     .option('--client-secret <secret>', 'client secret (read from stdin when omitted)')
     .action(
       async (
-        opts: { name: string; issuer: string; clientId: string; clientSecret?: string },
+        opts: {
+          name: string;
+          displayName?: string;
+          issuer: string;
+          clientId: string;
+          clientSecret?: string;
+        },
         cmd: Command,
       ) => {
         const ctx = contextOf(cmd);
@@ -38,6 +45,7 @@ export function registerSocial(program: Command): void {
         const provider = await withApp(ctx, ({ deps }) =>
           addSocialProvider(deps, {
             name: opts.name,
+            ...(opts.displayName === undefined ? {} : { displayName: opts.displayName }),
             issuer: opts.issuer,
             clientId: opts.clientId,
             clientSecret,
@@ -61,6 +69,7 @@ export function registerSocial(program: Command): void {
           ? 'no social login providers\n'
           : formatTable(rows, [
               ['name', (r) => r.name],
+              ['display name', (r) => r.display_name],
               ['issuer', (r) => r.issuer],
               ['client_id', (r) => r.client_id],
               ['redirect URI', (r) => r.callback_url],

@@ -149,6 +149,8 @@ export interface IdentityTables {
 export interface SocialProvidersTable {
   /** URL-safe name: /auth/social/{name}/begin; also the session's device_label. */
   name: string;
+  /** What the login page calls it: "Sign in with <display_name>". */
+  display_name: string;
   issuer: string;
   client_id: string;
   /** Sealed in the vault. */

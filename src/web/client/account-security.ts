@@ -88,20 +88,21 @@ function initMfa(onChange: () => Promise<void>): void {
   });
 }
 
-const loadPasskeys = (): Promise<void> =>
-  fillList<Passkey>('passkeys', '/auth/passkeys', (p) => ({
-    text: p.name,
-    detail: t('account.lastUsed', { time: time(p.last_used_at) }),
-    action: {
-      label: t('account.remove'),
-      aria: `${t('account.remove')}: ${p.name}`,
-      run: async () => {
-        await removeThen('passkeys', `/auth/passkeys/${encodeURIComponent(p.id)}`, loadPasskeys);
-      },
-    },
-  }));
-
 function initPasskeys(onChange: () => Promise<void>): void {
+  // Removing one also refreshes the activity list, which gains a "Passkey removed" line.
+  const loadPasskeys = (): Promise<void> =>
+    fillList<Passkey>('passkeys', '/auth/passkeys', (p) => ({
+      text: p.name,
+      detail: t('account.lastUsed', { time: time(p.last_used_at) }),
+      action: {
+        label: t('account.remove'),
+        aria: `${t('account.remove')}: ${p.name}`,
+        run: async () => {
+          if (await removeThen('passkeys', `/auth/passkeys/${encodeURIComponent(p.id)}`, loadPasskeys))
+            await onChange();
+        },
+      },
+    }));
   void loadPasskeys();
   const supported = passkeysSupported();
   onSubmit('passkey-add', async (form) => {

@@ -67,7 +67,7 @@ export const value = (id: string): string => $(id, HTMLInputElement).value;
 /**
  * Where to go after signing in: only a path on this origin (the server checked it when it
  * rendered the page; this repeats the check right before navigating). Same rules as
- * src/web/security.ts safeNext.
+ * src/lib/next.ts safeNext.
  */
 export function safeNext(raw: string | null | undefined, fallback = '/account'): string {
   if (!raw || raw.length > 4096 || !raw.startsWith('/') || raw.startsWith('//')) return fallback;
@@ -75,7 +75,10 @@ export function safeNext(raw: string | null | undefined, fallback = '/account'):
   if (/[\\\u0000-\u001f\u007f]/.test(raw)) return fallback;
   try {
     const url = new URL(raw, location.origin);
-    return url.origin === location.origin ? `${url.pathname}${url.search}${url.hash}` : fallback;
+    // `/.//host` parses to the path `//host`, which a browser would read as another host.
+    return url.origin === location.origin && !url.pathname.startsWith('//')
+      ? `${url.pathname}${url.search}${url.hash}`
+      : fallback;
   } catch {
     return fallback;
   }

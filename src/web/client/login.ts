@@ -39,7 +39,8 @@ onSubmit('mfa', async (form) => {
 });
 
 if (passkeysSupported()) {
-  show($('passkey-box'));
+  show($('other-logins'));
+  show($('passkey'));
   $('passkey').addEventListener('click', () => {
     void (async () => {
       const identifier = $('identifier', HTMLInputElement).value.trim();

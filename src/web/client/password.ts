@@ -38,7 +38,11 @@ if (document.getElementById('reset')) {
     }
     const result = await api('POST', '/auth/reset-password', { token: token.trim(), new_password: password });
     if (result.status !== 200) {
-      apiError(form, result, { password: 'new-password' });
+      // A refused SMS code belongs next to the code field (a refused link has no field).
+      apiError(form, result, {
+        ...(linkToken === null ? { 'reset link': 'token' } : {}),
+        password: 'new-password',
+      });
       return;
     }
     show(form, false);

@@ -1,5 +1,5 @@
-import { api, messageOf } from './api.js';
-import { $, formError, go, safeNext, show } from './dom.js';
+import { api } from './api.js';
+import { $, go, safeNext, show } from './dom.js';
 import { apiError, data, onSubmit, requiredValue } from './forms.js';
 
 /** /verify-email: the emailed code (with resend), or a phone number and its SMS code. */
@@ -17,7 +17,7 @@ if (document.getElementById('email-code')) {
     void (async () => {
       const result = await api('POST', '/auth/verify-email/send');
       show($('email-sent'), result.status === 200);
-      if (result.status !== 200) formError($('email-code', HTMLFormElement), messageOf(result) || 'error');
+      if (result.status !== 200) apiError($('email-code', HTMLFormElement), result);
     })();
   });
 }

@@ -24,6 +24,14 @@ export const identityEn = {
   'login.mfaHeading': 'Two-step verification',
   'login.mfaIntro': 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.',
   'login.mfaSubmit': 'Verify',
+  'login.social': 'Sign in with {provider}',
+  'login.socialState':
+    'That sign-in did not finish: it took too long, or it was started in another browser. Please try again.',
+  'login.socialCancelled': 'The sign-in was cancelled at the other service, so you are not signed in.',
+  'login.socialFailed':
+    'We could not complete the sign-in with the other service. Try again, or sign in with your password.',
+  'login.socialEmailUnverified':
+    'An account here already uses that email address but has not verified it, so we cannot link it. Sign in to that account with its password and verify the email first.',
 
   'register.title': 'Create an account',
   'register.identifier': 'Email address or phone number',
