@@ -5,6 +5,7 @@ import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../help
 import { rawRequest } from '../helpers/http.js';
 import { verifiedUser } from '../helpers/identity.js';
 import { authorizeQuery, consoleClient, pkcePair } from '../helpers/oauth.js';
+import { staffClient } from '../helpers/staff.js';
 import { aPlan } from '../helpers/wifi.js';
 
 /**
@@ -21,6 +22,7 @@ t.test('every page stays on our origin and under 50 KB gzip', { skip: chromiumSk
   const context = await launchBrowser(t);
   const foreign = foreignRequests(context, [app.base]);
   const session = user.cookies.get('svc_session') ?? '';
+  const adminSession = (await staffClient(app, 'owner')).cookies.get('admin_session') ?? '';
   const page = await firstPage(context);
 
   // Anonymous pages first; then the browser gets the session cookie for the others.
@@ -30,9 +32,18 @@ t.test('every page stays on our origin and under 50 KB gzip', { skip: chromiumSk
     '/register',
     '/forgot-password',
     '/reset-password?token=abc',
+    '/admin/login',
     '/verify-email',
     `/consent?${authorizeQuery(client.clientId, pkcePair().challenge)}`,
     '/account',
+    '/admin',
+    '/admin/plans',
+    '/admin/devices',
+    '/admin/sessions',
+    '/admin/guests',
+    '/admin/invoices',
+    '/admin/payments',
+    '/admin/sms',
   ];
   const firstSignedIn = pages.indexOf('/verify-email');
   // Routing turns Chromium's HTTP cache off, so every page fetches all it needs.
@@ -40,7 +51,10 @@ t.test('every page stays on our origin and under 50 KB gzip', { skip: chromiumSk
   for (const [index, path] of pages.entries()) {
     const signedIn = index >= firstSignedIn;
     if (index === firstSignedIn)
-      await context.addCookies([{ name: 'svc_session', value: session, url: app.base }]);
+      await context.addCookies([
+        { name: 'svc_session', value: session, url: app.base },
+        { name: 'admin_session', value: adminSession, url: app.base },
+      ]);
     const urls: string[] = [];
     const listener = (request: Request): void => {
       if (['document', 'stylesheet', 'script'].includes(request.resourceType())) urls.push(request.url());
@@ -52,7 +66,10 @@ t.test('every page stays on our origin and under 50 KB gzip', { skip: chromiumSk
     let total = 0;
     for (const url of urls) {
       const res = await rawRequest(url, {
-        headers: { 'Accept-Encoding': 'gzip', ...(signedIn ? { Cookie: `svc_session=${session}` } : {}) },
+        headers: {
+          'Accept-Encoding': 'gzip',
+          ...(signedIn ? { Cookie: `svc_session=${session}; admin_session=${adminSession}` } : {}),
+        },
       });
       t.equal(res.status, 200, url);
       total += res.body.length;
