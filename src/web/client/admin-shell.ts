@@ -139,7 +139,16 @@ export async function loadTable<T>(
     th.textContent = t(column.head);
     head.append(th);
   }
-  if (actions) head.insertCell().className = 'actions';
+  if (actions) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.className = 'actions';
+    const label = document.createElement('span');
+    label.className = 'sr-only';
+    label.textContent = t('common.actions');
+    th.append(label);
+    head.append(th);
+  }
   const body = table.createTBody();
   for (const row of rows) {
     const tr = body.insertRow();

@@ -10,10 +10,8 @@ export const adminEn = {
   'common.none': 'Nothing yet.',
   'common.loadFailed': 'Could not load this list.',
   'common.cancel': 'Cancel',
-  'common.saved': 'Saved.',
-  'common.yes': 'Yes',
-  'common.no': 'No',
   'common.edit': 'Edit',
+  'common.actions': 'Actions',
   'common.readOnly': 'Your role can look at this page but not change anything on it.',
 
   'brand.admin': 'Staff admin',
@@ -119,9 +117,6 @@ export const adminEn = {
   'device.uamAuth': 'uam login encoding',
   'device.messageAuth': 'Require Message-Authenticator on Access-Request (recommended)',
   'device.hasUamSecret': 'own uam secret',
-  'device.router': 'Router',
-  'device.networks': 'Networks',
-  'device.radius': 'RADIUS',
   'secret.heading': 'Copy the RADIUS secret now',
   'secret.body':
     'This is the RADIUS shared secret of {name}. It is shown only this once: copy it into the router’s RADIUS settings now. If it is lost, make a new one.',
