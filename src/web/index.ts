@@ -3,6 +3,7 @@ import type { Route } from '../http/route.js';
 import { loadAssets, type Assets } from './assets.js';
 import { assetRoutes } from './assets.routes.js';
 import { accountRoutes } from './account.routes.js';
+import { adminPageRoutes } from './admin.routes.js';
 import { consentRoutes } from './consent.routes.js';
 import { identityPageRoutes } from './identity.routes.js';
 import { portalRoutes } from './portal.routes.js';
@@ -24,5 +25,6 @@ export function webRoutes(deps: Deps, assets: Assets = loadAssets()): Route[] {
     ...identityPageRoutes(deps, assets),
     ...consentRoutes(deps, assets),
     ...accountRoutes(deps, assets),
+    ...adminPageRoutes(deps, assets),
   ];
 }

@@ -75,6 +75,7 @@ export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jo
 
 // Staff admin API
 export { authenticateAdmin, ROLE_RANK, mayAct, type StaffPrincipal } from './staff.js';
+export { ADMIN_COOKIE } from './staff.http.js';
 export type { PortalFacts } from './portal-config.js';
 
 // HTTP routes (mounted by app.ts)

@@ -6,6 +6,7 @@ import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../help
 import { rawRequest } from '../helpers/http.js';
 import { verifiedUser } from '../helpers/identity.js';
 import { authorizeQuery, consoleClient, pkcePair } from '../helpers/oauth.js';
+import { staffClient } from '../helpers/staff.js';
 import { aPlan } from '../helpers/wifi.js';
 
 /**
@@ -28,6 +29,7 @@ t.test(
     await aPlan(app.app);
     const user = await verifiedUser(app, 'budget@example.com');
     const client = await consoleClient(user);
+    const adminSession = (await staffClient(app, 'owner')).cookies.get('admin_session') ?? '';
     // The longest provider name the login page may show, with the longest notice.
     await addSocialProvider(app.app.deps, {
       name: 'staff',
@@ -48,9 +50,18 @@ t.test(
       '/register',
       '/forgot-password',
       '/reset-password?token=abc',
+      '/admin/login',
       '/verify-email',
       `/consent?${authorizeQuery(client.clientId, pkcePair().challenge)}`,
-      '/account',
+      '/admin',
+      '/admin/plans',
+      '/admin/devices',
+      '/admin/sessions',
+      '/admin/guests',
+      '/admin/invoices',
+      '/admin/payments',
+      '/admin/sms',
+      '/account', // last: its MFA set-up is opened below
     ];
     const firstSignedIn = pages.indexOf('/verify-email');
     // Routing turns Chromium's HTTP cache off, so every page fetches all it needs.
@@ -58,7 +69,10 @@ t.test(
     for (const [index, path] of pages.entries()) {
       const signedIn = index >= firstSignedIn;
       if (index === firstSignedIn)
-        await context.addCookies([{ name: 'svc_session', value: session, url: app.base }]);
+        await context.addCookies([
+          { name: 'svc_session', value: session, url: app.base },
+          { name: 'admin_session', value: adminSession, url: app.base },
+        ]);
       const urls: string[] = [];
       const listener = (request: Request): void => {
         if (['document', 'stylesheet', 'script'].includes(request.resourceType())) urls.push(request.url());
@@ -70,7 +84,10 @@ t.test(
       let total = 0;
       for (const url of urls) {
         const res = await rawRequest(url, {
-          headers: { 'Accept-Encoding': 'gzip', ...(signedIn ? { Cookie: `svc_session=${session}` } : {}) },
+          headers: {
+            'Accept-Encoding': 'gzip',
+            ...(signedIn ? { Cookie: `svc_session=${session}; admin_session=${adminSession}` } : {}),
+          },
         });
         t.equal(res.status, 200, url);
         total += res.body.length;

@@ -1,0 +1,126 @@
+import type { CoreDeps } from '../deps.js';
+import { readCookie } from '../http/cookies.js';
+import type { RouteResult } from '../http/route.js';
+import type { HttpRequest } from '../http/types.js';
+import { ADMIN_COOKIE, authenticateAdmin, mayAct, type StaffPrincipal } from '../wifi/index.js';
+import type { Assets } from './assets.js';
+import { html, type Html } from './html.js';
+import { renderPage } from './layout.js';
+import { seeOther } from './pages.js';
+import { safeNext } from './security.js';
+import { adminEn, type AdminKey } from './strings/admin.en.js';
+
+/**
+ * What the staff admin pages share: their string table, the staff session check, the shell
+ * (section navigation, who is signed in, sign-out) and what the signed-in role may change.
+ * The admin API stays the enforcer; pages only leave out controls a role could not use.
+ */
+
+export const a = (key: AdminKey): string => adminEn[key];
+
+export const ADMIN_HOME = '/admin';
+
+/** The staff member behind the `admin_session` cookie (role read afresh), or null. */
+export function optionalStaff(deps: Pick<CoreDeps, 'db' | 'clock'>) {
+  return async (req: HttpRequest): Promise<StaffPrincipal | null> => {
+    const token = readCookie(req, ADMIN_COOKIE);
+    return token ? authenticateAdmin(deps, token) : null;
+  };
+}
+
+/** `next` for the admin sign-in: a path on our own origin (security.ts), else the overview. */
+export const adminNext = (raw: unknown): string => safeNext(raw, ADMIN_HOME);
+
+export const toAdminLogin = (next: string): RouteResult =>
+  seeOther(`/admin/login?next=${encodeURIComponent(next)}`);
+
+/** What the role may change (DESIGN.md §4.4); reading is open to every staff role. */
+export const capabilities = (principal: StaffPrincipal) => ({
+  plans: mayAct(principal.role, 'admin'),
+  devices: mayAct(principal.role, 'admin'),
+  disconnect: mayAct(principal.role, 'operator'),
+  sms: mayAct(principal.role, 'operator'),
+});
+
+export type Section =
+  'overview' | 'plans' | 'devices' | 'sessions' | 'guests' | 'invoices' | 'payments' | 'sms';
+
+const NAV: readonly [Section, string, AdminKey][] = [
+  ['overview', '/admin', 'nav.overview'],
+  ['plans', '/admin/plans', 'nav.plans'],
+  ['devices', '/admin/devices', 'nav.devices'],
+  ['sessions', '/admin/sessions', 'nav.sessions'],
+  ['guests', '/admin/guests', 'nav.guests'],
+  ['invoices', '/admin/invoices', 'nav.invoices'],
+  ['payments', '/admin/payments', 'nav.payments'],
+  ['sms', '/admin/sms', 'nav.sms'],
+];
+
+export const SECTION_PATHS = NAV.map(([, path]) => path);
+
+export interface AdminPage {
+  section: Section;
+  title: AdminKey;
+  script: string;
+  principal: StaffPrincipal;
+  main: Html;
+  data?: Record<string, unknown>;
+}
+
+/** A signed-in admin page: navigation, the signed-in line with sign-out, then the section. */
+export function adminPage(deps: Pick<CoreDeps, 'config'>, assets: Assets, page: AdminPage): RouteResult {
+  const { principal } = page;
+  const who = a('who.signedIn')
+    .replace('{email}', principal.email ?? principal.displayName)
+    .replace('{role}', a(`role.${principal.role}`));
+  const nav = NAV.map(([section, path, label]) =>
+    section === page.section
+      ? html`<a href="${path}" aria-current="page">${a(label)}</a>`
+      : html`<a href="${path}">${a(label)}</a>`,
+  );
+  return renderPage(assets, {
+    lang: 'en',
+    title: `${a(page.title)} · ${a('brand.admin')}`,
+    serviceName: deps.config.serviceName,
+    script: page.script,
+    main: html`<div class="admin">
+      <nav class="admin-nav" aria-label="${a('nav.label')}">${nav}</nav>
+      <div class="who">
+        <span id="who">${who}</span>
+        <button type="button" id="sign-out">${a('who.signOut')}</button>
+      </div>
+      ${page.main}
+    </div>`,
+    data: {
+      strings: adminEn,
+      role: principal.role,
+      can: capabilities(principal),
+      ...page.data,
+    },
+  });
+}
+
+/** The heading, intro and (for a role that may not change anything here) a read-only note. */
+export const sectionHead = (title: AdminKey, intro: AdminKey | null, readOnly = false): Html =>
+  html`<h1>${a(title)}</h1>
+    ${intro ? html`<p class="lead">${a(intro)}</p>` : ''}
+    ${readOnly ? html`<p class="notice" id="read-only">${a('common.readOnly')}</p>` : ''}`;
+
+/** A list the page script draws from the API, with its error line. */
+export const tableSlot = (id: string, label: AdminKey): Html =>
+  html`<section class="table-wrap" id="${id}" aria-label="${a(label)}" aria-busy="true" tabindex="-1">
+      <p>${a('common.loading')}</p>
+    </section>
+    <p class="error" id="${id}-error" role="alert" hidden></p>`;
+
+/** The one confirmation dialog of a page (rotating a secret, disconnecting a guest). */
+export const confirmDialog = (): Html =>
+  html`<dialog id="confirm" aria-labelledby="confirm-text">
+    <p id="confirm-text"></p>
+    <button type="button" class="primary" id="confirm-yes"></button>
+    <button type="button" id="confirm-no">${a('common.cancel')}</button>
+  </dialog>`;
+
+/** Status line for what a form or an action just did. */
+export const statusLine = (id: string): Html =>
+  html`<p id="${id}" class="notice" role="status" tabindex="-1" hidden></p>`;

@@ -1,0 +1,247 @@
+import type { CoreDeps } from '../deps.js';
+import { defineRoute, type Route, type RouteContext, type RouteResult } from '../http/route.js';
+import type { StaffPrincipal } from '../wifi/index.js';
+import { checkbox, choice, numberField, textArea, unitField } from './admin-fields.js';
+import {
+  a,
+  adminNext,
+  adminPage,
+  capabilities,
+  confirmDialog,
+  optionalStaff,
+  sectionHead,
+  statusLine,
+  tableSlot,
+  toAdminLogin,
+  type AdminPage,
+} from './admin-page.js';
+import type { Assets } from './assets.js';
+import { field, submitRow } from './forms.js';
+import { html, type Html } from './html.js';
+import { renderPage } from './layout.js';
+import { here, seeOther } from './pages.js';
+import { adminEn, type AdminKey } from './strings/admin.en.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config'>;
+
+/**
+ * The staff admin UI (docs/decisions/0030-web-pages.md): /admin/login, the overview at /admin
+ * and one page per section. Every page but the sign-in needs a staff session and otherwise
+ * answers 303 to /admin/login?next=<itself>. The pages call the staff admin API
+ * (/api/v1/admin/...) from their scripts; the server renders only what the role may use.
+ */
+export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
+  const staff = optionalStaff(deps);
+  const get = (
+    path: string,
+    handler: (ctx: RouteContext<undefined, StaffPrincipal | null>) => RouteResult,
+  ): Route => defineRoute({ method: 'GET', path, api: 'identity', auth: staff, handler });
+  /** A page that needs a staff session. */
+  const section = (
+    path: string,
+    render: (principal: StaffPrincipal, can: ReturnType<typeof capabilities>) => Omit<AdminPage, 'principal'>,
+  ): Route =>
+    get(path, ({ principal, req }) => {
+      if (!principal) return toAdminLogin(here(req));
+      return adminPage(deps, assets, { ...render(principal, capabilities(principal)), principal });
+    });
+
+  return [
+    get('/admin/login', ({ principal, query }) => {
+      const next = adminNext(query.next);
+      if (principal) return seeOther(next);
+      return renderPage(assets, {
+        lang: 'en',
+        title: `${a('login.title')} · ${a('brand.admin')}`,
+        serviceName: deps.config.serviceName,
+        script: 'admin-login.js',
+        data: { strings: adminEn, next },
+        main: loginMain(),
+      });
+    }),
+    section('/admin', () => ({
+      section: 'overview',
+      title: 'overview.title',
+      script: 'admin-overview.js',
+      main: overviewMain(),
+    })),
+    section('/admin/plans', (_, can) => ({
+      section: 'plans',
+      title: 'plans.title',
+      script: 'admin-plans.js',
+      main: html`${sectionHead('plans.title', 'plans.intro', !can.plans)} ${statusLine('plans-status')}
+      ${tableSlot('plans', 'plans.title')} ${can.plans ? planForm() : ''}`,
+    })),
+    section('/admin/devices', (_, can) => ({
+      section: 'devices',
+      title: 'devices.title',
+      script: 'admin-devices.js',
+      main: html`${sectionHead('devices.title', 'devices.intro', !can.devices)}
+      ${statusLine('devices-status')} ${can.devices ? secretBox() : ''}
+      ${tableSlot('devices', 'devices.title')} ${can.devices ? html`${deviceForm()} ${confirmDialog()}` : ''}`,
+    })),
+    section('/admin/sessions', (_, can) => ({
+      section: 'sessions',
+      title: 'sessions.title',
+      script: 'admin-sessions.js',
+      main: html`${sectionHead('sessions.title', 'sessions.intro', !can.disconnect)}
+        <section
+          id="disconnect-result"
+          class="notice"
+          role="status"
+          aria-live="polite"
+          tabindex="-1"
+          hidden
+        ></section>
+        ${tableSlot('sessions', 'sessions.title')} ${can.disconnect ? confirmDialog() : ''}`,
+    })),
+    ...(['guests', 'invoices', 'payments'] as const).map((name) =>
+      section(`/admin/${name}`, () => ({
+        section: name,
+        title: `${name}.title`,
+        script: 'admin-records.js',
+        data: { records: name },
+        main: html`${sectionHead(`${name}.title`, `${name}.intro`)} ${tableSlot(name, `${name}.title`)}`,
+      })),
+    ),
+    section('/admin/sms', (_, can) => ({
+      section: 'sms',
+      title: 'sms.title',
+      script: 'admin-sms.js',
+      main: html`${sectionHead('sms.title', 'sms.intro', !can.sms)} ${can.sms ? smsForm() : ''}
+      ${tableSlot('messages', 'sms.title')}`,
+    })),
+  ];
+}
+
+function loginMain(): Html {
+  return html`<h1>${a('login.title')}</h1>
+    <p class="lead">${a('login.intro')}</p>
+    <form id="admin-login" class="card" novalidate>
+      ${field({ id: 'email', label: a('login.email'), type: 'email', autocomplete: 'username' })}
+      ${field({ id: 'password', label: a('login.password'), type: 'password', autocomplete: 'current-password' })}
+      <div id="code-box" hidden>
+        ${field({ id: 'code', label: a('login.code'), hint: a('login.codeHint'), autocomplete: 'one-time-code', maxlength: 20 })}
+      </div>
+      ${submitRow('admin-login', a('login.submit'))}
+    </form>
+    <p><a href="/forgot-password">${a('login.forgot')}</a></p>`;
+}
+
+const STATS: readonly [string, AdminKey, string][] = [
+  ['devices', 'overview.devices', '/admin/devices'],
+  ['active_sessions', 'overview.activeSessions', '/admin/sessions'],
+  ['pending_invoices', 'overview.pendingInvoices', '/admin/invoices'],
+  ['live_grants', 'overview.liveGrants', '/admin/sessions'],
+  ['sales', 'overview.todaySales', '/admin/payments'],
+  ['revenue_tzs', 'overview.todayRevenue', '/admin/payments'],
+];
+
+function overviewMain(): Html {
+  return html`<h1>${a('overview.title')}</h1>
+    <dl class="stats" id="stats" aria-busy="true">
+      ${STATS.map(
+        ([key, label, path]) =>
+          html`<div>
+            <dt><a href="${path}">${a(label)}</a></dt>
+            <dd id="stat-${key}">…</dd>
+          </div>`,
+      )}
+    </dl>
+    <p class="hint" id="stats-since"></p>
+    <p class="error" id="stats-error" role="alert" hidden></p>`;
+}
+
+function planForm(): Html {
+  return html`<form id="plan-form" class="card" novalidate aria-labelledby="plan-form-heading">
+    <h2 id="plan-form-heading">${a('plans.new')}</h2>
+    ${field({ id: 'plan-name', label: a('plan.name'), maxlength: 100 })}
+    ${textArea({ id: 'plan-description', label: a('plan.description'), hint: a('plan.descriptionHint') })}
+    ${numberField({ id: 'plan-price', label: a('plan.price'), hint: a('plan.priceHint') })}
+    ${unitField({
+      id: 'plan-duration',
+      label: a('plan.duration'),
+      unitLabel: a('plan.durationUnit'),
+      units: [
+        ['60', a('unit.minutes')],
+        ['3600', a('unit.hours')],
+        ['86400', a('unit.days')],
+      ],
+      unit: '3600',
+    })}
+    ${unitField({
+      id: 'plan-data',
+      label: a('plan.dataLimit'),
+      unitLabel: a('plan.dataUnit'),
+      units: [
+        ['1000000', a('unit.MB')],
+        ['1000000000', a('unit.GB')],
+      ],
+      unit: '1000000000',
+      hint: a('plan.dataLimitHint'),
+      required: false,
+    })}
+    ${numberField({ id: 'plan-max-devices', label: a('plan.maxDevices'), hint: a('plan.maxDevicesHint'), value: '1' })}
+    ${numberField({ id: 'plan-sort', label: a('plan.sortOrder'), hint: a('plan.sortOrderHint'), value: '0', signed: true })}
+    ${checkbox({ id: 'plan-active', label: a('plan.active'), checked: true })}
+    ${submitRow('plan-form', a('plans.create'))}
+    <button type="button" id="plan-cancel" hidden>${a('common.cancel')}</button>
+  </form>`;
+}
+
+function deviceForm(): Html {
+  return html`<form id="device-form" class="card" novalidate aria-labelledby="device-form-heading">
+    <h2 id="device-form-heading">${a('devices.new')}</h2>
+    ${field({ id: 'device-name', label: a('device.name'), maxlength: 100 })}
+    ${field({ id: 'device-model', label: a('device.model'), maxlength: 100 })}
+    ${field({ id: 'device-mac', label: a('device.mac'), hint: a('device.macHint'), autocomplete: 'off' })}
+    ${field({ id: 'device-network', label: a('device.network'), hint: a('device.networkHint'), autocomplete: 'off' })}
+    ${field({ id: 'device-uam-server', label: a('device.uamServer'), type: 'url', hint: a('device.uamServerHint'), autocomplete: 'off' })}
+    ${field({ id: 'device-nas-id', label: a('device.nasId'), hint: a('device.nasIdHint'), autocomplete: 'off' })}
+    ${field({ id: 'device-client-ip', label: a('device.clientIp'), hint: a('device.clientIpHint'), autocomplete: 'off' })}
+    ${numberField({ id: 'device-coa-port', label: a('device.coaPort'), hint: a('device.coaPortHint'), value: '3799' })}
+    ${field({ id: 'device-uam-secret', label: a('device.uamSecret'), hint: a('device.uamSecretHint'), autocomplete: 'off', required: false })}
+    ${checkbox({ id: 'device-uam-clear', label: a('device.uamSecretClear'), hidden: true })}
+    ${choice({
+      id: 'device-uam-auth',
+      label: a('device.uamAuth'),
+      choices: [
+        ['chap', 'CHAP'],
+        ['pap', 'PAP'],
+      ],
+      selected: 'chap',
+    })}
+    ${checkbox({ id: 'device-message-auth', label: a('device.messageAuth'), checked: true })}
+    ${submitRow('device-form', a('devices.register'))}
+    <button type="button" id="device-cancel" hidden>${a('common.cancel')}</button>
+  </form>`;
+}
+
+/** Where a new or rotated RADIUS secret is shown, once, until the person says it is copied. */
+function secretBox(): Html {
+  return html`<section
+    id="secret-box"
+    class="notice warn secret"
+    role="alert"
+    tabindex="-1"
+    aria-labelledby="secret-heading"
+    hidden
+  >
+    <h2 id="secret-heading">${a('secret.heading')}</h2>
+    <p id="secret-intro"></p>
+    <p><code id="secret-value"></code></p>
+    <button type="button" id="secret-copy" hidden>${a('secret.copy')}</button>
+    <button type="button" class="primary" id="secret-done">${a('secret.done')}</button>
+    <p id="secret-copied" class="hint" role="status" hidden>${a('secret.copied')}</p>
+  </section>`;
+}
+
+function smsForm(): Html {
+  return html`<form id="sms-form" class="card" novalidate aria-labelledby="sms-form-heading">
+    <h2 id="sms-form-heading">${a('sms.send')}</h2>
+    ${field({ id: 'sms-recipient', label: a('sms.recipient'), type: 'tel', inputmode: 'tel', hint: a('sms.recipientHint'), autocomplete: 'off' })}
+    ${textArea({ id: 'sms-message', label: a('sms.message'), rows: 4, required: true, hint: a('sms.bytes').replace('{n}', '0') })}
+    ${field({ id: 'sms-sender', label: a('sms.sender'), hint: a('sms.senderHint'), maxlength: 11, required: false, autocomplete: 'off' })}
+    ${submitRow('sms-form', a('sms.submit'))} ${statusLine('sms-status')}
+  </form>`;
+}

@@ -1,0 +1,154 @@
+import { dataOf, ok } from './api.js';
+import { $, clearErrors, show } from './dom.js';
+import { apiError, onSubmit, requiredValue, t } from './forms.js';
+import {
+  adminApi,
+  bytes,
+  can,
+  inUnit,
+  loadTable,
+  numberOrText,
+  shortDuration,
+  status,
+  tzs,
+} from './admin-shell.js';
+
+/**
+ * /admin/plans: the plans (GET /api/v1/admin/plans); admins create one (POST) or change one
+ * (PATCH, always with every value, `active` included, since an omitted `active` turns a plan
+ * back on). The API checks the values; its message appears next to the field it is about.
+ */
+
+interface Plan {
+  id: string;
+  name: string;
+  description: string;
+  price_tzs: number;
+  duration_seconds: number;
+  data_limit_bytes: number | null;
+  active: boolean;
+  sort_order: number;
+  max_devices: number;
+}
+
+/** Which field each of the API's plan messages is about (src/wifi/errors.ts). */
+const FIELDS = {
+  'name must': 'plan-name',
+  description: 'plan-description',
+  price_tzs: 'plan-price',
+  duration_seconds: 'plan-duration',
+  data_limit_bytes: 'plan-data',
+  max_devices: 'plan-max-devices',
+  sort_order: 'plan-sort',
+  'active must': 'plan-active',
+};
+
+const input = (id: string): HTMLInputElement => $(id, HTMLInputElement);
+const unit = (id: string): HTMLSelectElement => $(`${id}-unit`, HTMLSelectElement);
+let editing: Plan | null = null;
+
+const load = (): Promise<Plan[] | null> =>
+  loadTable<Plan>(
+    'plans',
+    '/plans',
+    [
+      { head: 'plan.name', cell: (p) => p.name },
+      { head: 'plan.price', cell: (p) => tzs(p.price_tzs) },
+      { head: 'plan.duration', cell: (p) => shortDuration(p.duration_seconds) },
+      {
+        head: 'plan.dataLimit',
+        cell: (p) => (p.data_limit_bytes === null ? t('plan.noLimit') : bytes(p.data_limit_bytes)),
+      },
+      { head: 'plan.maxDevices', cell: (p) => String(p.max_devices) },
+      { head: 'plan.sortOrder', cell: (p) => String(p.sort_order) },
+      { head: 'plan.status', cell: (p) => t(p.active ? 'plan.onSale' : 'plan.offSale') },
+    ],
+    can.plans
+      ? (p) => [
+          {
+            label: t('common.edit'),
+            aria: `${t('common.edit')}: ${p.name}`,
+            run: () => {
+              edit(p);
+              return Promise.resolve();
+            },
+          },
+        ]
+      : undefined,
+  );
+
+/** The largest unit the value is a whole number of (else the smallest unit). */
+function pickUnit(id: string, value: number): void {
+  const select = unit(id);
+  const sizes = [...select.options].map((o) => Number(o.value)).sort((x, y) => y - x);
+  const size = sizes.find((s) => value % s === 0) ?? sizes.at(-1) ?? 1;
+  select.value = String(size);
+  input(id).value = String(value / size);
+}
+
+function edit(plan: Plan): void {
+  editing = plan;
+  const form = $('plan-form', HTMLFormElement);
+  form.reset();
+  clearErrors(form);
+  $('plan-form-heading').textContent = t('plans.editing', { name: plan.name });
+  $('plan-form-submit').textContent = t('plans.save');
+  show($('plan-cancel'));
+  input('plan-name').value = plan.name;
+  $('plan-description', HTMLTextAreaElement).value = plan.description;
+  input('plan-price').value = String(plan.price_tzs);
+  pickUnit('plan-duration', plan.duration_seconds);
+  if (plan.data_limit_bytes !== null) pickUnit('plan-data', plan.data_limit_bytes);
+  input('plan-max-devices').value = String(plan.max_devices);
+  input('plan-sort').value = String(plan.sort_order);
+  input('plan-active').checked = plan.active;
+  input('plan-name').focus();
+}
+
+function createMode(): void {
+  editing = null;
+  const form = $('plan-form', HTMLFormElement);
+  form.reset();
+  clearErrors(form);
+  $('plan-form-heading').textContent = t('plans.new');
+  $('plan-form-submit').textContent = t('plans.create');
+  show($('plan-cancel'), false);
+}
+
+if (can.plans) {
+  onSubmit('plan-form', async (form) => {
+    const name = requiredValue('plan-name');
+    const price = name === null ? null : requiredValue('plan-price');
+    const duration = price === null ? null : requiredValue('plan-duration');
+    if (name === null || price === null || duration === null) return;
+    const data = input('plan-data').value.trim();
+    const body = {
+      name,
+      description: $('plan-description', HTMLTextAreaElement).value,
+      price_tzs: numberOrText(price),
+      duration_seconds: inUnit(duration, Number(unit('plan-duration').value)),
+      data_limit_bytes: data === '' ? null : inUnit(data, Number(unit('plan-data').value)),
+      max_devices: numberOrText(input('plan-max-devices').value),
+      sort_order: numberOrText(input('plan-sort').value),
+      active: input('plan-active').checked,
+    };
+    const plan = editing;
+    const result = plan
+      ? await adminApi('PATCH', `/plans/${encodeURIComponent(plan.id)}`, body)
+      : await adminApi('POST', '/plans', body);
+    if (!ok(result)) {
+      apiError(form, result, FIELDS);
+      return;
+    }
+    const saved = dataOf(result) as Plan;
+    createMode();
+    await load();
+    status('plans-status', t(plan ? 'plans.updated' : 'plans.created', { name: saved.name }));
+  });
+  $('plan-cancel').addEventListener('click', () => {
+    createMode();
+    input('plan-name').focus();
+  });
+}
+
+void load();

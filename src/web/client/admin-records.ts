@@ -1,0 +1,79 @@
+import { data, t } from './forms.js';
+import { loadTable, time, tzs, type Column } from './admin-shell.js';
+import { displayPhone } from './portal-format.js';
+
+/** /admin/guests, /admin/invoices, /admin/payments: read-only tables, newest first (as the API sends them). */
+
+interface Guest {
+  phone: string;
+  purchases: number;
+  invoices: number;
+  spent_tzs: number;
+  first_seen: string;
+  last_seen: string;
+}
+interface Invoice {
+  number: string;
+  plan_name: string | null;
+  phone: string;
+  amount_tzs: number;
+  status: string;
+  provider: string;
+  provider_reference: string | null;
+  failure_reason: string | null;
+  created_at: string;
+  paid_at: string | null;
+}
+interface Payment {
+  invoice_number: string;
+  amount_tzs: number;
+  phone: string | null;
+  provider: string;
+  provider_reference: string | null;
+  paid_at: string;
+}
+
+const guests: Column<Guest>[] = [
+  { head: 'guests.phone', cell: (g) => displayPhone(g.phone) },
+  { head: 'guests.purchases', cell: (g) => String(g.purchases) },
+  { head: 'guests.invoices', cell: (g) => String(g.invoices) },
+  { head: 'guests.spent', cell: (g) => tzs(g.spent_tzs) },
+  { head: 'guests.firstSeen', cell: (g) => time(g.first_seen) },
+  { head: 'guests.lastSeen', cell: (g) => time(g.last_seen) },
+];
+
+const invoices: Column<Invoice>[] = [
+  { head: 'invoices.number', cell: (i) => i.number },
+  { head: 'invoices.created', cell: (i) => time(i.created_at) },
+  { head: 'invoices.plan', cell: (i) => i.plan_name ?? '' },
+  { head: 'invoices.phone', cell: (i) => displayPhone(i.phone) },
+  { head: 'invoices.amount', cell: (i) => tzs(i.amount_tzs) },
+  { head: 'invoices.status', cell: (i) => i.status },
+  { head: 'invoices.provider', cell: (i) => i.provider },
+  { head: 'invoices.reference', cell: (i) => i.provider_reference ?? '' },
+  { head: 'invoices.paid', cell: (i) => time(i.paid_at) },
+  { head: 'invoices.failure', cell: (i) => i.failure_reason ?? '' },
+];
+
+const payments: Column<Payment>[] = [
+  { head: 'payments.paid', cell: (p) => time(p.paid_at) },
+  { head: 'payments.invoice', cell: (p) => p.invoice_number },
+  { head: 'payments.amount', cell: (p) => tzs(p.amount_tzs) },
+  { head: 'payments.phone', cell: (p) => (p.phone ? displayPhone(p.phone) : '') },
+  { head: 'payments.provider', cell: (p) => p.provider },
+  { head: 'payments.reference', cell: (p) => p.provider_reference ?? '' },
+];
+
+switch (data.records) {
+  case 'guests':
+    void loadTable('guests', '/guests', guests);
+    break;
+  case 'invoices':
+    void loadTable('invoices', '/invoices', invoices);
+    break;
+  case 'payments':
+    void loadTable('payments', '/payments', payments);
+    break;
+  default:
+    throw new Error(t('common.loadFailed'));
+}

@@ -1,0 +1,119 @@
+import { dataOf, ok } from './api.js';
+import { $, show } from './dom.js';
+import { t } from './forms.js';
+import { adminApi, askConfirm, bytes, can, failure, loadTable, shortDuration, time } from './admin-shell.js';
+
+/**
+ * /admin/sessions: the RADIUS sessions (GET /api/v1/admin/sessions); operators disconnect one
+ * (POST …/disconnect), which revokes the guest's access and asks each router to drop the
+ * guest's sessions. Each router's answer is shown as the API reports it.
+ */
+
+interface Session {
+  id: string;
+  device_name: string | null;
+  nas_id: string;
+  username: string;
+  framed_ip: string | null;
+  mac: string | null;
+  input_octets: number;
+  output_octets: number;
+  session_time: number;
+  started_at: string;
+  updated_at: string;
+  stopped_at: string | null;
+  terminate_cause: string | null;
+  active: boolean;
+}
+
+interface DisconnectReport {
+  grant_revoked: boolean;
+  disconnect: {
+    status: string;
+    sessions: { nas_id: string; acct_session_id: string; answer: string; error_cause?: string | null }[];
+  };
+}
+
+const result = $('disconnect-result');
+
+function line(text: string, tag: 'p' | 'li' | 'h2' = 'p'): HTMLElement {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  return el;
+}
+
+function report(user: string, answer: DisconnectReport): void {
+  const routers = answer.disconnect.sessions.map((s) =>
+    line(
+      t('sessions.answer', {
+        router: s.nas_id,
+        session: s.acct_session_id,
+        answer: t(`answer.${s.answer}`, { cause: s.error_cause ?? '?' }),
+      }),
+      'li',
+    ),
+  );
+  const list = document.createElement('ul');
+  list.id = 'disconnect-answers';
+  list.append(...routers);
+  result.replaceChildren(
+    line(t('sessions.result', { user }), 'h2'),
+    line(t(answer.grant_revoked ? 'sessions.revoked' : 'sessions.notRevoked')),
+    routers.length > 0 ? list : line(t('sessions.noSessions')),
+  );
+}
+
+async function disconnect(s: Session): Promise<void> {
+  if (!(await askConfirm(t('sessions.disconnectQuestion', { user: s.username }), t('sessions.disconnect'))))
+    return;
+  result.replaceChildren(line(t('sessions.disconnecting', { user: s.username })));
+  show(result);
+  result.focus();
+  // Up to three tries 2 s apart per router: the answer may take a few seconds.
+  const answer = await adminApi('POST', `/sessions/${encodeURIComponent(s.id)}/disconnect`);
+  if (ok(answer)) report(s.username, dataOf(answer) as DisconnectReport);
+  else result.replaceChildren(line(t('sessions.result', { user: s.username }), 'h2'), line(failure(answer)));
+  result.focus();
+  await load();
+}
+
+const load = (): Promise<Session[] | null> =>
+  loadTable<Session>(
+    'sessions',
+    '/sessions',
+    [
+      { head: 'sessions.user', cell: (s) => s.username },
+      { head: 'sessions.router', cell: (s) => s.device_name ?? s.nas_id },
+      { head: 'sessions.mac', cell: (s) => s.mac ?? '' },
+      { head: 'sessions.ip', cell: (s) => s.framed_ip ?? '' },
+      { head: 'sessions.started', cell: (s) => time(s.started_at) },
+      { head: 'sessions.lastUpdate', cell: (s) => time(s.stopped_at ?? s.updated_at) },
+      { head: 'sessions.time', cell: (s) => shortDuration(s.session_time) },
+      // The router counts from its side: input is what the guest sent, output what they received.
+      { head: 'sessions.traffic', cell: (s) => `${bytes(s.output_octets)} / ${bytes(s.input_octets)}` },
+      {
+        head: 'sessions.state',
+        cell: (s) =>
+          s.active
+            ? t('sessions.active')
+            : s.terminate_cause
+              ? t('sessions.endedCause', { cause: s.terminate_cause })
+              : t('sessions.ended'),
+      },
+    ],
+    can.disconnect
+      ? (s) =>
+          s.active
+            ? [
+                {
+                  label: t('sessions.disconnect'),
+                  aria: t('sessions.disconnectAria', { user: s.username, router: s.device_name ?? s.nas_id }),
+                  danger: true,
+                  run: () => disconnect(s),
+                },
+              ]
+            : []
+      : undefined,
+  );
+
+void load();

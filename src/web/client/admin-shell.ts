@@ -1,0 +1,214 @@
+import { api, dataOf, messageOf, ok, type ApiResult } from './api.js';
+import { $, go, show } from './dom.js';
+import { data, t } from './forms.js';
+import { amount, bytesWords } from './portal-format.js';
+
+/**
+ * What every signed-in admin page shares: the staff admin API with the session check, sign-out,
+ * the role's capabilities (the server already left out what the role may not use), number and
+ * time formats, the tables, the status line and the confirmation dialog.
+ */
+
+export interface Capabilities {
+  plans: boolean;
+  devices: boolean;
+  disconnect: boolean;
+  sms: boolean;
+}
+
+export const can = data.can as Capabilities;
+
+const here = (): string => `${location.pathname}${location.search}`;
+
+/**
+ * A staff admin API call (`path` below /api/v1/admin). A lost session (401: expired, signed out
+ * elsewhere, role taken away) sends the person to sign in again and come back here.
+ */
+export async function adminApi(method: string, path: string, body?: unknown): Promise<ApiResult> {
+  const result = await api(method, `/api/v1/admin${path}`, body);
+  if (result.status === 401) go(`/admin/login?next=${encodeURIComponent(here())}`);
+  return result;
+}
+
+/** The API's own message for a failure, or ours when there is none (no connection). */
+export const failure = (result: ApiResult): string =>
+  messageOf(result) || t(result.status === 429 ? 'common.tooMany' : 'common.network');
+
+$('sign-out').addEventListener('click', () => {
+  void api('POST', '/api/v1/admin/auth/logout').then(() => {
+    go('/admin/login');
+  });
+});
+
+const when = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A time in the browser's zone, or in `timeZone` (the venue's, for "today"). */
+export function time(iso: string | null | undefined, timeZone?: string): string {
+  if (!iso) return '';
+  const format = timeZone
+    ? new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone })
+    : when;
+  return format.format(new Date(iso));
+}
+
+export const tzs = (n: number): string => t('money.tzs', { amount: amount(n) });
+
+export const bytes = (n: number): string => bytesWords(n);
+
+/** 3725 → "1 h 2 min"; at most two units. */
+export function shortDuration(seconds: number): string {
+  const parts: string[] = [];
+  let left = Math.max(0, Math.floor(seconds));
+  for (const [key, size] of [
+    ['dur.days', 86_400],
+    ['dur.hours', 3_600],
+    ['dur.minutes', 60],
+    ['dur.seconds', 1],
+  ] as const) {
+    const n = Math.floor(left / size);
+    if (n === 0 || parts.length === 2) continue;
+    parts.push(t(key, { n }));
+    left -= n * size;
+  }
+  return parts.length === 0 ? t('dur.seconds', { n: 0 }) : parts.join(' ');
+}
+
+/** A table column: its heading (string key) and what a row shows in it. */
+export interface Column<T> {
+  head: string;
+  cell: (row: T) => string;
+}
+
+/** A button for a row; `aria` names the row it acts on. */
+export interface RowAction {
+  label: string;
+  aria: string;
+  run: (button: HTMLButtonElement) => Promise<void>;
+  danger?: boolean;
+}
+
+function actionButton(action: RowAction): HTMLButtonElement {
+  const button = document.createElement('button');
+  button.type = 'button';
+  if (action.danger) button.className = 'danger';
+  button.textContent = action.label;
+  button.setAttribute('aria-label', action.aria);
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    void action.run(button).finally(() => {
+      button.disabled = false;
+    });
+  });
+  return button;
+}
+
+/**
+ * Loads a list from the API and draws it as a table in the slot `id` (on a phone each row is
+ * a card, each cell labelled with its heading: app.css). Returns the rows, or null on failure
+ * (the API's message is then shown under the slot).
+ */
+export async function loadTable<T>(
+  id: string,
+  path: string,
+  columns: readonly Column<T>[],
+  actions?: (row: T) => RowAction[],
+): Promise<T[] | null> {
+  const slot = $(id);
+  const error = $(`${id}-error`);
+  slot.setAttribute('aria-busy', 'true');
+  const result = await adminApi('GET', path);
+  slot.removeAttribute('aria-busy');
+  show(error, !ok(result));
+  if (!ok(result)) {
+    error.textContent = messageOf(result) || t('common.loadFailed');
+    return null;
+  }
+  const rows = dataOf(result) as T[];
+  if (rows.length === 0) {
+    const p = document.createElement('p');
+    p.textContent = t('common.none');
+    slot.replaceChildren(p);
+    return rows;
+  }
+  const table = document.createElement('table');
+  table.className = 'rows';
+  const head = table.createTHead().insertRow();
+  for (const column of columns) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = t(column.head);
+    head.append(th);
+  }
+  if (actions) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.className = 'actions';
+    const label = document.createElement('span');
+    label.className = 'sr-only';
+    label.textContent = t('common.actions');
+    th.append(label);
+    head.append(th);
+  }
+  const body = table.createTBody();
+  for (const row of rows) {
+    const tr = body.insertRow();
+    for (const column of columns) {
+      const td = tr.insertCell();
+      td.dataset.label = t(column.head);
+      td.textContent = column.cell(row);
+    }
+    if (actions) {
+      const td = tr.insertCell();
+      td.className = 'actions';
+      td.append(...actions(row).map(actionButton));
+    }
+  }
+  slot.replaceChildren(table);
+  return rows;
+}
+
+/** Shows `text` in a status line and moves focus there, so keyboard and screen-reader users get it. */
+export function status(id: string, text: string | null): void {
+  const line = $(id);
+  line.textContent = text ?? '';
+  show(line, text !== null);
+  if (text !== null) line.focus();
+}
+
+/** Asks in the page's dialog; resolves true only when the person confirms. */
+export function askConfirm(question: string, yes: string): Promise<boolean> {
+  const dialog = $('confirm', HTMLDialogElement);
+  const yesButton = $('confirm-yes', HTMLButtonElement);
+  const noButton = $('confirm-no', HTMLButtonElement);
+  $('confirm-text').textContent = question;
+  yesButton.textContent = yes;
+  return new Promise((resolve) => {
+    const answer = (value: boolean) => () => {
+      yesButton.onclick = null;
+      noButton.onclick = null;
+      dialog.onclose = null;
+      dialog.close();
+      resolve(value);
+    };
+    yesButton.onclick = answer(true);
+    noButton.onclick = answer(false);
+    dialog.onclose = answer(false); // Escape
+    dialog.showModal();
+    noButton.focus();
+  });
+}
+
+/** `text` as a number when it is one (so the API checks the value), else as typed (the API says why). */
+export function numberOrText(text: string): number | string {
+  const trimmed = text.trim();
+  return /^-?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed;
+}
+
+/** A number typed in a unit as the API's whole base unit (seconds, bytes); else as typed. */
+export function inUnit(text: string, unit: number): number | string {
+  const n = numberOrText(text);
+  if (typeof n === 'string') return n;
+  const scaled = n * unit;
+  const whole = Math.round(scaled);
+  return Math.abs(scaled - whole) < 1e-6 ? whole : scaled;
+}

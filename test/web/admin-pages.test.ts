@@ -1,0 +1,160 @@
+import t from 'tap';
+import { removeStaff } from '../../src/identity/index.js';
+import { startTestApp } from '../helpers/app.js';
+import { rawRequest } from '../helpers/http.js';
+import { verifiedUser } from '../helpers/identity.js';
+import { staffClient } from '../helpers/staff.js';
+
+/** The staff admin pages over plain HTTP: session redirects, `next`, headers, role-rendered controls, size. */
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+const SECTIONS = [
+  '/admin',
+  '/admin/plans',
+  '/admin/devices',
+  '/admin/sessions',
+  '/admin/guests',
+  '/admin/invoices',
+  '/admin/payments',
+  '/admin/sms',
+];
+
+/** A page as the staff member's browser gets it (the helper Client reads JSON only). */
+const visit = (base: string, path: string, staff?: { cookieHeader(): string }) =>
+  rawRequest(`${base}${path}`, { headers: staff ? { Cookie: staff.cookieHeader() } : {} });
+
+const pageData = (html: string): Record<string, unknown> =>
+  JSON.parse(
+    /<script type="application\/json" id="page-data">([\s\S]*?)<\/script>/.exec(html)?.[1] ?? 'null',
+  );
+
+t.test('admin pages without a staff session go to /admin/login?next=<themselves>', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const member = await verifiedUser(app, 'member@example.com');
+  const paths = [...SECTIONS, '/admin/sessions?since=today'];
+  for (const path of paths) {
+    for (const cookie of [{}, { Cookie: member.cookieHeader() }, { Cookie: 'admin_session=forged' }]) {
+      const res = await rawRequest(`${app.base}${path}`, { headers: cookie });
+      t.equal(res.status, 303, `${path} ${JSON.stringify(cookie)}`);
+      t.equal(res.headers.location, `/admin/login?next=${encodeURIComponent(path)}`, path);
+      t.equal(res.headers['cache-control'], 'no-store', `${path}: the redirect is not cached`);
+    }
+  }
+
+  const owner = await staffClient(app, 'owner');
+  t.equal((await visit(app.base, '/admin/plans', owner)).status, 200, 'a live session gets the page');
+  app.clock.advance('12h');
+  app.clock.advance(1000);
+  const expired = await visit(app.base, '/admin/plans', owner);
+  t.equal(expired.status, 303, 'the session lasts 12 hours, not a second more');
+  t.equal(expired.headers.location, '/admin/login?next=%2Fadmin%2Fplans');
+
+  const admin = await staffClient(app, 'admin');
+  t.equal((await visit(app.base, '/admin', admin)).status, 200);
+  await removeStaff(app.app.deps, admin.email);
+  t.equal((await visit(app.base, '/admin', admin)).status, 303, 'a role taken away ends the pages at once');
+});
+
+t.test('every admin page sends CSP, refuses framing, is not cached and loads nothing foreign', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const owner = await staffClient(app, 'owner');
+  for (const path of ['/admin/login', ...SECTIONS]) {
+    const headers = path === '/admin/login' ? {} : { Cookie: owner.cookieHeader() };
+    const res = await rawRequest(`${app.base}${path}`, { headers });
+    t.equal(res.status, 200, path);
+    t.equal(res.headers['content-type'], 'text/html; charset=utf-8', path);
+    t.equal(res.headers['content-security-policy'], CSP, `${path}: CSP`);
+    t.equal(res.headers['x-frame-options'], 'DENY', `${path}: X-Frame-Options`);
+    t.equal(res.headers['x-content-type-options'], 'nosniff', path);
+    t.equal(res.headers['cache-control'], 'no-store', `${path}: no-store`);
+    t.equal(res.headers['referrer-policy'], 'no-referrer', path);
+    t.notMatch(res.text, /<script(?![^>]*\b(src=|type="application\/json"))/, `${path}: no inline script`);
+    t.notMatch(res.text, /\sstyle=|<style/, `${path}: no inline style`);
+    t.notMatch(res.text, /(src="|href=")(https?:)?\/\//, `${path}: nothing from another origin`);
+  }
+});
+
+t.test('the sign-in page: a signed-in visit goes straight to next, only on our origin', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const page = await rawRequest(`${app.base}/admin/login?next=${encodeURIComponent('//evil.example/admin')}`);
+  t.equal(pageData(page.text).next, '/admin', 'a foreign next becomes the overview');
+  t.notMatch(page.text, /evil\.example/);
+  t.equal(
+    pageData((await rawRequest(`${app.base}/admin/login?next=%2Fadmin%2Fsms`)).text).next,
+    '/admin/sms',
+  );
+  t.match(page.text, /id="code-box" hidden/, 'the code field waits until the API asks for it');
+
+  const staff = await staffClient(app, 'viewer');
+  const cases: [string | null, string][] = [
+    [null, '/admin'],
+    ['/admin/devices?x=1', '/admin/devices?x=1'],
+    ['//evil.example', '/admin'],
+    ['https://evil.example/', '/admin'],
+    ['/\\evil.example', '/admin'],
+    ['javascript:alert(1)', '/admin'],
+  ];
+  for (const [next, location] of cases) {
+    const path = next === null ? '/admin/login' : `/admin/login?next=${encodeURIComponent(next)}`;
+    const res = await visit(app.base, path, staff);
+    t.equal(res.status, 303, String(next));
+    t.equal(res.headers.location, location, String(next));
+  }
+});
+
+t.test('the page shows who is signed in and renders only the controls the role may use', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const controls: [string, RegExp][] = [
+    ['/admin/plans', /id="plan-form"/],
+    ['/admin/devices', /id="device-form"/],
+    ['/admin/devices', /id="secret-box"/],
+    ['/admin/sessions', /id="confirm"/],
+    ['/admin/sms', /id="sms-form"/],
+  ];
+  const allowed: Record<string, string[]> = {
+    viewer: [],
+    operator: ['/admin/sessions', '/admin/sms'],
+    admin: ['/admin/plans', '/admin/devices', '/admin/sessions', '/admin/sms'],
+    owner: ['/admin/plans', '/admin/devices', '/admin/sessions', '/admin/sms'],
+  };
+  for (const role of ['viewer', 'operator', 'admin', 'owner'] as const) {
+    const staff = await staffClient(app, role);
+    const home = await visit(app.base, '/admin', staff);
+    t.match(home.text, `Signed in as ${staff.email} (${role})`, role);
+    t.match(home.text, /<button type="button" id="sign-out">Sign out<\/button>/);
+    t.match(home.text, /<a href="\/admin" aria-current="page">Overview<\/a>/);
+    t.equal(pageData(home.text).role, role);
+    for (const [path, control] of controls) {
+      const res = await visit(app.base, path, staff);
+      const expected = allowed[role]?.includes(path) ?? false;
+      t.equal(control.test(res.text), expected, `${role} ${path} ${String(control)}`);
+      t.equal(/id="read-only"/.test(res.text), !expected, `${role} ${path}: read-only note`);
+    }
+  }
+});
+
+t.test('each admin page with its CSS and JS stays under 50 KB gzip', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const owner = await staffClient(app, 'owner');
+  for (const path of ['/admin/login', ...SECTIONS]) {
+    const headers = path === '/admin/login' ? {} : { Cookie: owner.cookieHeader() };
+    // What travels: each body as the server sends it to a browser that accepts gzip.
+    const sent = await rawRequest(`${app.base}${path}`, {
+      headers: { ...headers, 'Accept-Encoding': 'gzip' },
+    });
+    t.equal(sent.status, 200, path);
+    let total = sent.body.length;
+    const { text } = await rawRequest(`${app.base}${path}`, { headers });
+    const assets = [...text.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1] ?? '');
+    t.ok(assets.some((u) => u.endsWith('.css')) && assets.some((u) => u.endsWith('.js')), `${path}: assets`);
+    for (const url of assets) {
+      const res = await rawRequest(`${app.base}${url}`, { headers: { 'Accept-Encoding': 'gzip' } });
+      t.equal(res.status, 200, url);
+      total += res.body.length;
+    }
+    t.ok(total < 50 * 1024, `${path}: ${String(total)} bytes`);
+    t.comment(`${path}: ${String(total)} bytes gzip`);
+  }
+});
