@@ -118,7 +118,7 @@ export async function closeStaleSessions(deps: Pick<WifiDeps, 'db' | 'clock' | '
 /** At most this many rows in a list (wifi-access-api.md §8). */
 export const LIST_LIMIT = 200;
 
-/** Recent RADIUS sessions, newest first. */
+/** Recent RADIUS sessions: every open one first, then closed ones; newest first within each. */
 export function listSessions(deps: Pick<WifiDeps, 'db'>): Promise<ListedSessionRow[]> {
   return selectRecentSessions(deps.db, LIST_LIMIT);
 }

@@ -10,7 +10,21 @@ import {
   startRadiusApp,
 } from '../helpers/radius.js';
 import { staffClient } from '../helpers/staff.js';
+import { recordAccounting, type AccountingRecord } from '../../src/wifi/index.js';
 import { aLiveSession, wifiRows } from '../helpers/wifi.js';
+
+/** A Stop for a session this box never saw start: it is recorded closed. */
+const closedLater: Omit<AccountingRecord, 'deviceId' | 'acctSessionId'> = {
+  statusType: 'Stop',
+  username: 'someone-else',
+  framedIp: '10.1.0.9',
+  mac: 'AA:BB:CC:00:00:09',
+  inputOctets: 1000,
+  outputOctets: 2000,
+  sessionTime: 60,
+  terminateCause: 'User-Request',
+  delaySeconds: 0,
+};
 
 /** GET /api/v1/admin/sessions and POST /api/v1/admin/sessions/{id}/disconnect (wifi-access-api.md §3, §4.3). */
 
@@ -70,14 +84,36 @@ t.test(
     }
     const capped = (await viewer.get('/api/v1/admin/sessions')).body.data as { acct_session_id: string }[];
     t.equal(capped.length, 200);
-    t.equal(capped[0]?.acct_session_id, 'later-200', 'newest first');
+    t.equal(capped[0]?.acct_session_id, 'later-200', 'open sessions first, newest first');
     t.notOk(
       capped.some((s) => s.acct_session_id === '5f3a1b2c00000001'),
-      'the oldest is left out',
+      'the oldest open one is left out when 200 newer are open',
     );
     t.equal((await viewer.get('/api/v1/admin/overview')).body.data.active_sessions, 201);
   },
 );
+
+t.test('a session open since long ago stays listed however many newer ones have ended', async (t) => {
+  const { app, session } = await setup(t);
+  const viewer = await staffClient(app, 'viewer');
+  for (let i = 1; i <= 200; i++) {
+    app.clock.advance('1s');
+    await recordAccounting(app.app.deps, [
+      { ...closedLater, deviceId: app.deviceId, acctSessionId: `done-${String(i)}` },
+    ]);
+  }
+  const listed = (await viewer.get('/api/v1/admin/sessions')).body.data as {
+    id: string;
+    acct_session_id: string;
+  }[];
+  t.equal(listed.length, 200);
+  t.equal(listed[0]?.id, session.id, 'the open session first');
+  t.equal(listed[1]?.acct_session_id, 'done-200', 'then the newest closed ones');
+  t.notOk(
+    listed.some((s) => s.acct_session_id === 'done-1'),
+    'the oldest closed one is left out',
+  );
+});
 
 t.test('disconnect: the grant is revoked, the router ACKs and the answer is in the body', async (t) => {
   const { app, guest, listener, session } = await setup(t);
