@@ -67,15 +67,20 @@ function credentials(form: URLSearchParams, authorization: string | undefined): 
   return { clientId: formId, secret: formSecret };
 }
 
+/**
+ * identity-service.md §5 rule 6: credentials that are wrong or missing are 401 invalid_client,
+ * and so is a missing client_id. A public client has no secret, so one presented for it (form or
+ * Basic) is a wrong credential rather than something to ignore; an empty one is no secret at all.
+ */
 async function authenticateClient(deps: OAuthDeps, creds: Credentials): Promise<ClientRow> {
-  if (!creds.clientId) throw tokenErrors.invalidRequest('client_id is required');
+  if (!creds.clientId) throw tokenErrors.invalidClient('client_id is required');
   const client = await findClient(deps, creds.clientId);
   if (!client) throw tokenErrors.invalidClient();
-  if (
-    client.type === 'confidential' &&
-    (creds.secret === null || !clientSecretMatches(client, creds.secret))
-  ) {
-    throw tokenErrors.invalidClient();
+  if (client.type === 'confidential') {
+    if (creds.secret === null || !clientSecretMatches(client, creds.secret))
+      throw tokenErrors.invalidClient();
+  } else if (creds.secret !== null && creds.secret !== '') {
+    throw tokenErrors.invalidClient('public clients do not authenticate with a secret');
   }
   if (client.status === 'disabled') throw tokenErrors.invalidClient('client is disabled');
   return client;

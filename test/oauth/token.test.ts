@@ -173,6 +173,7 @@ t.test(
       t.equal(res.headers.get('www-authenticate'), 'Basic realm="svc-accounts"');
       t.equal(res.headers.get('cache-control'), 'no-store');
     };
+    await bad({}); // §5 rule 6: missing credentials, client_id included
     await bad({ client_id: client.clientId });
     await bad({ client_id: client.clientId, client_secret: 'cask_wrong' });
     await bad({ client_id: 'nope-abcdef', client_secret: client.secret! });
@@ -196,6 +197,53 @@ t.test(
     });
     t.equal(pubRes.status, 200, 'public clients send no secret');
 
+    const pp2 = pkcePair();
+    const pubForm = {
+      grant_type: 'authorization_code',
+      code: await authorizeCode(user, pub.clientId, pp2.challenge),
+      redirect_uri: REDIRECT,
+      code_verifier: pp2.verifier,
+    };
+    const pubBasic = (secret: string) =>
+      `Basic ${Buffer.from(`${pub.clientId}:${secret}`).toString('base64')}`;
+    for (const [form, headers] of [
+      [{ ...pubForm }, { Authorization: pubBasic('made-up-secret') }],
+      [{ ...pubForm, client_id: pub.clientId, client_secret: 'made-up-secret' }, {}],
+    ] as const) {
+      const refused = await tokenRequest(app, form, headers);
+      t.same(
+        [refused.status, refused.body, refused.headers.get('www-authenticate')],
+        [
+          401,
+          { error: 'invalid_client', error_description: 'public clients do not authenticate with a secret' },
+          'Basic realm="svc-accounts"',
+        ],
+        'a secret presented for a public client is refused',
+      );
+    }
+    const emptySecret = await tokenRequest(app, pubForm, { Authorization: pubBasic('') });
+    t.equal(
+      emptySecret.status,
+      200,
+      'an empty secret is no secret (RFC 6749 §2.3.1); the refusals burnt nothing',
+    );
+
+    await owner.patch(`/console/projects/${pub.projectId}/clients/${pub.clientId}`, { status: 'disabled' });
+    const disabledPublic = await tokenRequest(app, {
+      grant_type: 'refresh_token',
+      refresh_token: pubRes.body.refresh_token as string,
+      client_id: pub.clientId,
+    });
+    t.same(
+      [disabledPublic.status, disabledPublic.body, disabledPublic.headers.get('www-authenticate')],
+      [
+        401,
+        { error: 'invalid_client', error_description: 'client is disabled' },
+        'Basic realm="svc-accounts"',
+      ],
+      'a disabled public client is refused at the token endpoint',
+    );
+
     await owner.patch(`/console/projects/${client.projectId}/clients/${client.clientId}`, {
       status: 'disabled',
     });
@@ -212,7 +260,6 @@ t.test('request errors: invalid_request, unsupported_grant_type, form encoding o
     [{ ...creds, grant_type: 'client_credentials' }, 'unsupported_grant_type'],
     [{ ...creds, grant_type: 'authorization_code', code: 'x' }, 'invalid_request'],
     [{ ...creds, grant_type: 'refresh_token' }, 'invalid_request'],
-    [{ grant_type: 'refresh_token', refresh_token: 'x' }, 'invalid_request'],
   ];
   for (const [form, error] of cases) {
     const res = await tokenRequest(app, form);
