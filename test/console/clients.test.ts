@@ -189,71 +189,191 @@ t.test('25 clients per project; the create limiter allows 20 per hour per IP', a
   );
 });
 
-t.test(
-  'PATCH is a partial merge; [] clears; the status table row by row with the publishing gate',
-  async (t) => {
-    const app = await startTestApp(t);
-    const owner = await registered(app, 'patch@example.com');
-    const pid = await project(owner);
-    const created = await owner.post(`/console/projects/${pid}/clients`, {
-      ...good,
-      redirect_uris: ['http://localhost/cb'],
-    });
+t.test('PATCH is a partial merge; [] clears; omitted fields stay', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'patch@example.com');
+  const pid = await project(owner);
+  const created = await owner.post(`/console/projects/${pid}/clients`, {
+    ...good,
+    redirect_uris: ['http://localhost/cb'],
+  });
+  const url = `/console/projects/${pid}/clients/${String(created.body.data.client.id)}`;
+  const patch = (body: Record<string, unknown>) => owner.patch(url, body);
+
+  const renamed = await patch({ name: 'Renamed' });
+  t.match(renamed.body.data, {
+    name: 'Renamed',
+    redirect_uris: ['http://localhost/cb'],
+    allowed_scopes: ['openid', 'email'],
+    status: 'testing',
+  });
+  t.equal((await patch({ status: 'live' })).body.message, 'status must be testing, production or disabled');
+  t.same((await patch({ status: 'production', redirect_uris: ['https://acme.example/cb'] })).body, {
+    success: false,
+    message: 'publishing requires at least one https:// redirect_uri and a homepage_url',
+  });
+  t.same((await owner.get(url)).body.data, renamed.body.data, 'a refused PATCH changes nothing');
+  const cleared = await patch({ redirect_uris: [], allowed_scopes: [], homepage_url: null });
+  t.match(cleared.body.data, { name: 'Renamed', redirect_uris: [], allowed_scopes: [], status: 'testing' });
+  t.notOk('homepage_url' in cleared.body.data, 'cleared URL is omitted');
+  t.equal((await patch({ redirect_uris: ['https://*.x/cb'] })).status, 400);
+});
+
+t.test('the client status table of §3.1, row by row, with the publishing gate', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'status@example.com');
+  const pid = await project(owner);
+  const gate = 'publishing requires at least one https:// redirect_uri and a homepage_url';
+  const publishable = { redirect_uris: ['https://acme.example/cb'], homepage_url: 'https://acme.example' };
+  const bare = { redirect_uris: ['http://localhost/cb'], homepage_url: null };
+  type Status = 'testing' | 'production' | 'disabled';
+  /** A new client in `from` whose fields are `fields` (production ones are created publishable). */
+  const clientIn = async (from: Status, fields: Record<string, unknown>) => {
+    app.clock.advance('1h'); // stay clear of the 20-per-hour create limiter
+    const created = await owner.post(`/console/projects/${pid}/clients`, { ...good, ...fields });
+    t.equal(created.status, 201);
     const url = `/console/projects/${pid}/clients/${String(created.body.data.client.id)}`;
-    const patch = (body: Record<string, unknown>) => owner.patch(url, body);
+    if (from !== 'testing') t.equal((await owner.patch(url, { status: from })).body.data?.status, from);
+    return { url, id: created.body.data.client.id as string };
+  };
+  const statusChanges = async (id: string) =>
+    (await audit(owner, pid)).filter((e) => e.action === 'client.status_changed' && e.target_id === id);
 
-    const renamed = await patch({ name: 'Renamed' });
-    t.match(renamed.body.data, {
-      name: 'Renamed',
-      redirect_uris: ['http://localhost/cb'],
-      allowed_scopes: ['openid', 'email'],
-    });
-    const gate = 'publishing requires at least one https:// redirect_uri and a homepage_url';
-    // testing → testing, → production (gate), → disabled
-    t.equal((await patch({ status: 'testing' })).body.data.status, 'testing');
-    t.same(
-      (await patch({ status: 'production' })).body,
-      { success: false, message: gate },
-      'no https URI, no homepage',
-    );
-    t.same(
-      (await patch({ status: 'production', redirect_uris: ['https://acme.example/cb'] })).body.message,
-      gate,
-      'no homepage',
-    );
-    t.equal(
-      (await owner.get(url)).body.data.redirect_uris[0],
-      'http://localhost/cb',
-      'a refused PATCH changes nothing',
-    );
-    const published = await patch({
-      status: 'production',
-      redirect_uris: ['https://acme.example/cb'],
-      homepage_url: 'https://acme.example',
-    });
-    t.match(published.body.data, { status: 'production', homepage_url: 'https://acme.example' });
-    // production → production, → testing refused, → disabled
-    t.equal((await patch({ status: 'production' })).body.data.status, 'production');
-    t.equal((await patch({ status: 'testing' })).status, 400);
-    t.equal(
-      (await patch({ redirect_uris: ['http://localhost/cb'] })).body.message,
-      gate,
-      'a production client keeps passing the gate',
-    );
-    t.equal((await patch({ status: 'disabled' })).body.data.status, 'disabled');
-    // disabled → testing, → production (gate)
-    t.equal((await patch({ status: 'testing' })).body.data.status, 'testing');
-    await patch({ status: 'disabled' });
-    t.equal((await patch({ status: 'production' })).body.data.status, 'production');
-    t.equal((await patch({ status: 'live' })).body.message, 'status must be testing, production or disabled');
+  const rows: {
+    row: string;
+    from: Status;
+    fields: Record<string, unknown>;
+    patch: Record<string, unknown>;
+    to?: Status;
+    refused?: string;
+  }[] = [
+    {
+      row: 'testing → testing: no change',
+      from: 'testing',
+      fields: bare,
+      patch: { status: 'testing' },
+      to: 'testing',
+    },
+    {
+      row: 'testing → production: refused by the gate',
+      from: 'testing',
+      fields: bare,
+      patch: { status: 'production' },
+      refused: gate,
+    },
+    {
+      row: 'testing → production: through the gate',
+      from: 'testing',
+      fields: bare,
+      patch: { status: 'production', ...publishable },
+      to: 'production',
+    },
+    {
+      row: 'testing → disabled',
+      from: 'testing',
+      fields: bare,
+      patch: { status: 'disabled' },
+      to: 'disabled',
+    },
+    {
+      row: 'production → production: no change, and not gated',
+      from: 'production',
+      fields: publishable,
+      patch: { status: 'production', ...bare },
+      to: 'production',
+    },
+    {
+      row: 'production without a status in the PATCH: not gated either',
+      from: 'production',
+      fields: publishable,
+      patch: bare,
+      to: 'production',
+    },
+    {
+      row: 'production → disabled',
+      from: 'production',
+      fields: publishable,
+      patch: { status: 'disabled' },
+      to: 'disabled',
+    },
+    {
+      row: 'disabled → testing',
+      from: 'disabled',
+      fields: bare,
+      patch: { status: 'testing' },
+      to: 'testing',
+    },
+    {
+      row: 'disabled → production: refused by the gate',
+      from: 'disabled',
+      fields: bare,
+      patch: { status: 'production' },
+      refused: gate,
+    },
+    {
+      row: 'disabled → production: refused without a homepage',
+      from: 'disabled',
+      fields: { ...bare, redirect_uris: ['https://acme.example/cb'] },
+      patch: { status: 'production' },
+      refused: gate,
+    },
+    {
+      row: 'disabled → production: through the gate',
+      from: 'disabled',
+      fields: bare,
+      patch: { status: 'production', ...publishable },
+      to: 'production',
+    },
+    {
+      row: 'production → testing: outside the table',
+      from: 'production',
+      fields: publishable,
+      patch: { status: 'testing' },
+      refused: 'a production client cannot go back to testing; disable it instead',
+    },
+  ];
+  for (const { row, from, fields, patch, to, refused } of rows) {
+    const { url, id } = await clientIn(from, fields);
+    const before = (await owner.get(url)).body.data as Record<string, unknown>;
+    const changesBefore = (await statusChanges(id)).length;
+    const res = await owner.patch(url, patch);
+    if (refused !== undefined) {
+      t.same([res.status, res.body], [400, { success: false, message: refused }], row);
+      t.same((await owner.get(url)).body.data, before, `${row}: nothing changed`);
+      t.equal((await statusChanges(id)).length, changesBefore, `${row}: nothing audited`);
+      continue;
+    }
+    t.same([res.status, res.body.data?.status ?? res.body.message], [200, to], row);
+    const stored = (await owner.get(url)).body.data as { status: string; redirect_uris: string[] };
+    t.equal(stored.status, to, `${row}: stored`);
+    if (Array.isArray(patch.redirect_uris))
+      t.same(stored.redirect_uris, patch.redirect_uris, `${row}: the rest of the PATCH applied`);
+    const changes = await statusChanges(id);
+    if (to === from) t.equal(changes.length, changesBefore, `${row}: no status_changed entry`);
+    else t.match(changes[0], { metadata: { from, to } }, `${row}: audited`);
+  }
 
-    await patch({ status: 'disabled' });
-    const cleared = await patch({ redirect_uris: [], allowed_scopes: [], homepage_url: null });
-    t.match(cleared.body.data, { redirect_uris: [], allowed_scopes: [], status: 'disabled' });
-    t.notOk('homepage_url' in cleared.body.data, 'cleared URL is omitted');
-    t.equal((await patch({ redirect_uris: ['https://*.x/cb'] })).status, 400);
-  },
-);
+  // any → disabled: archiving the project disables all its clients at once.
+  const archivedPid = await project(owner, 'Archived Portal');
+  const inArchived: string[] = [];
+  for (const from of ['testing', 'production', 'disabled'] as const) {
+    app.clock.advance('1h');
+    const created = await owner.post(`/console/projects/${archivedPid}/clients`, { ...good, ...publishable });
+    const url = `/console/projects/${archivedPid}/clients/${String(created.body.data.client.id)}`;
+    if (from !== 'testing') await owner.patch(url, { status: from });
+    inArchived.push(url);
+  }
+  t.same(
+    await Promise.all(inArchived.map(async (url) => (await owner.get(url)).body.data.status as string)),
+    ['testing', 'production', 'disabled'],
+  );
+  await owner.delete(`/console/projects/${archivedPid}`);
+  t.same(
+    await Promise.all(inArchived.map(async (url) => (await owner.get(url)).body.data.status as string)),
+    ['disabled', 'disabled', 'disabled'],
+    'any → disabled when the project is archived',
+  );
+});
 
 async function audit(owner: Client, pid: string) {
   return (await owner.get(`/console/projects/${pid}/audit-logs`)).body.data as {
