@@ -49,32 +49,37 @@ t.test(
     const owner = await registered(app, 'owner@example.com');
     const client = await consoleClient(owner);
     const user = await verifiedUser(app, 'rot@example.com');
-    const kids = async () =>
-      ((await (await fetch(`${app.base}/oauth/jwks`)).json()) as { keys: { kid: string }[] }).keys.map(
-        (k) => k.kid,
-      );
+    const jwksDocument = async () =>
+      (await (await fetch(`${app.base}/oauth/jwks`)).json()) as { keys: { kid: string }[] };
+    const kids = async () => (await jwksDocument()).keys.map((k) => k.kid);
+    const userinfo = async (token: string) =>
+      (await fetch(`${app.base}/oauth/userinfo`, { headers: { Authorization: `Bearer ${token}` } })).status;
     const [oldKid] = await kids();
-    const oldToken = (await codeFlowTokens(app, user, client)).body.access_token as string;
 
     const rotated = await app.app.deps.keys.rotate({ now: false }); // what `hotspot-ctl keys rotate` does
     t.same((await kids()).sort(), [oldKid, rotated.kid].sort(), 'the new key is published at once');
     const stillOld = (await codeFlowTokens(app, user, client)).body.access_token as string;
     t.equal(decodeProtectedHeader(stillOld).kid, oldKid, 'but does not sign yet');
 
-    app.clock.advance('5m');
+    app.clock.advance('299s'); // 4m59s: the last second of the old key
+    const lastOld = (await codeFlowTokens(app, user, client)).body.access_token as string;
+    const lastOldIssued = app.clock.now();
+    t.equal(decodeProtectedHeader(lastOld).kid, oldKid, 'the old key still signs at 4m59s');
+    app.clock.advance('1s'); // 5m: handover
     const newToken = (await codeFlowTokens(app, user, client)).body.access_token as string;
-    t.equal(decodeProtectedHeader(newToken).kid, rotated.kid, 'signs after 5 minutes');
-    const jwks = createLocalJWKSet((await (await fetch(`${app.base}/oauth/jwks`)).json()) as { keys: [] });
-    for (const token of [stillOld, newToken]) {
-      await jwtVerify(token, jwks, { issuer: app.config.publicBaseUrl, currentDate: app.clock.now() });
-      const res = await fetch(`${app.base}/oauth/userinfo`, {
-        headers: { Authorization: `Bearer ${token}` },
-      });
-      t.equal(res.status, 200, 'verifiers pick the key by kid');
-    }
-    t.ok(oldToken);
+    t.equal(decodeProtectedHeader(newToken).kid, rotated.kid, 'the new key signs from 5 minutes');
 
-    app.clock.advance('15m');
+    app.clock.advance('14m'); // 14 minutes past the handover; lastOld has 59 s to live
+    const jwks = createLocalJWKSet(await jwksDocument());
+    const verified = await jwtVerify(lastOld, jwks, {
+      issuer: app.config.publicBaseUrl,
+      currentDate: app.clock.now(),
+    });
+    t.equal(verified.protectedHeader.kid, oldKid, 'a relying party verifies it against the published JWKS');
+    t.equal(await userinfo(lastOld), 200, 'and userinfo accepts it: verifiers pick the key by kid');
+    t.equal(await userinfo(newToken), 200);
+
+    app.clock.advance('1m'); // 15 minutes after the old key stopped signing
     t.same(
       (await kids()).sort(),
       [oldKid, rotated.kid].sort(),
@@ -83,6 +88,12 @@ t.test(
     app.clock.advance('1m');
     await app.app.deps.keys.refresh();
     t.same(await kids(), [rotated.kid], 'dropped after the overlap');
+    const after = createLocalJWKSet(await jwksDocument());
+    await t.rejects(
+      jwtVerify(lastOld, after, { issuer: app.config.publicBaseUrl, currentDate: lastOldIssued }),
+      { code: 'ERR_JWKS_NO_MATCHING_KEY' },
+      'its tokens no longer verify against the JWKS, whatever the time',
+    );
     t.same(await app.app.deps.keys.dropUnpublished(), [oldKid], 'the scheduled job forgets it');
   },
 );

@@ -97,8 +97,11 @@ t.test(
 
     const replay = await tokenRequest(app, codeForm(client, code, verifier));
     t.same([replay.status, replay.body], [400, INVALID_GRANT], 'single use');
-    const revoked = await user.get('/auth/me');
-    t.equal(revoked.status, 200);
+    t.equal(
+      (await user.get('/auth/me')).status,
+      200,
+      "the replay revokes the code's grant, not the user's browser session",
+    );
     const info = await fetch(`${app.base}/oauth/userinfo`, {
       headers: { Authorization: `Bearer ${String(res.body.access_token)}` },
     });
