@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import type { Client } from '../helpers/client.js';
 import { verifiedUser, registered } from '../helpers/identity.js';
-import { codeFlowTokens, consoleClient, tokenRequest } from '../helpers/oauth.js';
+import { authorizeCode, codeFlowTokens, consoleClient, pkcePair, tokenRequest } from '../helpers/oauth.js';
 
 const CLIENT_KEYS = [
   'allowed_scopes',
@@ -468,43 +468,102 @@ t.test('audit trail: every mutation, newest first, with target, metadata and IP'
   ]);
 });
 
-t.test(
-  'stats count consents, live refresh families and live access tokens; delete revokes everything',
-  async (t) => {
-    const app = await startTestApp(t);
-    const owner = await registered(app, 'stats@example.com');
-    const client = await consoleClient(owner);
-    const stats = async () =>
-      (await owner.get(`/console/projects/${client.projectId}/clients/${client.clientId}/stats`)).body.data;
-    t.same(await stats(), { connected_users: 0, active_grants: 0, live_access_tokens: 0 });
-    const users = [await verifiedUser(app, 'u1@example.com'), await verifiedUser(app, 'u2@example.com')];
-    const tokens = [];
-    for (const u of users) tokens.push((await codeFlowTokens(app, u, client)).body);
-    await codeFlowTokens(app, users[0]!, client);
-    t.same(await stats(), { connected_users: 2, active_grants: 3, live_access_tokens: 3 });
-    app.clock.advance('16m');
-    t.same(
-      await stats(),
-      { connected_users: 2, active_grants: 3, live_access_tokens: 0 },
-      'access tokens expire',
-    );
+t.test('stats count consents, live refresh families and live access tokens', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'stats@example.com');
+  const client = await consoleClient(owner);
+  const stats = async () =>
+    (await owner.get(`/console/projects/${client.projectId}/clients/${client.clientId}/stats`)).body.data;
+  t.same(await stats(), { connected_users: 0, active_grants: 0, live_access_tokens: 0 });
+  const users = [await verifiedUser(app, 'u1@example.com'), await verifiedUser(app, 'u2@example.com')];
+  for (const u of users) await codeFlowTokens(app, u, client);
+  await codeFlowTokens(app, users[0]!, client);
+  t.same(await stats(), { connected_users: 2, active_grants: 3, live_access_tokens: 3 });
+  app.clock.advance('16m');
+  t.same(
+    await stats(),
+    { connected_users: 2, active_grants: 3, live_access_tokens: 0 },
+    'access tokens expire',
+  );
+});
 
-    const res = await owner.delete(`/console/projects/${client.projectId}/clients/${client.clientId}`);
-    t.same(res.body, { success: true, message: 'client deleted — all its tokens and grants are revoked' });
-    const refresh = await tokenRequest(app, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens[0].refresh_token as string,
-      client_id: client.clientId,
-      client_secret: client.secret!,
-    });
-    t.equal(refresh.status, 401, 'the client is gone');
-    t.same((await users[0]!.get('/connections')).body.data, [], 'consents gone');
-    t.equal(
-      (await owner.get(`/console/projects/${client.projectId}/clients/${client.clientId}`)).status,
-      404,
-    );
-  },
-);
+t.test('hard delete: every consent, code and token of the client goes, live ones dead at once', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'del@example.com');
+  const client = await consoleClient(owner);
+  const bystander = await consoleClient(owner, { name: 'Bystander' });
+  const users = [await verifiedUser(app, 'u1@example.com'), await verifiedUser(app, 'u2@example.com')];
+  const tokens = [];
+  for (const u of users) tokens.push((await codeFlowTokens(app, u, client)).body);
+  const rotated = await tokenRequest(app, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens[0].refresh_token as string,
+    client_id: client.clientId,
+    client_secret: client.secret!,
+  });
+  t.equal(rotated.status, 200);
+  await authorizeCode(users[1]!, client.clientId, pkcePair().challenge); // a code never exchanged
+  const other = (await codeFlowTokens(app, users[0]!, bystander)).body;
+  const userinfo = async (token: string) =>
+    (await fetch(`${app.base}/oauth/userinfo`, { headers: { Authorization: `Bearer ${token}` } })).status;
+  t.equal(await userinfo(rotated.body.access_token as string), 200, 'a live access token before the delete');
+
+  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
+  t.teardown(() => db.close());
+  const familyIds = JSON.stringify(
+    db.prepare('select id from oauth_refresh_families where client_id = ?').pluck().all(client.clientId),
+  );
+  const count = (query: string, arg: string) => db.prepare(query).pluck().get(arg) as number;
+  const rows = () => ({
+    oauth_consents: count('select count(*) from oauth_consents where client_id = ?', client.clientId),
+    oauth_codes: count('select count(*) from oauth_codes where client_id = ?', client.clientId),
+    oauth_refresh_families: count(
+      'select count(*) from oauth_refresh_families where client_id = ?',
+      client.clientId,
+    ),
+    // by the family ids read before the delete, so orphans would count
+    oauth_refresh_tokens: count(
+      'select count(*) from oauth_refresh_tokens where family_id in (select value from json_each(?))',
+      familyIds,
+    ),
+    oauth_access_tokens: count(
+      'select count(*) from oauth_access_tokens where client_id = ?',
+      client.clientId,
+    ),
+  });
+  t.same(rows(), {
+    oauth_consents: 2,
+    oauth_codes: 3,
+    oauth_refresh_families: 2,
+    oauth_refresh_tokens: 3,
+    oauth_access_tokens: 3,
+  });
+
+  const res = await owner.delete(`/console/projects/${client.projectId}/clients/${client.clientId}`);
+  t.same(res.body, { success: true, message: 'client deleted — all its tokens and grants are revoked' });
+  t.equal(await userinfo(rotated.body.access_token as string), 401, 'refused at once, clock unmoved');
+  t.same(rows(), {
+    oauth_consents: 0,
+    oauth_codes: 0,
+    oauth_refresh_families: 0,
+    oauth_refresh_tokens: 0,
+    oauth_access_tokens: 0,
+  });
+  const refresh = await tokenRequest(app, {
+    grant_type: 'refresh_token',
+    refresh_token: rotated.body.refresh_token as string,
+    client_id: client.clientId,
+    client_secret: client.secret!,
+  });
+  t.equal(refresh.status, 401, 'the client is gone');
+  t.same(
+    ((await users[0]!.get('/connections')).body.data as { client_id: string }[]).map((c) => c.client_id),
+    [bystander.clientId],
+    'its consents are gone; the other client’s stay',
+  );
+  t.equal(await userinfo(other.access_token as string), 200, 'another client’s tokens are untouched');
+  t.equal((await owner.get(`/console/projects/${client.projectId}/clients/${client.clientId}`)).status, 404);
+});
 
 t.test('GET /oauth/clients/{client_id}: public metadata only; first_party set by the operator', async (t) => {
   const app = await startTestApp(t);
