@@ -468,6 +468,62 @@ t.test('audit trail: every mutation, newest first, with target, metadata and IP'
   ]);
 });
 
+t.test('audit trail: capped at the newest 100 entries', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'cap@example.com');
+  const pid = await project(owner, 'Name 0');
+  for (let i = 1; i <= 101; i++) {
+    const res = await owner.patch(`/console/projects/${pid}`, { name: `Name ${String(i)}` });
+    t.equal(res.status, 200);
+  }
+  const trail = await audit(owner, pid); // 102 entries were written: project.created and 101 renames
+  t.equal(trail.length, 100);
+  t.same(trail[0]?.metadata, { from: 'Name 100', to: 'Name 101' }, 'the newest first');
+  t.same(trail.at(-1)?.metadata, { from: 'Name 1', to: 'Name 2' }, 'the 100th newest last');
+  t.notOk(
+    trail.some((e) => e.action === 'project.created'),
+    'the two oldest (project.created, the first rename) are not shown',
+  );
+});
+
+t.test(
+  'console PATCH and create cannot set first_party: an ignored field, as on every identity route',
+  async (t) => {
+    const app = await startTestApp(t);
+    const owner = await registered(app, 'fp@example.com');
+    const pid = await project(owner);
+    const created = await owner.post(`/console/projects/${pid}/clients`, { ...good, first_party: true });
+    t.equal(created.status, 201);
+    const id = created.body.data.client.id as string;
+    const url = `/console/projects/${pid}/clients/${id}`;
+    const patched = await owner.patch(url, { first_party: true, name: 'Still third-party' });
+    t.same([patched.status, patched.body.data.name], [200, 'Still third-party']);
+    t.notOk('first_party' in patched.body.data, 'the console view has no first_party');
+    t.equal((await owner.patch(url, { first_party: 1 })).status, 200);
+    t.equal((await owner.get(`/oauth/clients/${id}`)).body.data.first_party, false);
+    const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
+    t.teardown(() => db.close());
+    t.equal(db.prepare('select first_party from oauth_clients where id = ?').pluck().get(id), 0);
+    t.match((await audit(owner, pid))[0], { action: 'client.updated', metadata: { fields: ['name'] } });
+
+    const user = await verifiedUser(app, 'fpu@example.com');
+    const { challenge } = pkcePair();
+    const query = new URLSearchParams({
+      client_id: id,
+      redirect_uri: good.redirect_uris[0]!,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }).toString();
+    t.equal(
+      (await user.get(`/oauth/authorize?${query}`)).headers.get('location'),
+      `/consent?${query}`,
+      'its users still see the consent screen',
+    );
+  },
+);
+
 t.test('stats count consents, live refresh families and live access tokens', async (t) => {
   const app = await startTestApp(t);
   const owner = await registered(app, 'stats@example.com');
