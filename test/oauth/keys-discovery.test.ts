@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import t from 'tap';
@@ -97,6 +97,28 @@ t.test(
     t.same(await app.app.deps.keys.dropUnpublished(), [oldKid], 'the scheduled job forgets it');
   },
 );
+
+t.test('app.ts schedules the signing-key retirement job every minute, and it forgets old keys', async (t) => {
+  const app = await startTestApp(t);
+  const { scheduler, deps } = app.app;
+  t.ok(scheduler.names.includes('oauth.keys'), 'registered with the scheduler');
+  const next = scheduler.nextRun('oauth.keys');
+  t.ok(next !== null && next.getTime() - Date.now() <= 60_000, 'node-schedule runs it within a minute');
+  const [old] = await deps.keys.list();
+  const fresh = await deps.keys.rotate({ now: true });
+  const pem = path.join(app.dataDir, 'keys', `${old!.kid}.pem`);
+  const kids = async () => (await deps.keys.list()).map((k) => k.kid);
+
+  app.clock.advance('15m');
+  await scheduler.trigger('oauth.keys');
+  t.same(await kids(), [old!.kid, fresh.kid], 'kept while published');
+  t.ok(existsSync(pem));
+  app.clock.advance('1m');
+  await scheduler.trigger('oauth.keys');
+  t.same(await kids(), [fresh.kid], 'the scheduled job dropped the key 16 minutes after it stopped signing');
+  t.notOk(existsSync(pem), 'and its private key file');
+  t.same(app.logs.events('job.failed'), []);
+});
 
 t.test('hotspot-ctl keys list and keys rotate --now', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
