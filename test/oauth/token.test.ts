@@ -1,5 +1,8 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { sql } from 'kysely';
 import t, { type Test } from 'tap';
+import { sha256Hex } from '../../src/lib/crypto.js';
+import { tokenEndpoint } from '../../src/oauth/token.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { registered, verifiedUser } from '../helpers/identity.js';
 import {
@@ -329,6 +332,77 @@ t.test('refresh tokens rotate; reusing a rotated one revokes the whole family', 
     (await refresh(other.refresh_token)).body,
     INVALID_GRANT,
     'refresh tokens expire after 30 idle days',
+  );
+});
+
+t.test('grants share a group commit, yet each is atomic: a failing grant rolls back alone', async (t) => {
+  const { app, client, user } = await setup(t);
+  const deps = app.app.deps;
+  const families = [];
+  for (let i = 0; i < 3; i++) families.push((await codeFlowTokens(app, user, client)).body);
+  const refreshTokens = families.map((f) => f.refresh_token as string);
+  const familyOf = async (token: string) =>
+    (
+      await deps.db
+        .selectFrom('oauth_refresh_tokens')
+        .select('family_id')
+        .where('token_hash', '=', sha256Hex(token))
+        .executeTakeFirstOrThrow()
+    ).family_id;
+  const doomed = await familyOf(refreshTokens[1]!);
+  // The middle grant's last write fails (as a full disk or a broken constraint would), after its
+  // rotation of the old token was already written inside the group transaction.
+  await sql
+    .raw(
+      `create trigger fail_one before insert on oauth_refresh_tokens when new.family_id = '${doomed}'
+       begin select raise(abort, 'injected failure'); end`,
+    )
+    .execute(deps.db);
+  const grant = (refreshToken: string) =>
+    tokenEndpoint(deps, {
+      form: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: client.clientId,
+        client_secret: client.secret!,
+      }),
+      authorization: undefined,
+    });
+  const before = { ...deps.commits.stats };
+  const results = await Promise.allSettled(refreshTokens.map(grant));
+  t.same(
+    deps.commits.stats,
+    { transactions: before.transactions + 1, units: before.units + 3 },
+    'the three grants ran in one group transaction',
+  );
+  t.same(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  t.match((results[1] as PromiseRejectedResult).reason, { message: /injected failure/ });
+  await sql.raw('drop trigger fail_one').execute(deps.db);
+
+  for (const i of [0, 2]) {
+    const issued = (results[i] as PromiseFulfilledResult<{ refresh_token: string }>).value;
+    t.equal((await grant(issued.refresh_token)).token_type, 'Bearer', `grant ${String(i)} committed`);
+    await t.rejects(
+      grant(refreshTokens[i]!),
+      { message: /refresh token reuse was detected/ },
+      `grant ${String(i)} rotated`,
+    );
+  }
+  const retried = await grant(refreshTokens[1]!);
+  t.equal(retried.token_type, 'Bearer', 'the failed grant left its token unrotated: nothing of it stuck');
+  t.equal(
+    (
+      await deps.db
+        .selectFrom('oauth_refresh_families')
+        .select('revoked_at')
+        .where('id', '=', doomed)
+        .executeTakeFirstOrThrow()
+    ).revoked_at,
+    null,
+    'and no reuse was detected on the retry',
   );
 });
 
