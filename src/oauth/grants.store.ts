@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/index.js';
+import { marker, prepared, type Db } from '../db/index.js';
 import type {
   OauthAccessTokensTable,
   OauthCodesTable,
@@ -165,19 +165,40 @@ export const insertAccessToken = (db: Db, row: Insertable<OauthAccessTokensTable
   db.insertInto('oauth_access_tokens').values(row).execute();
 
 /**
- * The revocation check of the bearer hot path: one primary-key lookup (plus the client's row by
- * its key: a disabled client's tokens stop working at once).
+ * The bearer hot path in one statement, compiled once (src/db/prepared.ts): the access token by
+ * its primary key, live (not revoked, not expired, its client not disabled: a disabled client's
+ * tokens stop working at once), joined with the claim fields of its user by theirs. Liveness is
+ * read on every call and never cached, so a revocation takes effect on the next request. The
+ * join names identity's `users` table so that userinfo needs no second query
+ * (docs/decisions/0005-oauth-provider.md).
  */
-export const findLiveAccessToken = (db: Db, jti: string, now: string) =>
-  db
-    .selectFrom('oauth_access_tokens')
-    .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_access_tokens.client_id')
-    .select(['oauth_access_tokens.user_id', 'oauth_access_tokens.client_id', 'oauth_access_tokens.scope'])
-    .where('oauth_access_tokens.jti', '=', jti)
-    .where('oauth_access_tokens.revoked_at', 'is', null)
-    .where('oauth_access_tokens.expires_at', '>', now)
-    .where('oauth_clients.status', '!=', 'disabled')
-    .executeTakeFirst();
+const liveBearer = prepared(
+  (db, jti: string, now: string) =>
+    db
+      .selectFrom('oauth_access_tokens as t')
+      .innerJoin('oauth_clients as c', 'c.id', 't.client_id')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select([
+        't.user_id',
+        't.client_id',
+        't.scope',
+        'u.email',
+        'u.email_verified',
+        'u.phone',
+        'u.phone_verified',
+        'u.display_name',
+        'u.avatar_url',
+      ])
+      .where('t.jti', '=', jti)
+      .where('t.revoked_at', 'is', null)
+      .where('t.expires_at', '>', now)
+      .where('c.status', '!=', 'disabled'),
+  [marker('jti'), marker('now')],
+);
+
+export async function findLiveBearer(db: Db, jti: string, now: string) {
+  return (await liveBearer(db, jti, now))[0];
+}
 
 /* Statistics and housekeeping */
 
