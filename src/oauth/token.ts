@@ -105,7 +105,6 @@ async function storeTokens(
     family_id: family.id,
     created_at: now,
     expires_at: isoIn(deps.clock, REFRESH_TOKEN_TTL_SECONDS),
-    rotated_at: null,
   });
   await insertAccessToken(db, {
     jti,
@@ -114,7 +113,6 @@ async function storeTokens(
     family_id: family.id,
     scope: family.scope,
     expires_at: isoIn(deps.clock, ACCESS_TOKEN_TTL_SECONDS),
-    revoked_at: null,
     created_at: now,
   });
   return { jti, refreshToken };
