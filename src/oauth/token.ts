@@ -118,7 +118,7 @@ async function storeTokens(
   return { jti, refreshToken };
 }
 
-/** Signs the access token (and the ID token when asked) after the grant has committed. */
+/** Signs the access token (and the ID token when asked). */
 async function respond(
   deps: OAuthDeps,
   grant: Issued & { clientId: string; userId: string; scope: string },
@@ -167,6 +167,17 @@ async function respond(
     scope: grant.scope,
     ...(idTokenValue === null ? {} : { id_token: idTokenValue }),
   };
+}
+
+/**
+ * Starts signing from inside the grant's unit of work, so the thread pool signs while the group
+ * commits (the commit's fsync is I/O wait on the event loop). The caller hands the response out
+ * only after `commits.run` resolved, i.e. after the grant committed; a grant that rolls back, or
+ * whose commit fails, drops its signature unseen (no unhandled rejection either).
+ */
+function signAhead(signing: Promise<TokenResponse>): { response: Promise<TokenResponse> } {
+  void signing.catch(() => undefined);
+  return { response: signing };
 }
 
 function required(form: URLSearchParams, ...names: string[]): string[] {
@@ -222,16 +233,20 @@ async function authorizationCodeGrant(
       userId: row.user_id,
       scope: row.scope,
     });
-    return { kind: 'ok' as const, issued, row };
+    const wantsIdToken = deps.config.oidcIdToken && parseScope(row.scope).includes('openid');
+    return {
+      kind: 'ok' as const,
+      ...signAhead(
+        respond(
+          deps,
+          { ...issued, clientId: client.id, userId: row.user_id, scope: row.scope },
+          wantsIdToken ? { nonce: row.nonce, authTime: row.auth_time } : null,
+        ),
+      ),
+    };
   });
   if (outcome.kind === 'invalid') throw tokenErrors.invalidGrant();
-  const { issued, row } = outcome;
-  const wantsIdToken = deps.config.oidcIdToken && parseScope(row.scope).includes('openid');
-  return respond(
-    deps,
-    { ...issued, clientId: client.id, userId: row.user_id, scope: row.scope },
-    wantsIdToken ? { nonce: row.nonce, authTime: row.auth_time } : null,
-  );
+  return outcome.response;
 }
 
 async function refreshTokenGrant(
@@ -267,7 +282,10 @@ async function refreshTokenGrant(
       userId: row.user_id,
       scope,
     });
-    return { kind: 'ok' as const, issued, userId: row.user_id, scope };
+    return {
+      kind: 'ok' as const,
+      ...signAhead(respond(deps, { ...issued, clientId: client.id, userId: row.user_id, scope }, null)),
+    };
   });
   switch (outcome.kind) {
     case 'invalid':
@@ -281,11 +299,7 @@ async function refreshTokenGrant(
     case 'scope':
       throw tokenErrors.invalidScope();
     case 'ok':
-      return respond(
-        deps,
-        { ...outcome.issued, clientId: client.id, userId: outcome.userId, scope: outcome.scope },
-        null,
-      );
+      return outcome.response;
   }
 }
 
