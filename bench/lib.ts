@@ -161,3 +161,27 @@ export async function load(
 
 export const fmt = (n: number, digits = 0): string =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc (Linux; USER_HZ is 100
+ * there): all its threads, and its main thread alone (the event loop; the rest is mostly
+ * libuv's thread pool, where RS256 signing runs). Undefined elsewhere. On a shared box, CPU per
+ * request moves far less with the neighbours' load than requests per second do.
+ */
+export function cpuSeconds(pid: number | undefined): { all: number; main: number } | undefined {
+  if (pid === undefined) return undefined;
+  const read = (file: string): number => {
+    const stat = readFileSync(file, 'utf8');
+    // The command name may hold spaces; the fields after its closing parenthesis do not.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14 and 15)
+  };
+  try {
+    return {
+      all: read(`/proc/${String(pid)}/stat`),
+      main: read(`/proc/${String(pid)}/task/${String(pid)}/stat`),
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -6,30 +6,57 @@
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { cpus } from 'node:os';
-import { fmt, http, lastOutboxCode, load, nextAddress, startDaemon, type LoadResult } from './lib.js';
+import {
+  cpuSeconds,
+  fmt,
+  http,
+  lastOutboxCode,
+  load,
+  nextAddress,
+  startDaemon,
+  type LoadResult,
+} from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const REDIRECT = 'https://bench.example/cb';
 
-function rawRates(seconds: number): { signs: number; verifies: number } {
+interface RawRates {
+  signs: number;
+  verifies: number;
+  /** CPU time (user + system) of one signature and one verification, in µs. */
+  signCpuUs: number;
+  verifyCpuUs: number;
+}
+
+/** RS256 with node:crypto, synchronously on this process's one thread. */
+function rawRates(seconds: number): RawRates {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const data = Buffer.from(`${'x'.repeat(120)}.${'y'.repeat(240)}`);
-  let n = 0;
   let sig = Buffer.alloc(0);
-  let t0 = performance.now();
-  while (performance.now() - t0 < seconds * 1000) {
+  const timed = (work: () => void) => {
+    let n = 0;
+    const cpu = process.cpuUsage();
+    const t0 = performance.now();
+    while (performance.now() - t0 < seconds * 1000) {
+      work();
+      n++;
+    }
+    const used = process.cpuUsage(cpu);
+    return { rate: n / ((performance.now() - t0) / 1000), cpuUs: (used.user + used.system) / n };
+  };
+  const signing = timed(() => {
     sig = sign('sha256', data, privateKey);
-    n++;
-  }
-  const signs = n / ((performance.now() - t0) / 1000);
-  n = 0;
-  t0 = performance.now();
-  while (performance.now() - t0 < seconds * 1000) {
+  });
+  const verifying = timed(() => {
     verify('sha256', data, publicKey, sig);
-    n++;
-  }
-  return { signs, verifies: n / ((performance.now() - t0) / 1000) };
+  });
+  return {
+    signs: signing.rate,
+    verifies: verifying.rate,
+    signCpuUs: signing.cpuUs,
+    verifyCpuUs: verifying.cpuUs,
+  };
 }
 
 const json = (body: string) => JSON.parse(body) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- bench parses its own responses
@@ -111,9 +138,29 @@ async function main(): Promise<void> {
     const raw = rawRates(2);
     // BENCH_PHASES=userinfo (or refresh, floor) runs only those phases, e.g. to profile one.
     const phases = (process.env.BENCH_PHASES ?? 'refresh,userinfo,floor').split(',');
-    const skipped: LoadResult = { requests: 0, seconds: 0, perSecond: 0, p50ms: 0, p99ms: 0, errors: 0 };
-    const phase = (name: string, run: () => Promise<LoadResult>) =>
-      phases.includes(name) ? run() : Promise.resolve(skipped);
+    type Phase = LoadResult & { cpuUs: { all: number; main: number } | undefined };
+    const skipped: Phase = {
+      requests: 0,
+      seconds: 0,
+      perSecond: 0,
+      p50ms: 0,
+      p99ms: 0,
+      errors: 0,
+      cpuUs: undefined,
+    };
+    // Each phase also reports the daemon's own CPU time per request (all its threads).
+    const phase = async (name: string, run: () => Promise<LoadResult>): Promise<Phase> => {
+      if (!phases.includes(name)) return skipped;
+      const before = cpuSeconds(daemon.child.pid);
+      const result = await run();
+      const after = cpuSeconds(daemon.child.pid);
+      const perRequest = (a: number, b: number) => ((b - a) * 1e6) / result.requests;
+      const cpuUs =
+        before === undefined || after === undefined || result.requests === 0
+          ? undefined
+          : { all: perRequest(before.all, after.all), main: perRequest(before.main, after.main) };
+      return { ...result, cpuUs };
+    };
     const refreshLoad = await phase('refresh', () =>
       load(SECONDS, CONCURRENCY, async (slot) => {
         const f = families[slot]!;
@@ -142,16 +189,26 @@ async function main(): Promise<void> {
       }),
     );
 
-    const row = (name: string, r: LoadResult, baseline: number, baselineName: string) =>
-      `${name.padEnd(24)} ${fmt(r.perSecond).padStart(8)}/s   p50 ${fmt(r.p50ms, 2).padStart(6)} ms   p99 ${fmt(r.p99ms, 2).padStart(6)} ms   errors ${String(r.errors).padStart(3)}   ${fmt((100 * r.perSecond) / baseline, 1).padStart(5)}% of ${baselineName}`;
+    const pct = (part: number, whole: number) => `${fmt((100 * part) / whole, 1)}%`;
+    const row = (name: string, r: Phase, baseline: number, baselineName: string, unitCpuUs: number) =>
+      [
+        `${name.padEnd(22)} ${fmt(r.perSecond).padStart(7)}/s`,
+        `p50 ${fmt(r.p50ms, 2).padStart(6)} ms`,
+        `p99 ${fmt(r.p99ms, 2).padStart(6)} ms`,
+        `errors ${String(r.errors).padStart(3)}`,
+        `${pct(r.perSecond, baseline).padStart(6)} of ${baselineName}`,
+        r.cpuUs === undefined
+          ? 'daemon CPU ?'
+          : `daemon CPU ${fmt(r.cpuUs.all)} µs/request (event loop ${fmt(r.cpuUs.main)}) = ${fmt(r.cpuUs.all / unitCpuUs, 1)}× one raw ${baselineName.replace('raw ', '')}`,
+      ].join('   ');
     process.stdout.write(
       [
         `hotspot-ctl OAuth benchmark — ${String(cpus().length)} cores, Node ${process.version}, ${String(CONCURRENCY)} connections, ${String(SECONDS)} s per phase`,
-        `baseline: node:crypto RS256 sign ${fmt(raw.signs)}/s, verify ${fmt(raw.verifies)}/s (one core, same run)`,
-        row('refresh_token grants', refreshLoad, raw.signs, 'raw sign'),
-        row('userinfo', userinfoLoad, raw.verifies, 'raw verify'),
-        row('GET /healthz (floor)', floor, raw.verifies, 'raw verify'),
-        `userinfo reaches ${fmt((100 * userinfoLoad.perSecond) / floor.perSecond, 1)}% of the HTTP floor; refresh grants ${fmt((100 * refreshLoad.perSecond) / floor.perSecond, 1)}%`,
+        `baseline (node:crypto, one core, same run): RS256 sign ${fmt(raw.signs)}/s (${fmt(raw.signCpuUs)} µs CPU each), verify ${fmt(raw.verifies)}/s (${fmt(raw.verifyCpuUs, 1)} µs CPU each)`,
+        row('refresh_token grants', refreshLoad, raw.signs, 'raw sign', raw.signCpuUs),
+        row('userinfo', userinfoLoad, raw.verifies, 'raw verify', raw.verifyCpuUs),
+        row('GET /healthz (floor)', floor, raw.verifies, 'raw verify', raw.verifyCpuUs),
+        `HTTP floor ratio (rate): userinfo at ${pct(userinfoLoad.perSecond, floor.perSecond)} of GET /healthz, refresh grants at ${pct(refreshLoad.perSecond, floor.perSecond)}`,
         '',
       ].join('\n'),
     );

@@ -15,6 +15,7 @@ export interface ScheduledJob {
 export class Scheduler {
   readonly #log: Logger;
   readonly #jobs = new Map<string, schedule.Job>();
+  readonly #definitions = new Map<string, ScheduledJob>();
   /** Runs in progress, by job name. */
   readonly #running = new Map<string, Promise<void>>();
 
@@ -28,6 +29,20 @@ export class Scheduler {
       void this.runNow(job);
     });
     this.#jobs.set(job.name, scheduled);
+    this.#definitions.set(job.name, job);
+  }
+
+  /** Runs a scheduled job by name at once, exactly as its schedule would (tests, operators). */
+  async trigger(name: string): Promise<void> {
+    const job = this.#definitions.get(name);
+    if (!job) throw new Error(`no job named ${name} is scheduled`);
+    await this.runNow(job);
+  }
+
+  /** When node-schedule will next run the job (wall-clock time), or null when it will not. */
+  nextRun(name: string): Date | null {
+    const next = this.#jobs.get(name)?.nextInvocation();
+    return next ? new Date(next.getTime()) : null;
   }
 
   /** Runs a job once, outside its schedule, with the same error handling. */
@@ -57,6 +72,7 @@ export class Scheduler {
   async stop(): Promise<void> {
     for (const job of this.#jobs.values()) job.cancel();
     this.#jobs.clear();
+    this.#definitions.clear();
     await Promise.all(this.#running.values());
   }
 }

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Db } from '../db/index.js';
+import { marker, prepared, type Db } from '../db/index.js';
 import type { OauthClientsTable } from '../db/tables/console.js';
 
 export type ClientRow = Selectable<OauthClientsTable>;
@@ -7,8 +7,15 @@ export type ClientRow = Selectable<OauthClientsTable>;
 export const insertClient = (db: Db, row: Insertable<OauthClientsTable>) =>
   db.insertInto('oauth_clients').values(row).execute();
 
-export const findClientById = (db: Db, id: string) =>
-  db.selectFrom('oauth_clients').selectAll().where('id', '=', id).executeTakeFirst();
+const clientById = prepared(
+  (db, id: string) => db.selectFrom('oauth_clients').selectAll().where('id', '=', id),
+  [marker('id')],
+);
+
+/** A client by its id; compiled once, since every token request starts with it. */
+export async function findClientById(db: Db, id: string): Promise<ClientRow | undefined> {
+  return (await clientById(db, id))[0];
+}
 
 export const findProjectClient = (db: Db, projectId: string, id: string) =>
   db

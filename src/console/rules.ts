@@ -81,8 +81,10 @@ export function checkStatus(value: string): ClientStatus {
 }
 
 /**
- * identity-service.md §3.1: every move is allowed except production → testing; whatever ends in
- * production must pass the publishing gate (an https redirect URI and a homepage URL).
+ * identity-service.md §3.1: every move is allowed except production → testing. A move INTO
+ * production (from testing or disabled) must pass the publishing gate (an https redirect URI and
+ * a homepage URL, on the PATCH's result); production → production has no condition, so a PATCH
+ * that keeps a client in production is not gated (docs/decisions/0004-console.md).
  */
 export function checkStatusMove(
   from: ClientStatus,
@@ -90,7 +92,7 @@ export function checkStatusMove(
   result: { redirectUris: readonly string[]; homepageUrl: string | null },
 ): void {
   if (from === 'production' && to === 'testing') throw consoleErrors.statusTransition();
-  if (to === 'production') {
+  if (to === 'production' && from !== 'production') {
     const https = result.redirectUris.some((u) => u.toLowerCase().startsWith('https://'));
     if (!https || result.homepageUrl === null) throw consoleErrors.publishingGate();
   }

@@ -1,5 +1,10 @@
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Db } from './connect.js';
+
+/** Compiled once: every unit runs them. */
+const SAVEPOINT = CompiledQuery.raw('savepoint unit');
+const ROLLBACK_TO_SAVEPOINT = CompiledQuery.raw('rollback to savepoint unit');
+const RELEASE_SAVEPOINT = CompiledQuery.raw('release savepoint unit');
 
 interface Job {
   work: (tx: Db) => Promise<unknown>;
@@ -52,14 +57,14 @@ export class GroupCommit {
     try {
       await this.#db.transaction().execute(async (tx) => {
         for (const job of batch) {
-          await sql`savepoint unit`.execute(tx);
+          await tx.executeQuery(SAVEPOINT);
           try {
             outcomes.push({ ok: true, value: await job.work(tx) });
           } catch (err) {
-            await sql`rollback to savepoint unit`.execute(tx);
+            await tx.executeQuery(ROLLBACK_TO_SAVEPOINT);
             outcomes.push({ ok: false, value: err });
           }
-          await sql`release savepoint unit`.execute(tx);
+          await tx.executeQuery(RELEASE_SAVEPOINT);
         }
       });
       this.stats.transactions++;

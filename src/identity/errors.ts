@@ -12,7 +12,6 @@ export const identityErrors = errorCatalogue({
   notAuthenticated: [401, 'not authenticated'],
   sessionInvalid: [401, 'session expired or invalid'],
   bearerInvalid: [401, 'invalid or expired access token'],
-  insufficientScope: [403, 'the access token does not carry the profile scope'],
   originNotAllowed: [403, 'origin not allowed'],
   noEmail: [400, 'no email address on account'],
   noPhone: [400, 'no phone number on account'],

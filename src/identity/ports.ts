@@ -1,2 +1,2 @@
 /** What identity needs from the OAuth provider: is this bearer token a live access token, and whose? */
-export type BearerVerifier = (token: string) => Promise<{ userId: string; scopes: readonly string[] } | null>;
+export type BearerVerifier = (token: string) => Promise<{ userId: string } | null>;

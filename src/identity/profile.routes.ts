@@ -14,9 +14,8 @@ type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vau
 /** identity-service.md §4.4 and the profile and sessions rows of §4.7. */
 export function profileRoutes(deps: Deps): Route[] {
   const session = requireSession(deps);
+  // GET and PATCH alike take any valid bearer token (§4.7, §5; docs/decisions/0005-oauth-provider.md).
   const sessionOrToken = sessionOrBearer(deps);
-  // Changing the profile changes the name and picture every connected app sees: it takes the profile scope.
-  const sessionOrProfileToken = sessionOrBearer(deps, { scope: 'profile' });
   return [
     defineRoute({
       method: 'GET',
@@ -29,7 +28,7 @@ export function profileRoutes(deps: Deps): Route[] {
       method: 'PATCH',
       path: '/profile',
       api: 'identity',
-      auth: sessionOrProfileToken,
+      auth: sessionOrToken,
       body: { kind: 'json', parse: profilePatchBody },
       handler: async ({ principal, body }) => ({ data: await updateProfile(deps, principal.userId, body) }),
     }),

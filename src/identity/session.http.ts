@@ -71,11 +71,11 @@ export function optionalSession(deps: Deps) {
 }
 
 /**
- * GET/PATCH /profile: a bearer access token (`invalid or expired access token` when it does not
- * verify; 403 when `scope` is required and the token lacks it) or, without an Authorization
- * header, the browser session.
+ * GET/PATCH /profile: a bearer access token of any scope (identity-service.md §4.7 and §5 say
+ * "session or bearer" and nothing more; `invalid or expired access token` when it does not
+ * verify) or, without an Authorization header, the browser session.
  */
-export function sessionOrBearer(deps: Deps & { bearer: BearerVerifier }, options: { scope?: string } = {}) {
+export function sessionOrBearer(deps: Deps & { bearer: BearerVerifier }) {
   const session = requireSession(deps);
   return async (req: HttpRequest, res: ServerResponse): Promise<{ userId: string }> => {
     const header = req.headers.authorization;
@@ -85,13 +85,6 @@ export function sessionOrBearer(deps: Deps & { bearer: BearerVerifier }, options
     if (!grant) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="svc-accounts", error="invalid_token"');
       throw identityErrors.bearerInvalid();
-    }
-    if (options.scope !== undefined && !grant.scopes.includes(options.scope)) {
-      res.setHeader(
-        'WWW-Authenticate',
-        `Bearer realm="svc-accounts", error="insufficient_scope", scope="${options.scope}"`,
-      );
-      throw identityErrors.insufficientScope();
     }
     return { userId: grant.userId };
   };

@@ -1,12 +1,6 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../db/index.js';
-import type {
-  OauthAccessTokensTable,
-  OauthCodesTable,
-  OauthConsentsTable,
-  OauthRefreshFamiliesTable,
-  OauthRefreshTokensTable,
-} from '../db/tables/oauth.js';
+import { marker, prepared, type Db } from '../db/index.js';
+import type { OauthCodesTable, OauthConsentsTable, OauthRefreshFamiliesTable } from '../db/tables/oauth.js';
 
 /* Consents */
 
@@ -79,36 +73,70 @@ export const attachFamilyToCode = (db: Db, codeHash: string, familyId: string) =
 export const insertFamily = (db: Db, row: Insertable<OauthRefreshFamiliesTable>) =>
   db.insertInto('oauth_refresh_families').values(row).execute();
 
-export const insertRefreshToken = (db: Db, row: Insertable<OauthRefreshTokensTable>) =>
-  db.insertInto('oauth_refresh_tokens').values(row).execute();
+/*
+ * The refresh grant's statements are compiled once (src/db/prepared.ts): the token endpoint runs
+ * them for every grant, and kysely's building and compiling would otherwise cost more than
+ * SQLite's own work.
+ */
+
+const refreshTokenInsert = prepared(
+  (db, tokenHash: string, familyId: string, createdAt: string, expiresAt: string) =>
+    db.insertInto('oauth_refresh_tokens').values({
+      token_hash: tokenHash,
+      family_id: familyId,
+      created_at: createdAt,
+      expires_at: expiresAt,
+      rotated_at: null,
+    }),
+  [marker('hash'), marker('family'), marker('created'), marker('expires')],
+);
+
+/** A new, current (unrotated) refresh token of a family. */
+export async function insertRefreshToken(
+  db: Db,
+  row: { token_hash: string; family_id: string; created_at: string; expires_at: string },
+): Promise<void> {
+  await refreshTokenInsert(db, row.token_hash, row.family_id, row.created_at, row.expires_at);
+}
+
+const refreshTokenByHash = prepared(
+  (db, tokenHash: string) =>
+    db
+      .selectFrom('oauth_refresh_tokens')
+      .innerJoin('oauth_refresh_families', 'oauth_refresh_families.id', 'oauth_refresh_tokens.family_id')
+      .select([
+        'oauth_refresh_tokens.family_id',
+        'oauth_refresh_tokens.expires_at',
+        'oauth_refresh_tokens.rotated_at',
+        'oauth_refresh_families.client_id',
+        'oauth_refresh_families.user_id',
+        'oauth_refresh_families.scope',
+        'oauth_refresh_families.auth_time',
+        'oauth_refresh_families.revoked_at',
+      ])
+      .where('oauth_refresh_tokens.token_hash', '=', tokenHash),
+  [marker('hash')],
+);
 
 /** A refresh token with its family, by the token's hash. */
-export const findRefreshToken = (db: Db, tokenHash: string) =>
-  db
-    .selectFrom('oauth_refresh_tokens')
-    .innerJoin('oauth_refresh_families', 'oauth_refresh_families.id', 'oauth_refresh_tokens.family_id')
-    .select([
-      'oauth_refresh_tokens.family_id',
-      'oauth_refresh_tokens.expires_at',
-      'oauth_refresh_tokens.rotated_at',
-      'oauth_refresh_families.client_id',
-      'oauth_refresh_families.user_id',
-      'oauth_refresh_families.scope',
-      'oauth_refresh_families.auth_time',
-      'oauth_refresh_families.revoked_at',
-    ])
-    .where('oauth_refresh_tokens.token_hash', '=', tokenHash)
-    .executeTakeFirst();
+export async function findRefreshToken(db: Db, tokenHash: string) {
+  return (await refreshTokenByHash(db, tokenHash))[0];
+}
+
+const rotation = prepared(
+  (db, tokenHash: string, now: string) =>
+    db
+      .updateTable('oauth_refresh_tokens')
+      .set({ rotated_at: now })
+      .where('token_hash', '=', tokenHash)
+      .where('rotated_at', 'is', null)
+      .returning('token_hash'),
+  [marker('hash'), marker('now')],
+);
 
 /** Marks a refresh token rotated; false when it already was (a concurrent use of the same token). */
 export async function claimRotation(db: Db, tokenHash: string, now: string): Promise<boolean> {
-  const r = await db
-    .updateTable('oauth_refresh_tokens')
-    .set({ rotated_at: now })
-    .where('token_hash', '=', tokenHash)
-    .where('rotated_at', 'is', null)
-    .executeTakeFirst();
-  return r.numUpdatedRows > 0n;
+  return (await rotation(db, tokenHash, now)).length > 0;
 }
 
 /** Revokes one family and kills its access tokens. */
@@ -161,23 +189,98 @@ export async function revokeUserClientGrants(
 
 /* Access tokens */
 
-export const insertAccessToken = (db: Db, row: Insertable<OauthAccessTokensTable>) =>
-  db.insertInto('oauth_access_tokens').values(row).execute();
+const accessTokenInsert = prepared(
+  (
+    db,
+    jti: string,
+    clientId: string,
+    userId: string,
+    familyId: string,
+    scope: string,
+    expiresAt: string,
+    createdAt: string,
+  ) =>
+    db.insertInto('oauth_access_tokens').values({
+      jti,
+      client_id: clientId,
+      user_id: userId,
+      family_id: familyId,
+      scope,
+      expires_at: expiresAt,
+      revoked_at: null,
+      created_at: createdAt,
+    }),
+  [
+    marker('jti'),
+    marker('client'),
+    marker('user'),
+    marker('family'),
+    marker('scope'),
+    marker('expires'),
+    marker('created'),
+  ],
+);
+
+/** The record of a new access token (its jti): what the bearer check looks up. Compiled once. */
+export async function insertAccessToken(
+  db: Db,
+  row: {
+    jti: string;
+    client_id: string;
+    user_id: string;
+    family_id: string;
+    scope: string;
+    expires_at: string;
+    created_at: string;
+  },
+): Promise<void> {
+  await accessTokenInsert(
+    db,
+    row.jti,
+    row.client_id,
+    row.user_id,
+    row.family_id,
+    row.scope,
+    row.expires_at,
+    row.created_at,
+  );
+}
 
 /**
- * The revocation check of the bearer hot path: one primary-key lookup (plus the client's row by
- * its key: a disabled client's tokens stop working at once).
+ * The bearer hot path in one statement, compiled once (src/db/prepared.ts): the access token by
+ * its primary key, live (not revoked, not expired, its client not disabled: a disabled client's
+ * tokens stop working at once), joined with the claim fields of its user by theirs. Liveness is
+ * read on every call and never cached, so a revocation takes effect on the next request. The
+ * join names identity's `users` table so that userinfo needs no second query
+ * (docs/decisions/0005-oauth-provider.md).
  */
-export const findLiveAccessToken = (db: Db, jti: string, now: string) =>
-  db
-    .selectFrom('oauth_access_tokens')
-    .innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_access_tokens.client_id')
-    .select(['oauth_access_tokens.user_id', 'oauth_access_tokens.client_id', 'oauth_access_tokens.scope'])
-    .where('oauth_access_tokens.jti', '=', jti)
-    .where('oauth_access_tokens.revoked_at', 'is', null)
-    .where('oauth_access_tokens.expires_at', '>', now)
-    .where('oauth_clients.status', '!=', 'disabled')
-    .executeTakeFirst();
+const liveBearer = prepared(
+  (db, jti: string, now: string) =>
+    db
+      .selectFrom('oauth_access_tokens as t')
+      .innerJoin('oauth_clients as c', 'c.id', 't.client_id')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select([
+        't.user_id',
+        't.client_id',
+        't.scope',
+        'u.email',
+        'u.email_verified',
+        'u.phone',
+        'u.phone_verified',
+        'u.display_name',
+        'u.avatar_url',
+      ])
+      .where('t.jti', '=', jti)
+      .where('t.revoked_at', 'is', null)
+      .where('t.expires_at', '>', now)
+      .where('c.status', '!=', 'disabled'),
+  [marker('jti'), marker('now')],
+);
+
+export async function findLiveBearer(db: Db, jti: string, now: string) {
+  return (await liveBearer(db, jti, now))[0];
+}
 
 /* Statistics and housekeeping */
 

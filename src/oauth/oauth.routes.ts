@@ -3,10 +3,10 @@ import { defineRoute, type Route } from '../http/route.js';
 import { isAppError } from '../lib/errors.js';
 import { optionalSession, requireSession } from '../identity/index.js';
 import { requireBearer } from './bearer.http.js';
-import { userinfo } from './bearer.js';
+import { userinfoClaims } from './bearer.js';
 import { listConnections, revokeConnection } from './connections.js';
 import { discoveryDocument } from './discovery.js';
-import { OAuthError, oauthErrors } from './errors.js';
+import { OAuthError } from './errors.js';
 import { authorizeRedirect, submitConsent } from './flow.js';
 import { consentBody, revokeBody } from './oauth.schema.js';
 import type { Keyring } from './keys.js';
@@ -106,11 +106,10 @@ export function oauthRoutes(deps: Deps): Route[] {
       path: '/oauth/userinfo',
       api: 'identity',
       auth: bearer,
-      handler: async ({ principal }) => {
-        const claims = await userinfo(deps, principal);
-        if (!claims) throw oauthErrors.bearerInvalid();
-        return { raw: claims, headers: { 'Cache-Control': 'no-store' } };
-      },
+      handler: ({ principal }) => ({
+        raw: userinfoClaims(principal),
+        headers: { 'Cache-Control': 'no-store' },
+      }),
     }),
     defineRoute({
       method: 'POST',

@@ -67,15 +67,20 @@ function credentials(form: URLSearchParams, authorization: string | undefined): 
   return { clientId: formId, secret: formSecret };
 }
 
+/**
+ * identity-service.md §5 rule 6: credentials that are wrong or missing are 401 invalid_client,
+ * and so is a missing client_id. A public client has no secret, so one presented for it (form or
+ * Basic) is a wrong credential rather than something to ignore; an empty one is no secret at all.
+ */
 async function authenticateClient(deps: OAuthDeps, creds: Credentials): Promise<ClientRow> {
-  if (!creds.clientId) throw tokenErrors.invalidRequest('client_id is required');
+  if (!creds.clientId) throw tokenErrors.invalidClient('client_id is required');
   const client = await findClient(deps, creds.clientId);
   if (!client) throw tokenErrors.invalidClient();
-  if (
-    client.type === 'confidential' &&
-    (creds.secret === null || !clientSecretMatches(client, creds.secret))
-  ) {
-    throw tokenErrors.invalidClient();
+  if (client.type === 'confidential') {
+    if (creds.secret === null || !clientSecretMatches(client, creds.secret))
+      throw tokenErrors.invalidClient();
+  } else if (creds.secret !== null && creds.secret !== '') {
+    throw tokenErrors.invalidClient('public clients do not authenticate with a secret');
   }
   if (client.status === 'disabled') throw tokenErrors.invalidClient('client is disabled');
   return client;
@@ -100,7 +105,6 @@ async function storeTokens(
     family_id: family.id,
     created_at: now,
     expires_at: isoIn(deps.clock, REFRESH_TOKEN_TTL_SECONDS),
-    rotated_at: null,
   });
   await insertAccessToken(db, {
     jti,
@@ -109,13 +113,12 @@ async function storeTokens(
     family_id: family.id,
     scope: family.scope,
     expires_at: isoIn(deps.clock, ACCESS_TOKEN_TTL_SECONDS),
-    revoked_at: null,
     created_at: now,
   });
   return { jti, refreshToken };
 }
 
-/** Signs the access token (and the ID token when asked) after the grant has committed. */
+/** Signs the access token (and the ID token when asked). */
 async function respond(
   deps: OAuthDeps,
   grant: Issued & { clientId: string; userId: string; scope: string },
@@ -164,6 +167,17 @@ async function respond(
     scope: grant.scope,
     ...(idTokenValue === null ? {} : { id_token: idTokenValue }),
   };
+}
+
+/**
+ * Starts signing from inside the grant's unit of work, so the thread pool signs while the group
+ * commits (the commit's fsync is I/O wait on the event loop). The caller hands the response out
+ * only after `commits.run` resolved, i.e. after the grant committed; a grant that rolls back, or
+ * whose commit fails, drops its signature unseen (no unhandled rejection either).
+ */
+function signAhead(signing: Promise<TokenResponse>): { response: Promise<TokenResponse> } {
+  void signing.catch(() => undefined);
+  return { response: signing };
 }
 
 function required(form: URLSearchParams, ...names: string[]): string[] {
@@ -219,16 +233,20 @@ async function authorizationCodeGrant(
       userId: row.user_id,
       scope: row.scope,
     });
-    return { kind: 'ok' as const, issued, row };
+    const wantsIdToken = deps.config.oidcIdToken && parseScope(row.scope).includes('openid');
+    return {
+      kind: 'ok' as const,
+      ...signAhead(
+        respond(
+          deps,
+          { ...issued, clientId: client.id, userId: row.user_id, scope: row.scope },
+          wantsIdToken ? { nonce: row.nonce, authTime: row.auth_time } : null,
+        ),
+      ),
+    };
   });
   if (outcome.kind === 'invalid') throw tokenErrors.invalidGrant();
-  const { issued, row } = outcome;
-  const wantsIdToken = deps.config.oidcIdToken && parseScope(row.scope).includes('openid');
-  return respond(
-    deps,
-    { ...issued, clientId: client.id, userId: row.user_id, scope: row.scope },
-    wantsIdToken ? { nonce: row.nonce, authTime: row.auth_time } : null,
-  );
+  return outcome.response;
 }
 
 async function refreshTokenGrant(
@@ -264,7 +282,10 @@ async function refreshTokenGrant(
       userId: row.user_id,
       scope,
     });
-    return { kind: 'ok' as const, issued, userId: row.user_id, scope };
+    return {
+      kind: 'ok' as const,
+      ...signAhead(respond(deps, { ...issued, clientId: client.id, userId: row.user_id, scope }, null)),
+    };
   });
   switch (outcome.kind) {
     case 'invalid':
@@ -278,11 +299,7 @@ async function refreshTokenGrant(
     case 'scope':
       throw tokenErrors.invalidScope();
     case 'ok':
-      return respond(
-        deps,
-        { ...outcome.issued, clientId: client.id, userId: outcome.userId, scope: outcome.scope },
-        null,
-      );
+      return outcome.response;
   }
 }
 

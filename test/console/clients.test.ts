@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import type { Client } from '../helpers/client.js';
 import { verifiedUser, registered } from '../helpers/identity.js';
-import { codeFlowTokens, consoleClient, tokenRequest } from '../helpers/oauth.js';
+import { authorizeCode, codeFlowTokens, consoleClient, pkcePair, tokenRequest } from '../helpers/oauth.js';
 
 const CLIENT_KEYS = [
   'allowed_scopes',
@@ -189,71 +189,191 @@ t.test('25 clients per project; the create limiter allows 20 per hour per IP', a
   );
 });
 
-t.test(
-  'PATCH is a partial merge; [] clears; the status table row by row with the publishing gate',
-  async (t) => {
-    const app = await startTestApp(t);
-    const owner = await registered(app, 'patch@example.com');
-    const pid = await project(owner);
-    const created = await owner.post(`/console/projects/${pid}/clients`, {
-      ...good,
-      redirect_uris: ['http://localhost/cb'],
-    });
+t.test('PATCH is a partial merge; [] clears; omitted fields stay', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'patch@example.com');
+  const pid = await project(owner);
+  const created = await owner.post(`/console/projects/${pid}/clients`, {
+    ...good,
+    redirect_uris: ['http://localhost/cb'],
+  });
+  const url = `/console/projects/${pid}/clients/${String(created.body.data.client.id)}`;
+  const patch = (body: Record<string, unknown>) => owner.patch(url, body);
+
+  const renamed = await patch({ name: 'Renamed' });
+  t.match(renamed.body.data, {
+    name: 'Renamed',
+    redirect_uris: ['http://localhost/cb'],
+    allowed_scopes: ['openid', 'email'],
+    status: 'testing',
+  });
+  t.equal((await patch({ status: 'live' })).body.message, 'status must be testing, production or disabled');
+  t.same((await patch({ status: 'production', redirect_uris: ['https://acme.example/cb'] })).body, {
+    success: false,
+    message: 'publishing requires at least one https:// redirect_uri and a homepage_url',
+  });
+  t.same((await owner.get(url)).body.data, renamed.body.data, 'a refused PATCH changes nothing');
+  const cleared = await patch({ redirect_uris: [], allowed_scopes: [], homepage_url: null });
+  t.match(cleared.body.data, { name: 'Renamed', redirect_uris: [], allowed_scopes: [], status: 'testing' });
+  t.notOk('homepage_url' in cleared.body.data, 'cleared URL is omitted');
+  t.equal((await patch({ redirect_uris: ['https://*.x/cb'] })).status, 400);
+});
+
+t.test('the client status table of §3.1, row by row, with the publishing gate', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'status@example.com');
+  const pid = await project(owner);
+  const gate = 'publishing requires at least one https:// redirect_uri and a homepage_url';
+  const publishable = { redirect_uris: ['https://acme.example/cb'], homepage_url: 'https://acme.example' };
+  const bare = { redirect_uris: ['http://localhost/cb'], homepage_url: null };
+  type Status = 'testing' | 'production' | 'disabled';
+  /** A new client in `from` whose fields are `fields` (production ones are created publishable). */
+  const clientIn = async (from: Status, fields: Record<string, unknown>) => {
+    app.clock.advance('1h'); // stay clear of the 20-per-hour create limiter
+    const created = await owner.post(`/console/projects/${pid}/clients`, { ...good, ...fields });
+    t.equal(created.status, 201);
     const url = `/console/projects/${pid}/clients/${String(created.body.data.client.id)}`;
-    const patch = (body: Record<string, unknown>) => owner.patch(url, body);
+    if (from !== 'testing') t.equal((await owner.patch(url, { status: from })).body.data?.status, from);
+    return { url, id: created.body.data.client.id as string };
+  };
+  const statusChanges = async (id: string) =>
+    (await audit(owner, pid)).filter((e) => e.action === 'client.status_changed' && e.target_id === id);
 
-    const renamed = await patch({ name: 'Renamed' });
-    t.match(renamed.body.data, {
-      name: 'Renamed',
-      redirect_uris: ['http://localhost/cb'],
-      allowed_scopes: ['openid', 'email'],
-    });
-    const gate = 'publishing requires at least one https:// redirect_uri and a homepage_url';
-    // testing → testing, → production (gate), → disabled
-    t.equal((await patch({ status: 'testing' })).body.data.status, 'testing');
-    t.same(
-      (await patch({ status: 'production' })).body,
-      { success: false, message: gate },
-      'no https URI, no homepage',
-    );
-    t.same(
-      (await patch({ status: 'production', redirect_uris: ['https://acme.example/cb'] })).body.message,
-      gate,
-      'no homepage',
-    );
-    t.equal(
-      (await owner.get(url)).body.data.redirect_uris[0],
-      'http://localhost/cb',
-      'a refused PATCH changes nothing',
-    );
-    const published = await patch({
-      status: 'production',
-      redirect_uris: ['https://acme.example/cb'],
-      homepage_url: 'https://acme.example',
-    });
-    t.match(published.body.data, { status: 'production', homepage_url: 'https://acme.example' });
-    // production → production, → testing refused, → disabled
-    t.equal((await patch({ status: 'production' })).body.data.status, 'production');
-    t.equal((await patch({ status: 'testing' })).status, 400);
-    t.equal(
-      (await patch({ redirect_uris: ['http://localhost/cb'] })).body.message,
-      gate,
-      'a production client keeps passing the gate',
-    );
-    t.equal((await patch({ status: 'disabled' })).body.data.status, 'disabled');
-    // disabled → testing, → production (gate)
-    t.equal((await patch({ status: 'testing' })).body.data.status, 'testing');
-    await patch({ status: 'disabled' });
-    t.equal((await patch({ status: 'production' })).body.data.status, 'production');
-    t.equal((await patch({ status: 'live' })).body.message, 'status must be testing, production or disabled');
+  const rows: {
+    row: string;
+    from: Status;
+    fields: Record<string, unknown>;
+    patch: Record<string, unknown>;
+    to?: Status;
+    refused?: string;
+  }[] = [
+    {
+      row: 'testing → testing: no change',
+      from: 'testing',
+      fields: bare,
+      patch: { status: 'testing' },
+      to: 'testing',
+    },
+    {
+      row: 'testing → production: refused by the gate',
+      from: 'testing',
+      fields: bare,
+      patch: { status: 'production' },
+      refused: gate,
+    },
+    {
+      row: 'testing → production: through the gate',
+      from: 'testing',
+      fields: bare,
+      patch: { status: 'production', ...publishable },
+      to: 'production',
+    },
+    {
+      row: 'testing → disabled',
+      from: 'testing',
+      fields: bare,
+      patch: { status: 'disabled' },
+      to: 'disabled',
+    },
+    {
+      row: 'production → production: no change, and not gated',
+      from: 'production',
+      fields: publishable,
+      patch: { status: 'production', ...bare },
+      to: 'production',
+    },
+    {
+      row: 'production without a status in the PATCH: not gated either',
+      from: 'production',
+      fields: publishable,
+      patch: bare,
+      to: 'production',
+    },
+    {
+      row: 'production → disabled',
+      from: 'production',
+      fields: publishable,
+      patch: { status: 'disabled' },
+      to: 'disabled',
+    },
+    {
+      row: 'disabled → testing',
+      from: 'disabled',
+      fields: bare,
+      patch: { status: 'testing' },
+      to: 'testing',
+    },
+    {
+      row: 'disabled → production: refused by the gate',
+      from: 'disabled',
+      fields: bare,
+      patch: { status: 'production' },
+      refused: gate,
+    },
+    {
+      row: 'disabled → production: refused without a homepage',
+      from: 'disabled',
+      fields: { ...bare, redirect_uris: ['https://acme.example/cb'] },
+      patch: { status: 'production' },
+      refused: gate,
+    },
+    {
+      row: 'disabled → production: through the gate',
+      from: 'disabled',
+      fields: bare,
+      patch: { status: 'production', ...publishable },
+      to: 'production',
+    },
+    {
+      row: 'production → testing: outside the table',
+      from: 'production',
+      fields: publishable,
+      patch: { status: 'testing' },
+      refused: 'a production client cannot go back to testing; disable it instead',
+    },
+  ];
+  for (const { row, from, fields, patch, to, refused } of rows) {
+    const { url, id } = await clientIn(from, fields);
+    const before = (await owner.get(url)).body.data as Record<string, unknown>;
+    const changesBefore = (await statusChanges(id)).length;
+    const res = await owner.patch(url, patch);
+    if (refused !== undefined) {
+      t.same([res.status, res.body], [400, { success: false, message: refused }], row);
+      t.same((await owner.get(url)).body.data, before, `${row}: nothing changed`);
+      t.equal((await statusChanges(id)).length, changesBefore, `${row}: nothing audited`);
+      continue;
+    }
+    t.same([res.status, res.body.data?.status ?? res.body.message], [200, to], row);
+    const stored = (await owner.get(url)).body.data as { status: string; redirect_uris: string[] };
+    t.equal(stored.status, to, `${row}: stored`);
+    if (Array.isArray(patch.redirect_uris))
+      t.same(stored.redirect_uris, patch.redirect_uris, `${row}: the rest of the PATCH applied`);
+    const changes = await statusChanges(id);
+    if (to === from) t.equal(changes.length, changesBefore, `${row}: no status_changed entry`);
+    else t.match(changes[0], { metadata: { from, to } }, `${row}: audited`);
+  }
 
-    await patch({ status: 'disabled' });
-    const cleared = await patch({ redirect_uris: [], allowed_scopes: [], homepage_url: null });
-    t.match(cleared.body.data, { redirect_uris: [], allowed_scopes: [], status: 'disabled' });
-    t.notOk('homepage_url' in cleared.body.data, 'cleared URL is omitted');
-    t.equal((await patch({ redirect_uris: ['https://*.x/cb'] })).status, 400);
-  },
-);
+  // any → disabled: archiving the project disables all its clients at once.
+  const archivedPid = await project(owner, 'Archived Portal');
+  const inArchived: string[] = [];
+  for (const from of ['testing', 'production', 'disabled'] as const) {
+    app.clock.advance('1h');
+    const created = await owner.post(`/console/projects/${archivedPid}/clients`, { ...good, ...publishable });
+    const url = `/console/projects/${archivedPid}/clients/${String(created.body.data.client.id)}`;
+    if (from !== 'testing') await owner.patch(url, { status: from });
+    inArchived.push(url);
+  }
+  t.same(
+    await Promise.all(inArchived.map(async (url) => (await owner.get(url)).body.data.status as string)),
+    ['testing', 'production', 'disabled'],
+  );
+  await owner.delete(`/console/projects/${archivedPid}`);
+  t.same(
+    await Promise.all(inArchived.map(async (url) => (await owner.get(url)).body.data.status as string)),
+    ['disabled', 'disabled', 'disabled'],
+    'any → disabled when the project is archived',
+  );
+});
 
 async function audit(owner: Client, pid: string) {
   return (await owner.get(`/console/projects/${pid}/audit-logs`)).body.data as {
@@ -348,43 +468,158 @@ t.test('audit trail: every mutation, newest first, with target, metadata and IP'
   ]);
 });
 
+t.test('audit trail: capped at the newest 100 entries', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'cap@example.com');
+  const pid = await project(owner, 'Name 0');
+  for (let i = 1; i <= 101; i++) {
+    const res = await owner.patch(`/console/projects/${pid}`, { name: `Name ${String(i)}` });
+    t.equal(res.status, 200);
+  }
+  const trail = await audit(owner, pid); // 102 entries were written: project.created and 101 renames
+  t.equal(trail.length, 100);
+  t.same(trail[0]?.metadata, { from: 'Name 100', to: 'Name 101' }, 'the newest first');
+  t.same(trail.at(-1)?.metadata, { from: 'Name 1', to: 'Name 2' }, 'the 100th newest last');
+  t.notOk(
+    trail.some((e) => e.action === 'project.created'),
+    'the two oldest (project.created, the first rename) are not shown',
+  );
+});
+
 t.test(
-  'stats count consents, live refresh families and live access tokens; delete revokes everything',
+  'console PATCH and create cannot set first_party: an ignored field, as on every identity route',
   async (t) => {
     const app = await startTestApp(t);
-    const owner = await registered(app, 'stats@example.com');
-    const client = await consoleClient(owner);
-    const stats = async () =>
-      (await owner.get(`/console/projects/${client.projectId}/clients/${client.clientId}/stats`)).body.data;
-    t.same(await stats(), { connected_users: 0, active_grants: 0, live_access_tokens: 0 });
-    const users = [await verifiedUser(app, 'u1@example.com'), await verifiedUser(app, 'u2@example.com')];
-    const tokens = [];
-    for (const u of users) tokens.push((await codeFlowTokens(app, u, client)).body);
-    await codeFlowTokens(app, users[0]!, client);
-    t.same(await stats(), { connected_users: 2, active_grants: 3, live_access_tokens: 3 });
-    app.clock.advance('16m');
-    t.same(
-      await stats(),
-      { connected_users: 2, active_grants: 3, live_access_tokens: 0 },
-      'access tokens expire',
-    );
+    const owner = await registered(app, 'fp@example.com');
+    const pid = await project(owner);
+    const created = await owner.post(`/console/projects/${pid}/clients`, { ...good, first_party: true });
+    t.equal(created.status, 201);
+    const id = created.body.data.client.id as string;
+    const url = `/console/projects/${pid}/clients/${id}`;
+    const patched = await owner.patch(url, { first_party: true, name: 'Still third-party' });
+    t.same([patched.status, patched.body.data.name], [200, 'Still third-party']);
+    t.notOk('first_party' in patched.body.data, 'the console view has no first_party');
+    t.equal((await owner.patch(url, { first_party: 1 })).status, 200);
+    t.equal((await owner.get(`/oauth/clients/${id}`)).body.data.first_party, false);
+    const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
+    t.teardown(() => db.close());
+    t.equal(db.prepare('select first_party from oauth_clients where id = ?').pluck().get(id), 0);
+    t.match((await audit(owner, pid))[0], { action: 'client.updated', metadata: { fields: ['name'] } });
 
-    const res = await owner.delete(`/console/projects/${client.projectId}/clients/${client.clientId}`);
-    t.same(res.body, { success: true, message: 'client deleted — all its tokens and grants are revoked' });
-    const refresh = await tokenRequest(app, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens[0].refresh_token as string,
-      client_id: client.clientId,
-      client_secret: client.secret!,
-    });
-    t.equal(refresh.status, 401, 'the client is gone');
-    t.same((await users[0]!.get('/connections')).body.data, [], 'consents gone');
+    const user = await verifiedUser(app, 'fpu@example.com');
+    const { challenge } = pkcePair();
+    const query = new URLSearchParams({
+      client_id: id,
+      redirect_uri: good.redirect_uris[0]!,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }).toString();
     t.equal(
-      (await owner.get(`/console/projects/${client.projectId}/clients/${client.clientId}`)).status,
-      404,
+      (await user.get(`/oauth/authorize?${query}`)).headers.get('location'),
+      `/consent?${query}`,
+      'its users still see the consent screen',
     );
   },
 );
+
+t.test('stats count consents, live refresh families and live access tokens', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'stats@example.com');
+  const client = await consoleClient(owner);
+  const stats = async () =>
+    (await owner.get(`/console/projects/${client.projectId}/clients/${client.clientId}/stats`)).body.data;
+  t.same(await stats(), { connected_users: 0, active_grants: 0, live_access_tokens: 0 });
+  const users = [await verifiedUser(app, 'u1@example.com'), await verifiedUser(app, 'u2@example.com')];
+  for (const u of users) await codeFlowTokens(app, u, client);
+  await codeFlowTokens(app, users[0]!, client);
+  t.same(await stats(), { connected_users: 2, active_grants: 3, live_access_tokens: 3 });
+  app.clock.advance('16m');
+  t.same(
+    await stats(),
+    { connected_users: 2, active_grants: 3, live_access_tokens: 0 },
+    'access tokens expire',
+  );
+});
+
+t.test('hard delete: every consent, code and token of the client goes, live ones dead at once', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'del@example.com');
+  const client = await consoleClient(owner);
+  const bystander = await consoleClient(owner, { name: 'Bystander' });
+  const users = [await verifiedUser(app, 'u1@example.com'), await verifiedUser(app, 'u2@example.com')];
+  const tokens = [];
+  for (const u of users) tokens.push((await codeFlowTokens(app, u, client)).body);
+  const rotated = await tokenRequest(app, {
+    grant_type: 'refresh_token',
+    refresh_token: tokens[0].refresh_token as string,
+    client_id: client.clientId,
+    client_secret: client.secret!,
+  });
+  t.equal(rotated.status, 200);
+  await authorizeCode(users[1]!, client.clientId, pkcePair().challenge); // a code never exchanged
+  const other = (await codeFlowTokens(app, users[0]!, bystander)).body;
+  const userinfo = async (token: string) =>
+    (await fetch(`${app.base}/oauth/userinfo`, { headers: { Authorization: `Bearer ${token}` } })).status;
+  t.equal(await userinfo(rotated.body.access_token as string), 200, 'a live access token before the delete');
+
+  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
+  t.teardown(() => db.close());
+  const familyIds = JSON.stringify(
+    db.prepare('select id from oauth_refresh_families where client_id = ?').pluck().all(client.clientId),
+  );
+  const count = (query: string, arg: string) => db.prepare(query).pluck().get(arg) as number;
+  const rows = () => ({
+    oauth_consents: count('select count(*) from oauth_consents where client_id = ?', client.clientId),
+    oauth_codes: count('select count(*) from oauth_codes where client_id = ?', client.clientId),
+    oauth_refresh_families: count(
+      'select count(*) from oauth_refresh_families where client_id = ?',
+      client.clientId,
+    ),
+    // by the family ids read before the delete, so orphans would count
+    oauth_refresh_tokens: count(
+      'select count(*) from oauth_refresh_tokens where family_id in (select value from json_each(?))',
+      familyIds,
+    ),
+    oauth_access_tokens: count(
+      'select count(*) from oauth_access_tokens where client_id = ?',
+      client.clientId,
+    ),
+  });
+  t.same(rows(), {
+    oauth_consents: 2,
+    oauth_codes: 3,
+    oauth_refresh_families: 2,
+    oauth_refresh_tokens: 3,
+    oauth_access_tokens: 3,
+  });
+
+  const res = await owner.delete(`/console/projects/${client.projectId}/clients/${client.clientId}`);
+  t.same(res.body, { success: true, message: 'client deleted — all its tokens and grants are revoked' });
+  t.equal(await userinfo(rotated.body.access_token as string), 401, 'refused at once, clock unmoved');
+  t.same(rows(), {
+    oauth_consents: 0,
+    oauth_codes: 0,
+    oauth_refresh_families: 0,
+    oauth_refresh_tokens: 0,
+    oauth_access_tokens: 0,
+  });
+  const refresh = await tokenRequest(app, {
+    grant_type: 'refresh_token',
+    refresh_token: rotated.body.refresh_token as string,
+    client_id: client.clientId,
+    client_secret: client.secret!,
+  });
+  t.equal(refresh.status, 401, 'the client is gone');
+  t.same(
+    ((await users[0]!.get('/connections')).body.data as { client_id: string }[]).map((c) => c.client_id),
+    [bystander.clientId],
+    'its consents are gone; the other client’s stay',
+  );
+  t.equal(await userinfo(other.access_token as string), 200, 'another client’s tokens are untouched');
+  t.equal((await owner.get(`/console/projects/${client.projectId}/clients/${client.clientId}`)).status, 404);
+});
 
 t.test('GET /oauth/clients/{client_id}: public metadata only; first_party set by the operator', async (t) => {
   const app = await startTestApp(t);

@@ -2,7 +2,7 @@ import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
 import { registered } from '../helpers/identity.js';
-import { consoleClient } from '../helpers/oauth.js';
+import { consoleClient, tokenRequest } from '../helpers/oauth.js';
 
 const PROJECT_KEYS = ['archived', 'created_at', 'id', 'name', 'slug'];
 
@@ -188,6 +188,50 @@ t.test("another owner's project behaves exactly like a missing one", async (t) =
   const mine = await owner.get(c);
   t.match(mine.body.data, { name: 'Partner App', status: 'testing' }, 'nothing changed');
   t.equal((await owner.get(`${p}/clients/${projectId}-zzzzzz`)).body.message, 'client not found');
+});
+
+t.test("another owner's client reached through one's own project id is 404", async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'mine@example.com');
+  const intruder = await registered(app, 'theirs@example.com');
+  const victim = await consoleClient(owner);
+  const own = await consoleClient(intruder, { name: 'Intruder App' });
+  const c = `/console/projects/${own.projectId}/clients/${victim.clientId}`;
+  const missing = { success: false, message: 'client not found' };
+  const checks: [string, string, unknown?][] = [
+    ['GET', c],
+    ['PATCH', c, { name: 'stolen', status: 'disabled' }],
+    ['POST', `${c}/rotate-secret`],
+    ['GET', `${c}/stats`],
+    ['DELETE', c],
+  ];
+  for (const [method, path, body] of checks) {
+    const res = await intruder.request(method, path, body);
+    t.same([res.status, res.body], [404, missing], `${method} ${path}`);
+  }
+  const listed = (await intruder.get(`/console/projects/${own.projectId}/clients`)).body.data as {
+    id: string;
+  }[];
+  t.same(
+    listed.map((l) => l.id),
+    [own.clientId],
+    'not listed in the intruder’s project',
+  );
+  const mine = await owner.get(`/console/projects/${victim.projectId}/clients/${victim.clientId}`);
+  t.match(mine.body.data, { name: 'Partner App', status: 'testing' }, 'nothing changed');
+  const secretStillWorks = await tokenRequest(app, {
+    grant_type: 'refresh_token',
+    refresh_token: 'nope',
+    client_id: victim.clientId,
+    client_secret: victim.secret!,
+  });
+  t.equal(secretStillWorks.body.error, 'invalid_grant', 'its secret was not rotated');
+  const actions = async (who: Client, projectId: string) =>
+    ((await who.get(`/console/projects/${projectId}/audit-logs`)).body.data as { action: string }[]).map(
+      (e) => e.action,
+    );
+  t.same(await actions(owner, victim.projectId), ['client.created', 'project.created'], 'nothing audited');
+  t.same(await actions(intruder, own.projectId), ['client.created', 'project.created'], 'on either side');
 });
 
 t.test('quota: 25 active projects per owner; the create limiter: 5 per hour per IP', async (t) => {

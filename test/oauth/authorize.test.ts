@@ -118,10 +118,10 @@ t.test('authorize outcomes 2-5 in order: login, verify, consent, code', async (t
     /^https:\/\/app\.partner\.example\/callback\?code=/,
   );
   const events = (await user.get('/auth/security-events')).body.data as { action: string; detail: string }[];
-  t.match(
-    events.filter((e) => e.action === 'app_connected'),
-    [{ detail: client.clientId }],
-    'app_connected once',
+  t.same(
+    events.filter((e) => e.action === 'app_connected').map((e) => e.detail),
+    [client.clientId],
+    'app_connected once: the covered and narrower requests recorded no second one',
   );
 });
 
@@ -182,6 +182,42 @@ t.test('consent: re-validated, 403 for unverified accounts, decline says access_
     (await user.post('/oauth/consent', { ...params, approve: true })).body.message,
     'client is disabled',
   );
+});
+
+t.test('consent re-checks the scope subset, against the client as it is now', async (t) => {
+  const app = await startTestApp(t);
+  const owner = await registered(app, 'owner@example.com');
+  const client = await consoleClient(owner, { scopes: ['openid', 'email'] });
+  const user = await verifiedUser(app, 'scope@example.com');
+  const { challenge } = pkcePair();
+  const query = authorizeQuery(client.clientId, challenge, { scope: 'openid email' });
+  t.equal((await user.get(`/oauth/authorize?${query}`)).headers.get('location'), `/consent?${query}`);
+  const params = Object.fromEntries(new URLSearchParams(query));
+  const refused = [400, { success: false, message: "scope must be a subset of the client's allowed scopes" }];
+  const consent = async (body: Record<string, unknown>) => {
+    const res = await user.post('/oauth/consent', { ...params, ...body });
+    return [res.status, res.body];
+  };
+  t.same(
+    await consent({ scope: 'openid email phone', approve: true }),
+    refused,
+    'a wider scope than allowed',
+  );
+  t.same(await consent({ scope: 'openid admin', approve: true }), refused, 'an unknown scope');
+  t.same(await consent({ scope: 'openid phone', approve: false }), refused, 'even to decline');
+  await owner.patch(`/console/projects/${client.projectId}/clients/${client.clientId}`, {
+    allowed_scopes: ['openid'],
+  });
+  t.same(await consent({ approve: true }), refused, 'the client lost email after the authorize call');
+  t.same((await user.get('/connections')).body.data, [], 'no consent stored');
+  const events = (await user.get('/auth/security-events')).body.data as { action: string }[];
+  t.same(
+    events.filter((e) => e.action === 'app_connected'),
+    [],
+    'no app_connected',
+  );
+  const ok = await user.post('/oauth/consent', { ...params, scope: 'openid', approve: true });
+  t.match(new URL(ok.body.data.redirect_uri as string).searchParams.get('code'), /^[A-Za-z0-9_-]{43}$/);
 });
 
 t.test('first-party clients skip the consent screen (consent stored silently)', async (t) => {

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import t from 'tap';
@@ -49,32 +49,37 @@ t.test(
     const owner = await registered(app, 'owner@example.com');
     const client = await consoleClient(owner);
     const user = await verifiedUser(app, 'rot@example.com');
-    const kids = async () =>
-      ((await (await fetch(`${app.base}/oauth/jwks`)).json()) as { keys: { kid: string }[] }).keys.map(
-        (k) => k.kid,
-      );
+    const jwksDocument = async () =>
+      (await (await fetch(`${app.base}/oauth/jwks`)).json()) as { keys: { kid: string }[] };
+    const kids = async () => (await jwksDocument()).keys.map((k) => k.kid);
+    const userinfo = async (token: string) =>
+      (await fetch(`${app.base}/oauth/userinfo`, { headers: { Authorization: `Bearer ${token}` } })).status;
     const [oldKid] = await kids();
-    const oldToken = (await codeFlowTokens(app, user, client)).body.access_token as string;
 
     const rotated = await app.app.deps.keys.rotate({ now: false }); // what `hotspot-ctl keys rotate` does
     t.same((await kids()).sort(), [oldKid, rotated.kid].sort(), 'the new key is published at once');
     const stillOld = (await codeFlowTokens(app, user, client)).body.access_token as string;
     t.equal(decodeProtectedHeader(stillOld).kid, oldKid, 'but does not sign yet');
 
-    app.clock.advance('5m');
+    app.clock.advance('299s'); // 4m59s: the last second of the old key
+    const lastOld = (await codeFlowTokens(app, user, client)).body.access_token as string;
+    const lastOldIssued = app.clock.now();
+    t.equal(decodeProtectedHeader(lastOld).kid, oldKid, 'the old key still signs at 4m59s');
+    app.clock.advance('1s'); // 5m: handover
     const newToken = (await codeFlowTokens(app, user, client)).body.access_token as string;
-    t.equal(decodeProtectedHeader(newToken).kid, rotated.kid, 'signs after 5 minutes');
-    const jwks = createLocalJWKSet((await (await fetch(`${app.base}/oauth/jwks`)).json()) as { keys: [] });
-    for (const token of [stillOld, newToken]) {
-      await jwtVerify(token, jwks, { issuer: app.config.publicBaseUrl, currentDate: app.clock.now() });
-      const res = await fetch(`${app.base}/oauth/userinfo`, {
-        headers: { Authorization: `Bearer ${token}` },
-      });
-      t.equal(res.status, 200, 'verifiers pick the key by kid');
-    }
-    t.ok(oldToken);
+    t.equal(decodeProtectedHeader(newToken).kid, rotated.kid, 'the new key signs from 5 minutes');
 
-    app.clock.advance('15m');
+    app.clock.advance('14m'); // 14 minutes past the handover; lastOld has 59 s to live
+    const jwks = createLocalJWKSet(await jwksDocument());
+    const verified = await jwtVerify(lastOld, jwks, {
+      issuer: app.config.publicBaseUrl,
+      currentDate: app.clock.now(),
+    });
+    t.equal(verified.protectedHeader.kid, oldKid, 'a relying party verifies it against the published JWKS');
+    t.equal(await userinfo(lastOld), 200, 'and userinfo accepts it: verifiers pick the key by kid');
+    t.equal(await userinfo(newToken), 200);
+
+    app.clock.advance('1m'); // 15 minutes after the old key stopped signing
     t.same(
       (await kids()).sort(),
       [oldKid, rotated.kid].sort(),
@@ -83,9 +88,37 @@ t.test(
     app.clock.advance('1m');
     await app.app.deps.keys.refresh();
     t.same(await kids(), [rotated.kid], 'dropped after the overlap');
+    const after = createLocalJWKSet(await jwksDocument());
+    await t.rejects(
+      jwtVerify(lastOld, after, { issuer: app.config.publicBaseUrl, currentDate: lastOldIssued }),
+      { code: 'ERR_JWKS_NO_MATCHING_KEY' },
+      'its tokens no longer verify against the JWKS, whatever the time',
+    );
     t.same(await app.app.deps.keys.dropUnpublished(), [oldKid], 'the scheduled job forgets it');
   },
 );
+
+t.test('app.ts schedules the signing-key retirement job every minute, and it forgets old keys', async (t) => {
+  const app = await startTestApp(t);
+  const { scheduler, deps } = app.app;
+  t.ok(scheduler.names.includes('oauth.keys'), 'registered with the scheduler');
+  const next = scheduler.nextRun('oauth.keys');
+  t.ok(next !== null && next.getTime() - Date.now() <= 60_000, 'node-schedule runs it within a minute');
+  const [old] = await deps.keys.list();
+  const fresh = await deps.keys.rotate({ now: true });
+  const pem = path.join(app.dataDir, 'keys', `${old!.kid}.pem`);
+  const kids = async () => (await deps.keys.list()).map((k) => k.kid);
+
+  app.clock.advance('15m');
+  await scheduler.trigger('oauth.keys');
+  t.same(await kids(), [old!.kid, fresh.kid], 'kept while published');
+  t.ok(existsSync(pem));
+  app.clock.advance('1m');
+  await scheduler.trigger('oauth.keys');
+  t.same(await kids(), [fresh.kid], 'the scheduled job dropped the key 16 minutes after it stopped signing');
+  t.notOk(existsSync(pem), 'and its private key file');
+  t.same(app.logs.events('job.failed'), []);
+});
 
 t.test('hotspot-ctl keys list and keys rotate --now', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');

@@ -1,5 +1,8 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { sql } from 'kysely';
 import t, { type Test } from 'tap';
+import { sha256Hex } from '../../src/lib/crypto.js';
+import { tokenEndpoint } from '../../src/oauth/token.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { registered, verifiedUser } from '../helpers/identity.js';
 import {
@@ -97,8 +100,11 @@ t.test(
 
     const replay = await tokenRequest(app, codeForm(client, code, verifier));
     t.same([replay.status, replay.body], [400, INVALID_GRANT], 'single use');
-    const revoked = await user.get('/auth/me');
-    t.equal(revoked.status, 200);
+    t.equal(
+      (await user.get('/auth/me')).status,
+      200,
+      "the replay revokes the code's grant, not the user's browser session",
+    );
     const info = await fetch(`${app.base}/oauth/userinfo`, {
       headers: { Authorization: `Bearer ${String(res.body.access_token)}` },
     });
@@ -173,6 +179,7 @@ t.test(
       t.equal(res.headers.get('www-authenticate'), 'Basic realm="svc-accounts"');
       t.equal(res.headers.get('cache-control'), 'no-store');
     };
+    await bad({}); // §5 rule 6: missing credentials, client_id included
     await bad({ client_id: client.clientId });
     await bad({ client_id: client.clientId, client_secret: 'cask_wrong' });
     await bad({ client_id: 'nope-abcdef', client_secret: client.secret! });
@@ -196,6 +203,53 @@ t.test(
     });
     t.equal(pubRes.status, 200, 'public clients send no secret');
 
+    const pp2 = pkcePair();
+    const pubForm = {
+      grant_type: 'authorization_code',
+      code: await authorizeCode(user, pub.clientId, pp2.challenge),
+      redirect_uri: REDIRECT,
+      code_verifier: pp2.verifier,
+    };
+    const pubBasic = (secret: string) =>
+      `Basic ${Buffer.from(`${pub.clientId}:${secret}`).toString('base64')}`;
+    for (const [form, headers] of [
+      [{ ...pubForm }, { Authorization: pubBasic('made-up-secret') }],
+      [{ ...pubForm, client_id: pub.clientId, client_secret: 'made-up-secret' }, {}],
+    ] as const) {
+      const refused = await tokenRequest(app, form, headers);
+      t.same(
+        [refused.status, refused.body, refused.headers.get('www-authenticate')],
+        [
+          401,
+          { error: 'invalid_client', error_description: 'public clients do not authenticate with a secret' },
+          'Basic realm="svc-accounts"',
+        ],
+        'a secret presented for a public client is refused',
+      );
+    }
+    const emptySecret = await tokenRequest(app, pubForm, { Authorization: pubBasic('') });
+    t.equal(
+      emptySecret.status,
+      200,
+      'an empty secret is no secret (RFC 6749 §2.3.1); the refusals burnt nothing',
+    );
+
+    await owner.patch(`/console/projects/${pub.projectId}/clients/${pub.clientId}`, { status: 'disabled' });
+    const disabledPublic = await tokenRequest(app, {
+      grant_type: 'refresh_token',
+      refresh_token: pubRes.body.refresh_token as string,
+      client_id: pub.clientId,
+    });
+    t.same(
+      [disabledPublic.status, disabledPublic.body, disabledPublic.headers.get('www-authenticate')],
+      [
+        401,
+        { error: 'invalid_client', error_description: 'client is disabled' },
+        'Basic realm="svc-accounts"',
+      ],
+      'a disabled public client is refused at the token endpoint',
+    );
+
     await owner.patch(`/console/projects/${client.projectId}/clients/${client.clientId}`, {
       status: 'disabled',
     });
@@ -212,7 +266,6 @@ t.test('request errors: invalid_request, unsupported_grant_type, form encoding o
     [{ ...creds, grant_type: 'client_credentials' }, 'unsupported_grant_type'],
     [{ ...creds, grant_type: 'authorization_code', code: 'x' }, 'invalid_request'],
     [{ ...creds, grant_type: 'refresh_token' }, 'invalid_request'],
-    [{ grant_type: 'refresh_token', refresh_token: 'x' }, 'invalid_request'],
   ];
   for (const [form, error] of cases) {
     const res = await tokenRequest(app, form);
@@ -279,6 +332,77 @@ t.test('refresh tokens rotate; reusing a rotated one revokes the whole family', 
     (await refresh(other.refresh_token)).body,
     INVALID_GRANT,
     'refresh tokens expire after 30 idle days',
+  );
+});
+
+t.test('grants share a group commit, yet each is atomic: a failing grant rolls back alone', async (t) => {
+  const { app, client, user } = await setup(t);
+  const deps = app.app.deps;
+  const families = [];
+  for (let i = 0; i < 3; i++) families.push((await codeFlowTokens(app, user, client)).body);
+  const refreshTokens = families.map((f) => f.refresh_token as string);
+  const familyOf = async (token: string) =>
+    (
+      await deps.db
+        .selectFrom('oauth_refresh_tokens')
+        .select('family_id')
+        .where('token_hash', '=', sha256Hex(token))
+        .executeTakeFirstOrThrow()
+    ).family_id;
+  const doomed = await familyOf(refreshTokens[1]!);
+  // The middle grant's last write fails (as a full disk or a broken constraint would), after its
+  // rotation of the old token was already written inside the group transaction.
+  await sql
+    .raw(
+      `create trigger fail_one before insert on oauth_refresh_tokens when new.family_id = '${doomed}'
+       begin select raise(abort, 'injected failure'); end`,
+    )
+    .execute(deps.db);
+  const grant = (refreshToken: string) =>
+    tokenEndpoint(deps, {
+      form: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: client.clientId,
+        client_secret: client.secret!,
+      }),
+      authorization: undefined,
+    });
+  const before = { ...deps.commits.stats };
+  const results = await Promise.allSettled(refreshTokens.map(grant));
+  t.same(
+    deps.commits.stats,
+    { transactions: before.transactions + 1, units: before.units + 3 },
+    'the three grants ran in one group transaction',
+  );
+  t.same(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
+  t.match((results[1] as PromiseRejectedResult).reason, { message: /injected failure/ });
+  await sql.raw('drop trigger fail_one').execute(deps.db);
+
+  for (const i of [0, 2]) {
+    const issued = (results[i] as PromiseFulfilledResult<{ refresh_token: string }>).value;
+    t.equal((await grant(issued.refresh_token)).token_type, 'Bearer', `grant ${String(i)} committed`);
+    await t.rejects(
+      grant(refreshTokens[i]!),
+      { message: /refresh token reuse was detected/ },
+      `grant ${String(i)} rotated`,
+    );
+  }
+  const retried = await grant(refreshTokens[1]!);
+  t.equal(retried.token_type, 'Bearer', 'the failed grant left its token unrotated: nothing of it stuck');
+  t.equal(
+    (
+      await deps.db
+        .selectFrom('oauth_refresh_families')
+        .select('revoked_at')
+        .where('id', '=', doomed)
+        .executeTakeFirstOrThrow()
+    ).revoked_at,
+    null,
+    'and no reuse was detected on the retry',
   );
 });
 

@@ -45,6 +45,23 @@ t.test('userinfo: claims gated by scope, absent attributes omitted', async (t) =
   t.equal(all.headers.get('cache-control'), 'no-store');
 });
 
+t.test(
+  'userinfo reads the claims with the token on every call: a profile change shows at once',
+  async (t) => {
+    const { app, client, user } = await setup(t);
+    const token = (await codeFlowTokens(app, user, client, { scope: 'openid profile' })).body
+      .access_token as string;
+    const sub = (await user.get('/auth/me')).body.data.id as string;
+    t.same((await info(app.base, token)).body, {
+      sub,
+      name: 'Ui User',
+      picture: 'https://img.example/u.png',
+    });
+    await user.patch('/profile', { display_name: 'Renamed Later', avatar_url: null });
+    t.same((await info(app.base, token)).body, { sub, name: 'Renamed Later' }, 'same token, new claims');
+  },
+);
+
 t.test('userinfo: the three bearer failures are 401 envelopes', async (t) => {
   const { app, client, user } = await setup(t);
   const missing = await info(app.base, undefined);

@@ -58,3 +58,29 @@ t.test('stop() waits for a run in progress', async (t) => {
   await running;
   t.ok(stopped);
 });
+
+t.test('trigger runs a scheduled job by name, as its schedule would; nextRun says when', async (t) => {
+  const logs = new LogSink();
+  const scheduler = new Scheduler(createLogger('info', logs));
+  t.teardown(() => scheduler.stop());
+  let runs = 0;
+  scheduler.add({
+    name: 'count',
+    cron: '0 3 * * *',
+    run: () => {
+      runs++;
+    },
+  });
+  scheduler.add({ name: 'boom', cron: '0 3 * * *', run: () => Promise.reject(new Error('kaput')) });
+  await scheduler.trigger('count');
+  t.equal(runs, 1);
+  await scheduler.trigger('boom');
+  t.match(logs.events('job.failed'), [{ job: 'boom' }], 'failures handled as on schedule');
+  await t.rejects(scheduler.trigger('nope'), /no job named nope/);
+  const next = scheduler.nextRun('count');
+  t.ok(next instanceof Date);
+  t.same([next?.getHours(), next?.getMinutes()], [3, 0], 'the cron is in local time');
+  t.equal(scheduler.nextRun('nope'), null);
+  await scheduler.stop();
+  t.equal(scheduler.nextRun('count'), null, 'nothing after stop()');
+});
