@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import type { DB } from './schema.js';
+import { createWalSync, type WalSync } from './wal-sync.js';
 
 export type Db = Kysely<DB>;
 
@@ -10,16 +11,27 @@ const STATEMENT_CACHE_SIZE = 500;
  * kysely's SQLite driver prepares every query afresh. This wrapper keeps the most recently used
  * prepared statements, so hot paths (token grants, RADIUS authorization) skip SQLite's parser.
  */
-function withStatementCache(sqlite: Database.Database): {
+interface CachedDatabase {
   close(): void;
   prepare(sql: string): Database.Statement;
-} {
+  /** Whether a statement that may write ran since the last call (and forget it). */
+  takeWritten(): boolean;
+}
+
+function withStatementCache(sqlite: Database.Database): CachedDatabase {
   const cache = new Map<string, Database.Statement>();
+  let written = false;
   return {
     close: () => {
       cache.clear();
       sqlite.close();
     },
+    takeWritten() {
+      const was = written;
+      written = false;
+      return was;
+    },
+    // kysely prepares each statement right before it runs it.
     prepare(sql: string) {
       let stmt = cache.get(sql);
       if (stmt) {
@@ -32,6 +44,7 @@ function withStatementCache(sqlite: Database.Database): {
         }
       }
       cache.set(sql, stmt);
+      if (!stmt.readonly) written = true;
       return stmt;
     },
   };
@@ -43,19 +56,46 @@ function withStatementCache(sqlite: Database.Database): {
  * CLI and the daemon write at the same time.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #database: CachedDatabase;
+  readonly #wal: WalSync;
+
+  constructor(database: CachedDatabase, wal: WalSync) {
+    super({ database });
+    this.#database = database;
+    this.#wal = wal;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /**
+   * After a query or transaction that wrote, the connection is handed on at once and the caller
+   * waits for the WAL sync (wal-sync.ts): a write is acknowledged only once it is on disk, and
+   * nobody else waits for the disk meanwhile.
+   */
+  override async releaseConnection(): Promise<void> {
+    const written = this.#database.takeWritten();
+    await super.releaseConnection();
+    if (written) await this.#wal.sync();
+  }
+
+  override async destroy(): Promise<void> {
+    await super.destroy();
+    await this.#wal.close();
   }
 }
 
 class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #database: ReturnType<typeof withStatementCache>;
-  constructor(database: ReturnType<typeof withStatementCache>) {
+  readonly #database: CachedDatabase;
+  readonly #wal: WalSync;
+  constructor(database: CachedDatabase, wal: WalSync) {
     super({ database });
     this.#database = database;
+    this.#wal = wal;
   }
   override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver({ database: this.#database });
+    return new ImmediateSqliteDriver(this.#database, this.#wal);
   }
 }
 
@@ -65,14 +105,19 @@ export interface OpenedDatabase {
   sqlite: Database.Database;
 }
 
-/** Opens the SQLite database with the pragmas the daemon relies on. */
-export function openDatabase(file: string): OpenedDatabase {
+/**
+ * Opens the SQLite database with the pragmas the daemon relies on. WAL with synchronous=NORMAL:
+ * SQLite does not fsync at commit, the driver does it off the event loop before it lets a writer
+ * go on (see wal-sync.ts), so an acknowledged commit survives power loss as under FULL. `wal`
+ * replaces that sync (tests).
+ */
+export function openDatabase(file: string, options: { wal?: WalSync } = {}): OpenedDatabase {
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
-  // FULL: an acknowledged commit survives power loss, not only a process crash.
-  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(withStatementCache(sqlite)) });
+  const wal = options.wal ?? createWalSync(file);
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(withStatementCache(sqlite), wal) });
   return { db, sqlite };
 }

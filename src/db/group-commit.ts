@@ -14,7 +14,7 @@ interface Job {
 
 /**
  * Group commit: units of work that arrive together run in one transaction, each inside its own
- * savepoint, and share one commit (one fsync under synchronous=FULL). Every caller still learns
+ * savepoint, and share one commit (one WAL sync, see wal-sync.ts). Every caller still learns
  * its outcome only after the commit that made its writes durable, and a unit that throws is rolled
  * back to its savepoint without touching the others. Used on hot write paths (token grants) where
  * the fsync per transaction would otherwise set the pace.

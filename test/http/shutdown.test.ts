@@ -63,10 +63,14 @@ t.test('a request that outlives the grace period is cut when the grace timer fir
       }),
     ],
   });
-  const stuck = rawRequest(`${base}/probe/stuck`);
+  // Its outcome is taken at once: the cut may come while close() is still finishing.
+  const stuck = rawRequest(`${base}/probe/stuck`).then(
+    () => null,
+    (err: unknown) => err,
+  );
   await waitFor(() => gate.entered, 'the stuck handler to start');
   const closing = app.close({ graceMs: 2000 });
   clock.advance('2s');
   await closing;
-  await t.rejects(stuck, 'the connection was cut');
+  t.match(await stuck, { code: 'ECONNRESET' }, 'the connection was cut');
 });
