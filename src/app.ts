@@ -15,6 +15,7 @@ import { grantStats, Keyring, oauthRoutes, pruneOAuthGrants, verifyBearer } from
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import type { Route } from './http/route.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
+import { Background } from './lib/background.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/log.js';
 import { openVault } from './lib/vault.js';
@@ -93,7 +94,17 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     throw err;
   }
   const notifier = createNotifier({ config, clock, log });
-  const core: CoreDeps = { config, db, clock, log, notifier, commits: new GroupCommit(db), vault };
+  const background = new Background(log);
+  const core: CoreDeps = {
+    config,
+    db,
+    clock,
+    log,
+    notifier,
+    commits: new GroupCommit(db),
+    vault,
+    background,
+  };
   const keys = new Keyring(core);
   if (options.migrate !== false) await keys.ensureKey();
   const radius = createRadius({ ...core, vault }, options.coa);
@@ -166,6 +177,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       if (closed) return;
       closed = true;
       await Promise.all([http.close(graceMs), radius.close()]);
+      await background.drain(); // mail and SMS the answers promised go out before the database closes
       await scheduler.stop(); // lets a job that is running finish before the database closes
       await radius.flushCounters().catch((err: unknown) => {
         log.warn({ event: 'radius.counters_flush_failed', err }, 'RADIUS counters not saved');

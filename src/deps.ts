@@ -1,5 +1,6 @@
 import type { Config } from './config/index.js';
 import type { Db, GroupCommit } from './db/index.js';
+import type { Background } from './lib/background.js';
 import type { Clock } from './lib/clock.js';
 import type { Logger } from './lib/log.js';
 import type { Vault } from './lib/vault.js';
@@ -19,4 +20,6 @@ export interface CoreDeps {
   commits: GroupCommit;
   /** Seals secrets the box must read back (device secrets, guest passwords, TOTP secrets). */
   vault: Vault;
+  /** Work started by a request and finished after its answer (mail, SMS); drained at shutdown. */
+  background: Background;
 }

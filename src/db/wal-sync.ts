@@ -20,6 +20,7 @@ export function createWalSync(databaseFile: string): WalSync {
   let handle: { fh: FileHandle; ino: number } | null = null;
   let running: Promise<void> | null = null;
   let next: Promise<void> | null = null;
+  let closed = false;
 
   /** The -wal file as it is now: reopened when SQLite replaced it (a new inode). */
   async function current(): Promise<FileHandle | null> {
@@ -40,6 +41,7 @@ export function createWalSync(databaseFile: string): WalSync {
   }
 
   function sync(): Promise<void> {
+    if (closed) return Promise.resolve(); // the database is closed: nothing more can commit
     if (!running) {
       running = once().finally(() => {
         running = null;
@@ -62,6 +64,7 @@ export function createWalSync(databaseFile: string): WalSync {
     async close() {
       await running?.catch(() => undefined);
       await next?.catch(() => undefined);
+      closed = true;
       await handle?.fh.close();
       handle = null;
     },

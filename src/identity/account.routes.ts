@@ -8,7 +8,7 @@ import { clearSessionCookie, requireSession, sessionCookie } from './session.htt
 import { endSession } from './sessions.js';
 import { deleteAccount, register } from './users.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 /** identity-service.md §4.1: account lifecycle. */
 export function accountRoutes(deps: Deps): Route[] {

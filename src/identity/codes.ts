@@ -16,7 +16,7 @@ import { alertUser, recordEvent } from './events.js';
 import { findUserByEmail, findUserByPhone, findUserById, updateUser, type UserRow } from './users.store.js';
 import { isValidPhone } from './rules.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 export type CodeChannel = 'email' | 'phone';
 
 export const CODE_TTL_SECONDS = 5 * 60;

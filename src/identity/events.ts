@@ -59,14 +59,17 @@ export async function isNewLoginAddress(
  * request (the notifier logs failures).
  */
 export function alertUser(
-  deps: Pick<CoreDeps, 'notifier' | 'config'>,
+  deps: Pick<CoreDeps, 'notifier' | 'config' | 'background'>,
   user: Pick<UserRow, 'email'>,
   alert: { subject: string; text: string },
 ): void {
   if (!user.email) return;
-  void deps.notifier.sendMail({
-    to: user.email,
-    subject: `${deps.config.serviceName}: ${alert.subject}`,
-    text: `${alert.text}\n\nIf this was not you, reset your password and review your account's sessions.\n`,
-  });
+  const to = user.email;
+  deps.background.run('account.alert_failed', 'security alert not sent', () =>
+    deps.notifier.sendMail({
+      to,
+      subject: `${deps.config.serviceName}: ${alert.subject}`,
+      text: `${alert.text}\n\nIf this was not you, reset your password and review your account's sessions.\n`,
+    }),
+  );
 }

@@ -48,7 +48,9 @@ export { findUser } from './users.js';
 export type { BearerVerifier } from './ports.js';
 
 export function identityRoutes(
-  deps: Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'> & { bearer: BearerVerifier },
+  deps: Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'> & {
+    bearer: BearerVerifier;
+  },
 ): Route[] {
   return [
     ...accountRoutes(deps),

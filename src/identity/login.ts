@@ -7,7 +7,7 @@ import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './
 import { createSession, type NewSession } from './sessions.js';
 import { findUserByIdentifier, updateUser, type UserRow } from './users.store.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 export type LoginOutcome =
   | { kind: 'signed_in'; user: UserRow; session: NewSession }

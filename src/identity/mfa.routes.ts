@@ -6,7 +6,7 @@ import { disableTotp, enableTotp, setupTotp } from './mfa.js';
 import { presentUser } from './present.js';
 import { requireSession, sessionCookie } from './session.http.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 /** identity-service.md §4.2: TOTP. */
 export function mfaRoutes(deps: Deps): Route[] {

@@ -18,7 +18,7 @@ import {
 import { checkTotp, newTotpSecret, totpUri } from './totp.js';
 import { findUserById, updateUser, type UserRow } from './users.store.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 /** TOTP secrets are sealed in the vault, bound to their account. */
 const totpContext = (userId: string): string => `totp-secret:${userId}`;

@@ -26,7 +26,7 @@ import { findUserById, findUserByIdentifier, type UserRow } from './users.store.
  * password and TOTP; the sign-in itself ends in signIn like every other (decisions/0011).
  */
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 /** login/begin: request options listing the account's passkeys, and the ceremony's token. */
 export async function beginPasskeyLogin(

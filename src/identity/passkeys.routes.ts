@@ -19,7 +19,7 @@ import {
 import { presentUser } from './present.js';
 import { requireSession, sessionCookie } from './session.http.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 /** Ties a finish call to its begin call (identity-service.md §4.3). */
 export const PASSKEY_TOKEN_HEADER = 'X-Passkey-Token';

@@ -32,7 +32,7 @@ import type { UserRow } from './users.store.js';
 
 /** identity-service.md §4.3: registering, listing and removing passkeys (decisions/0011). */
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 export const PASSKEY_NAME_MAX = 100;
 /** The name of a passkey registered with an empty (or blank) name. */

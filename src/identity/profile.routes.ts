@@ -7,7 +7,7 @@ import { clearSessionCookie, requireSession, sessionOrBearer } from './session.h
 import { listSessions, revokeSession } from './sessions.js';
 import { getProfile, updateProfile } from './users.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'> & {
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'> & {
   bearer: BearerVerifier;
 };
 

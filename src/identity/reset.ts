@@ -20,7 +20,7 @@ import { checkNewPassword } from './rules.js';
 import { revokeAllSessions } from './sessions.js';
 import { findUserByEmail, findUserById, findUserByPhone, updateUser } from './users.store.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 export const RESET_LINK_TTL_SECONDS = 3600;
 export const RESET_SMS_TTL_SECONDS = 15 * 60;
@@ -49,15 +49,13 @@ const SMS_CODE = /^\d{6}$/;
 /**
  * forgot-password, started in the background: the answer is the same, and as fast, whether or
  * not an account exists (no lookup, write or send on the request's path). Failures are logged.
- * setImmediate, not a bare call: the work starts only after the current turn of the event loop,
- * in which the answer is written, so not even the lookup's first steps run ahead of it.
+ * The background task starts only after the current turn of the event loop, in which the answer
+ * is written, so not even the lookup's first steps run ahead of it.
  */
 export function startPasswordReset(deps: Deps, identifier: string): void {
-  setImmediate(() => {
-    requestPasswordReset(deps, identifier).catch((err: unknown) => {
-      deps.log.error({ event: 'account.reset_request_failed', err }, 'password reset request failed');
-    });
-  });
+  deps.background.run('account.reset_request_failed', 'password reset request failed', () =>
+    requestPasswordReset(deps, identifier),
+  );
 }
 
 /** The work of forgot-password: a link for an email, an SMS code for a verified phone. */
@@ -70,7 +68,7 @@ export async function requestPasswordReset(deps: Deps, identifier: string): Prom
       await storeReset(tx, deps, byEmail.id, 'link', token, RESET_LINK_TTL_SECONDS);
     });
     const link = `${deps.config.publicBaseUrl}/reset-password?token=${token}`;
-    void deps.notifier.sendMail({
+    await deps.notifier.sendMail({
       to: byEmail.email,
       subject: `${deps.config.serviceName}: reset your password`,
       text: `Someone asked to reset the password of your ${deps.config.serviceName} account.\n\nTo choose a new password, open:\n${link}\n\nThe link works once, for one hour. If you did not ask for it, ignore this mail.\n`,
@@ -83,7 +81,7 @@ export async function requestPasswordReset(deps: Deps, identifier: string): Prom
       await retireUserResets(tx, byPhone.id, isoNow(deps.clock), 'sms');
       return storeSmsCode(tx, deps, byPhone.id);
     });
-    void deps.notifier.sendSms({
+    await deps.notifier.sendSms({
       to: byPhone.phone,
       message: `Your ${deps.config.serviceName} password reset code is ${code}. It expires in 15 minutes.`,
     });

@@ -5,7 +5,7 @@ import { DEFAULT_NEXT } from '../lib/next.js';
 import { sessionCookie } from './session.http.js';
 import { beginSocialLogin, finishSocialLogin, SOCIAL_LOGIN_TTL_SECONDS } from './social.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 /** The browser's half of the OAuth state: the callback completes only where the login began. */
 const STATE_COOKIE = 'svc_social';

@@ -28,7 +28,7 @@ import {
 } from './social.store.js';
 import { findUserByEmail, findUserById, findUserHolding, insertUser, type UserRow } from './users.store.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 export const socialErrors = errorCatalogue({
   unknownProvider: [404, 'unknown login provider'],

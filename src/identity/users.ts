@@ -16,7 +16,7 @@ import {
   type UserRow,
 } from './users.store.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 export interface RegisterInput {
   email: string | null;
@@ -69,12 +69,9 @@ export async function register(
   if (email !== null) {
     // In the background: a slow mail server must not hold the sign-up (the account is committed,
     // and the user can ask for another code).
-    void sendVerificationCode(deps, user, 'email').catch((err: unknown) => {
-      deps.log.warn(
-        { event: 'account.registration_code_failed', user_id: user.id, err },
-        'registration code not sent',
-      );
-    });
+    deps.background.run('account.registration_code_failed', 'registration code not sent', () =>
+      sendVerificationCode(deps, user, 'email'),
+    );
   }
   return { user, session };
 }

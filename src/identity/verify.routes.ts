@@ -4,7 +4,7 @@ import { codeBody, phoneBody } from './auth.schema.js';
 import { checkVerificationCode, requestPhoneVerification, sendVerificationCode } from './codes.js';
 import { requireSession } from './session.http.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
 /** identity-service.md §4.1: email and phone verification codes. */
 export function verifyRoutes(deps: Deps): Route[] {

@@ -198,6 +198,17 @@ t.test('the session cookie is Secure when PUBLIC_BASE_URL is https', async (t) =
   );
 });
 
+t.test('shutting down right after a sign-up still sends its code', async (t) => {
+  const app = await startTestApp(t);
+  const c = new Client(app.base);
+  t.equal((await c.post('/auth/register', { email: 'quick@example.com', password: PASSWORD })).status, 201);
+  await app.app.close();
+  const mail = await outboxFor(app.dataDir, 'quick@example.com');
+  t.equal(mail.length, 1, 'the code mail went out before the database closed');
+  t.match(mail[0]?.text, /\d{6}/);
+  t.same(app.logs.events('account.registration_code_failed'), []);
+});
+
 t.test('a password hashed with older argon2 parameters is rehashed at the next login', async (t) => {
   const app = await startTestApp(t);
   await registered(app, 'old@example.com');
