@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import { deviceByNasId, type WifiDeps } from '../wifi/index.js';
+import { deviceByNasId, type RadiusSecretSource, type WifiDeps } from '../wifi/index.js';
 
 /** Which vendor attributes a router understands, from its model (docs/decisions/0020-radius-server.md). */
 export type NasVendor = 'chillispot' | 'mikrotik' | 'unknown';
@@ -14,7 +14,9 @@ export function vendorOf(model: string): NasVendor {
 export interface Nas {
   deviceId: string;
   nasId: string;
+  /** The device's own secret, or RADIUS_SECRET when it has none. */
   secret: string;
+  secretSource: RadiusSecretSource;
   vendor: NasVendor;
   requireMessageAuthenticator: boolean;
 }
@@ -40,7 +42,7 @@ interface Entry {
 export class NasDirectory {
   readonly #cache = new Map<string, Entry>();
 
-  constructor(private readonly deps: Pick<WifiDeps, 'db' | 'vault'> & { clock: Clock }) {}
+  constructor(private readonly deps: Pick<WifiDeps, 'db' | 'vault' | 'config'> & { clock: Clock }) {}
 
   async find(nasId: string): Promise<Nas | undefined> {
     const now = this.deps.clock.now().getTime();
@@ -64,6 +66,7 @@ export class NasDirectory {
       deviceId: found.device.id,
       nasId: found.device.radius_nas_id,
       secret: found.radiusSecret,
+      secretSource: found.secretSource,
       vendor: vendorOf(found.device.model),
       requireMessageAuthenticator: found.device.require_message_authenticator === 1,
     };

@@ -27,8 +27,11 @@ export {
   listDevices,
   deviceByNasId,
   deviceForUamIp,
+  radiusSecretSource,
   type DeviceRow,
   type DeviceWithSecret,
+  type NasDevice,
+  type RadiusSecretSource,
   type UamDevice,
 } from './devices.js';
 export { presentDevice } from './devices.present.js';

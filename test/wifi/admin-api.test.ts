@@ -4,6 +4,7 @@ import { startTestApp } from '../helpers/app.js';
 import { aPaidPurchase, aPlan, aPurchaseKey, postPurchase } from '../helpers/wifi.js';
 import { staffClient } from '../helpers/staff.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { deviceByNasId } from '../../src/wifi/index.js';
 
 const device = {
   name: 'Lobby AP',
@@ -94,6 +95,7 @@ t.test('devices: the RADIUS secret appears only when created or rotated', async 
   t.equal(created.headers.get('cache-control'), 'no-store');
   const secret = created.body.data.radius_secret as string;
   t.match(secret, /^[A-Za-z0-9]{16,}$/);
+  t.equal(created.body.data.radius_secret_source, 'own');
   const id = created.body.data.id as string;
   const listed = await admin.get('/api/v1/admin/devices');
   t.notMatch(JSON.stringify(listed.body), secret);
@@ -111,6 +113,43 @@ t.test('devices: the RADIUS secret appears only when created or rotated', async 
   t.not(rotated.body.data.radius_secret, secret);
   t.equal((await admin.post('/api/v1/admin/devices', device)).status, 409, 'the same NAS id twice');
 });
+
+t.test(
+  'devices: radius_secret null uses RADIUS_SECRET; rotate-secret gives the device its own again',
+  async (t) => {
+    const app = await startTestApp(t);
+    const admin = await staffClient(app, 'admin');
+    const global = app.config.radiusSecret;
+    const created = await admin.post('/api/v1/admin/devices', { ...device, radius_secret: null });
+    t.equal(created.status, 201);
+    t.match(created.body.data, { radius_nas_id: 'lobby-01', radius_secret_source: 'global' });
+    t.notOk('radius_secret' in created.body.data, 'no secret of its own to show');
+    t.notMatch(JSON.stringify(created.body), global, 'and never the global one');
+    const id = created.body.data.id as string;
+    t.match(await deviceByNasId(app.app.deps, 'lobby-01'), { radiusSecret: global, secretSource: 'global' });
+    t.match((await admin.get('/api/v1/admin/devices')).body.data, [{ id, radius_secret_source: 'global' }]);
+
+    const rotated = await admin.post(`/api/v1/admin/devices/${id}/rotate-secret`);
+    t.match(rotated.body.data, { radius_secret_source: 'own', radius_secret: /^[A-Za-z0-9]{24}$/ });
+    t.match(await deviceByNasId(app.app.deps, 'lobby-01'), {
+      radiusSecret: rotated.body.data.radius_secret as string,
+      secretSource: 'own',
+    });
+
+    const back = await admin.patch(`/api/v1/admin/devices/${id}`, { radius_secret: null });
+    t.equal(back.status, 200);
+    t.match(back.body.data, { radius_secret_source: 'global' });
+    t.notOk('radius_secret' in back.body.data);
+    t.match(await deviceByNasId(app.app.deps, 'lobby-01'), { radiusSecret: global, secretSource: 'global' });
+    t.same(
+      await admin
+        .patch(`/api/v1/admin/devices/${id}`, { radius_secret: 'typed-secret-01' })
+        .then((r) => [r.status, r.body]),
+      [400, { message: 'invalid request body' }],
+      'a secret of its own comes only from rotate-secret',
+    );
+  },
+);
 
 t.test('guests, invoices and payments: newest first, documented fields, at most 200 rows', async (t) => {
   const app = await startTestApp(t);
