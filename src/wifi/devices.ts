@@ -21,6 +21,7 @@ import {
   type DeviceRow,
 } from './devices.store.js';
 import { wifiErrors } from './errors.js';
+import { ADMIN_LIST_LIMIT } from './limits.js';
 import { ipv4ToNumber, networkContains, parseIpv4Cidr } from './net.js';
 
 export type { DeviceRow } from './devices.store.js';
@@ -96,8 +97,14 @@ export async function rotateDeviceSecret(
   return { device, radiusSecret };
 }
 
+/** GET /api/v1/admin/devices: devices by name, at most 200. */
 export function listDevices(deps: Pick<WifiDeps, 'db'>): Promise<DeviceRow[]> {
-  return selectDevices(deps.db);
+  return selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT });
+}
+
+/** `hotspot-ctl devices list`: every device, however many (docs/decisions/0007-admin-api.md). */
+export function listAllDevices(deps: Pick<WifiDeps, 'db'>): Promise<DeviceRow[]> {
+  return selectDevices(deps.db, { limit: null });
 }
 
 /** A router as RADIUS needs it: the shared secret its packets are signed with, in the clear. */
@@ -147,7 +154,7 @@ export async function deviceForUamIp(
   const address = ipv4ToNumber(uamip);
   if (address === null) return undefined;
   let best: { device: DeviceRow; prefix: number } | undefined;
-  for (const device of await selectDevices(deps.db)) {
+  for (const device of await selectDevices(deps.db, { limit: null })) {
     const network = parseIpv4Cidr(device.local_network);
     if (!network || !networkContains(network, address)) continue;
     if (

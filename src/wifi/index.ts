@@ -15,7 +15,15 @@ export type {
 export { coaNotAvailable } from './ports.js';
 
 // Plans
-export { createPlan, updatePlan, listPlans, listActivePlans, getPlan, type PlanRow } from './plans.js';
+export {
+  createPlan,
+  updatePlan,
+  listPlans,
+  listAllPlans,
+  listActivePlans,
+  getPlan,
+  type PlanRow,
+} from './plans.js';
 export { presentPlan, presentPublicPlan } from './plans.present.js';
 export type { PlanRequest } from './plans.schema.js';
 
@@ -25,6 +33,7 @@ export {
   updateDevice,
   rotateDeviceSecret,
   listDevices,
+  listAllDevices,
   deviceByNasId,
   deviceForUamIp,
   radiusSecretSource,

@@ -3,6 +3,7 @@ import type { WifiDeps } from './deps.js';
 import { disconnectSessions, type CoaOutcome } from './disconnect.js';
 import { wifiErrors } from './errors.js';
 import { revoke } from './grants.js';
+import { ADMIN_LIST_LIMIT } from './limits.js';
 import { findGrantByUsername, type GrantRow } from './grants.store.js';
 import {
   closeDeviceSessions,
@@ -115,12 +116,12 @@ export async function closeStaleSessions(deps: Pick<WifiDeps, 'db' | 'clock' | '
   return closed;
 }
 
-/** At most this many rows in a list (wifi-access-api.md §8). */
-export const LIST_LIMIT = 200;
-
-/** Recent RADIUS sessions: every open one first, then closed ones; newest first within each. */
+/**
+ * Recent RADIUS sessions, at most ADMIN_LIST_LIMIT (admin API and `sessions list` alike: sessions
+ * grow without bound): every open one first, then closed ones; newest first within each.
+ */
 export function listSessions(deps: Pick<WifiDeps, 'db'>): Promise<ListedSessionRow[]> {
-  return selectRecentSessions(deps.db, LIST_LIMIT);
+  return selectRecentSessions(deps.db, ADMIN_LIST_LIMIT);
 }
 
 /**

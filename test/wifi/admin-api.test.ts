@@ -1,7 +1,8 @@
 import t from 'tap';
 import { sendStaffSmsForTest } from '../helpers/staff-sms.js';
 import { startTestApp } from '../helpers/app.js';
-import { aPaidPurchase, aPlan, aPurchaseKey, postPurchase } from '../helpers/wifi.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
+import { aDevice, aPaidPurchase, aPlan, aPurchaseKey, postPurchase } from '../helpers/wifi.js';
 import { staffClient } from '../helpers/staff.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { deviceByNasId } from '../../src/wifi/index.js';
@@ -214,6 +215,50 @@ t.test('guests, invoices and payments: newest first, documented fields, at most 
   const messages = (await viewer.get('/api/v1/admin/messages')).body.data as { message: string }[];
   t.equal(messages.length, 200);
   t.equal(messages[0]?.message, 'sms 200', 'newest first');
+});
+
+t.test('payments: at most 200 rows, newest first', async (t) => {
+  const app = await startTestApp(t);
+  const viewer = await staffClient(app, 'viewer');
+  const plan = await aPlan(app.app);
+  const paid: string[] = [];
+  for (let i = 0; i < 201; i++) {
+    app.clock.advance('1s');
+    paid.push((await aPaidPurchase(app, plan)).invoiceNumber);
+  }
+  const payments = (await viewer.get('/api/v1/admin/payments')).body.data as { invoice_number: string }[];
+  t.equal(payments.length, 200);
+  t.same(
+    payments.map((p) => p.invoice_number),
+    paid.slice(1).reverse(),
+    'newest first; the oldest of the 201 is left out',
+  );
+});
+
+t.test('plans and devices: the admin lists stop at 200 rows; the CLI lists show every one', async (t) => {
+  const app = await startTestApp(t);
+  const viewer = await staffClient(app, 'viewer');
+  const n = (i: number) => String(i).padStart(3, '0');
+  for (let i = 0; i < 201; i++) {
+    await aPlan(app.app, { name: `Plan ${n(i)}`, sort_order: i });
+    await aDevice(app.app, {
+      name: `AP ${n(i)}`,
+      mac_address: `02:00:00:00:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`,
+      radius_nas_id: `ap-${n(i)}`,
+    });
+  }
+  const names = async (path: string) =>
+    ((await viewer.get(path)).body.data as { name: string }[]).map((r) => r.name);
+  const first200 = (prefix: string) => Array.from({ length: 200 }, (_, i) => `${prefix} ${n(i)}`);
+  t.same(await names('/api/v1/admin/plans'), first200('Plan'), 'the first 200 plans in portal order');
+  t.same(await names('/api/v1/admin/devices'), first200('AP'), 'the first 200 devices by name');
+
+  const env = cliEnv(app.dataDir);
+  for (const noun of ['plans', 'devices']) {
+    const listed = await runCli([noun, 'list', '--json'], env);
+    t.equal(listed.code, 0, listed.stderr);
+    t.equal((JSON.parse(listed.stdout) as unknown[]).length, 201, `hotspot-ctl ${noun} list shows all 201`);
+  }
 });
 
 t.test("overview: devices, sessions, pending invoices and the venue day's sales", async (t) => {

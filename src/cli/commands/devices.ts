@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import {
-  listDevices,
+  listAllDevices,
   presentDevice,
   radiusSecretSource,
   registerDevice,
@@ -109,7 +109,7 @@ export function registerDevices(program: Command): void {
     .description('List registered devices (never their secrets)')
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const rows = await withApp(ctx, (app) => listDevices(app.deps));
+      const rows = await withApp(ctx, (app) => listAllDevices(app.deps));
       ctx.out.result(rows.map(presentDevice), () =>
         rows.length === 0 ? 'no devices yet\n' : formatTable(rows, COLUMNS),
       );
