@@ -1,9 +1,15 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { sendStaffSmsForTest } from '../helpers/staff-sms.js';
 import { startTestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
-import { aDevice, aPaidPurchase, aPlan, aPurchaseKey, postPurchase } from '../helpers/wifi.js';
-import { staffClient } from '../helpers/staff.js';
+import { aDevice, aLiveSession, aPaidPurchase, aPlan, aPurchaseKey, postPurchase } from '../helpers/wifi.js';
+import { STAFF_PASSWORD, staffClient } from '../helpers/staff.js';
+import { Client } from '../helpers/client.js';
+import { CoaListener } from '../helpers/coa-listener.js';
+import { aGuest } from '../helpers/radius.js';
+import { addStaff } from '../../src/identity/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { deviceByNasId } from '../../src/wifi/index.js';
 
@@ -311,14 +317,87 @@ t.test('portal config: endpoints and readiness, never a secret', async (t) => {
 });
 
 t.test(
-  'no admin response carries a secret: webhook secret, RADIUS secrets, password hashes, purchase keys',
+  'no admin response carries a secret; a device secret appears only in the answer that creates it',
   async (t) => {
-    const app = await startTestApp(t, { env: { UAM_SECRET: 'global-uam-secret' } });
-    const owner = await staffClient(app, 'owner');
-    const created = await owner.post('/api/v1/admin/devices', { ...device, uam_secret: 'device-uam-secret' });
-    const deviceSecret = created.body.data.radius_secret as string;
+    // A generic HTTP SMS gateway that accepts, so POST messages really uses SMS_HTTP_TOKEN.
+    const gateway = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"id":"sms-1"}'));
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => gateway.close());
+    const gatewayUrl = `http://127.0.0.1:${String((gateway.address() as AddressInfo).port)}/send`;
+    const env = {
+      UAM_SECRET: 'global-uam-secret',
+      SMS_PROVIDER: 'http',
+      SMS_HTTP_URL: gatewayUrl,
+      SMS_HTTP_TOKEN: 'sms-http-token-0001',
+      BEEM_API_KEY: 'beem-api-key-0001',
+      BEEM_SECRET_KEY: 'beem-secret-key-0001',
+      AFRICASTALKING_API_KEY: 'africastalking-api-key-0001',
+    };
+    const app = await startTestApp(t, { env });
+    await addStaff(app.app.deps, { email: 'owner@venue.test', role: 'owner', password: STAFF_PASSWORD });
+    const owner = new Client(app.base);
+    const responses: { label: string; text: string }[] = [];
+    const keep = async (label: string, res: Promise<{ status: number; body: unknown }>) => {
+      const answer = await res;
+      t.ok(answer.status < 300, `${label}: ${String(answer.status)}`);
+      responses.push({ label, text: JSON.stringify(answer.body) });
+      return answer.body as { data: Record<string, unknown> };
+    };
+
+    await keep(
+      'login',
+      owner.post('/api/v1/admin/auth/login', { email: 'owner@venue.test', password: STAFF_PASSWORD }),
+    );
+    const plan = await keep(
+      'POST plan',
+      owner.post('/api/v1/admin/plans', { name: 'Hour', price_tzs: 1000, duration_seconds: 3600 }),
+    );
+    await keep('PATCH plan', owner.patch(`/api/v1/admin/plans/${String(plan.data.id)}`, { price_tzs: 1500 }));
+    const created = await keep(
+      'POST device',
+      owner.post('/api/v1/admin/devices', {
+        ...device,
+        radius_client_ip: '127.0.0.1',
+        uam_secret: 'device-uam-secret',
+      }),
+    );
+    const deviceId = String(created.data.id);
+    const rotated = await keep(
+      'rotate-secret',
+      owner.post(`/api/v1/admin/devices/${deviceId}/rotate-secret`),
+    );
+    const firstSecret = String(created.data.radius_secret);
+    const deviceSecret = String(rotated.data.radius_secret);
+    const router = new CoaListener(deviceSecret);
+    const coaPort = await router.listen();
+    t.teardown(() => router.close());
+    await keep('PATCH device', owner.patch(`/api/v1/admin/devices/${deviceId}`, { coa_port: coaPort }));
+    await keep(
+      'POST global-secret device',
+      owner.post('/api/v1/admin/devices', {
+        ...device,
+        mac_address: 'AA:BB:CC:DD:EE:02',
+        radius_nas_id: 'bar-01',
+        radius_secret: null,
+      }),
+    );
+
+    const guest = await aGuest(app);
     const paid = await aPaidPurchase(app);
-    const bodies: string[] = [];
+    await aLiveSession(app.app, { deviceId, username: guest.username, acctSessionId: 'acct-1' });
+    const [session] = (await owner.get('/api/v1/admin/sessions')).body.data as { id: string }[];
+    const disconnected = await keep(
+      'disconnect',
+      owner.post(`/api/v1/admin/sessions/${String(session?.id)}/disconnect`),
+    );
+    t.match(disconnected.data, { disconnect: { sessions: [{ answer: 'ack' }] } }, 'the router answered');
+    await keep(
+      'POST message',
+      owner.post('/api/v1/admin/messages', { recipient: '0712345678', message: 'Karibu' }),
+    );
     for (const path of [
       'overview',
       'portal/config',
@@ -330,21 +409,31 @@ t.test(
       'payments',
       'messages',
       'auth/me',
-    ]) {
-      bodies.push(JSON.stringify((await owner.get(`/api/v1/admin/${path}`)).body));
-    }
-    const all = bodies.join('\n');
-    for (const secret of [
-      app.config.paymentWebhookSecret,
-      app.config.radiusSecret,
-      deviceSecret,
-      'device-uam-secret',
-      'global-uam-secret',
-      paid.key,
-    ]) {
-      t.notMatch(all, secret, 'secret absent');
-    }
+    ])
+      await keep(`GET ${path}`, owner.get(`/api/v1/admin/${path}`));
+
+    const carrying = (needle: string) => responses.filter((r) => r.text.includes(needle)).map((r) => r.label);
+    t.same(carrying(firstSecret), ['POST device'], 'the registration secret: only in its 201');
+    t.same(carrying(deviceSecret), ['rotate-secret'], 'the rotated secret: only in the rotate answer');
+    const never = {
+      PAYMENT_WEBHOOK_SECRET: app.config.paymentWebhookSecret,
+      RADIUS_SECRET: app.config.radiusSecret,
+      UAM_SECRET: 'global-uam-secret',
+      'device uam secret': 'device-uam-secret',
+      SMS_HTTP_TOKEN: env.SMS_HTTP_TOKEN,
+      BEEM_API_KEY: env.BEEM_API_KEY,
+      BEEM_SECRET_KEY: env.BEEM_SECRET_KEY,
+      AFRICASTALKING_API_KEY: env.AFRICASTALKING_API_KEY,
+      'staff password': STAFF_PASSWORD,
+      'admin_session cookie': owner.cookies.get('admin_session') ?? 'no cookie',
+      'purchase key': paid.key,
+      'guest Wi-Fi password': guest.password,
+    };
+    for (const [name, secret] of Object.entries(never))
+      t.same(carrying(secret), [], `${name}: in no response`);
+    const all = responses.map((r) => r.text).join('\n');
     t.notMatch(all, /\$argon2id\$/, 'no password hash');
     t.notMatch(all, /purchase_key|password_enc|secret_enc/, 'no sealed or hashed columns');
+    t.equal(responses.length, 19, 'every response above was scanned');
   },
 );
