@@ -55,8 +55,11 @@ export async function recordAccounting(
     const results: AccountingResult[] = [];
     const grants = new Map<string, GrantRow | undefined>();
     for (const r of records) {
+      // When it happened: the router held the packet Acct-Delay-Time seconds (RFC 2866 §5.2).
+      const eventAt = new Date(now.getTime() - r.delaySeconds * 1000).toISOString();
       if (DEVICE_TYPES.has(r.statusType)) {
-        const closed = await closeDeviceSessions(tx, r.deviceId, now.toISOString(), r.statusType);
+        // The router restarted (On) or is going down (Off) at eventAt, like a Stop of each session.
+        const closed = await closeDeviceSessions(tx, r.deviceId, eventAt, r.statusType);
         results.push({ kind: 'device', closed });
         continue;
       }
@@ -65,7 +68,6 @@ export async function recordAccounting(
         continue;
       }
       const heard = now.toISOString();
-      const eventAt = new Date(now.getTime() - r.delaySeconds * 1000).toISOString();
       const stop = r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
       if (await touchSession(tx, r, heard, stop)) {
         results.push({ kind: 'session', created: false });

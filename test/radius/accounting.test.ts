@@ -88,6 +88,26 @@ t.test('Accounting-On and Accounting-Off close every open session of that router
   t.match((await sessions(app))[2], { acct_session_id: 's3', terminate_cause: 'Accounting-Off' });
 });
 
+t.test('Accounting-On closes sessions at its event time (now − Acct-Delay-Time), not later ones', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  await radclient(app.acct, 'acct', `${common(g.username, 'before')}\nAcct-Status-Type = Start\n`);
+  app.clock.advance('1m');
+  // A Start that overtook the router's delayed Accounting-On: this session began after the restart.
+  await radclient(app.acct, 'acct', `${common(g.username, 'after')}\nAcct-Status-Type = Start\n`);
+  app.clock.advance('5s');
+  const on = await radclient(
+    app.acct,
+    'acct',
+    `NAS-Identifier = "${NAS_ID}"\nAcct-Status-Type = Accounting-On\nAcct-Delay-Time = 30\n`,
+  );
+  t.match(on.replies, [{ code: 'Accounting-Response' }], on.output);
+  t.match(await sessions(app), [
+    { acct_session_id: 'before', stopped_at: '2026-01-15T09:00:35.000Z', terminate_cause: 'Accounting-On' },
+    { acct_session_id: 'after', stopped_at: null, terminate_cause: null },
+  ]);
+});
+
 t.test('accounting with a wrong secret, an unknown NAS or no session id is dropped unanswered', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
