@@ -157,6 +157,31 @@ t.test('the Accounting-Response waits for the commit: a record that cannot be wr
   t.equal((await sessions(app)).length, 1);
 });
 
+t.test('internal errors are logged at most five a minute; the next line counts the ones left out', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  const { sql } = await import('kysely');
+  await sql`create trigger no_sessions before insert on radius_sessions begin select raise(abort, 'disk full'); end`.execute(
+    app.app.deps.db,
+  );
+  const start = (i: number) =>
+    encodeRequest(
+      CODE.accountingRequest,
+      i,
+      [['User-Name', g.username], ['Acct-Status-Type', 'Start'], ['Acct-Session-Id', `fail-${String(i)}`], ['NAS-Identifier', NAS_ID]],
+      SECRET,
+    );
+  for (let i = 0; i < 7; i++) t.same(await sendExpectingDrop(app, app.acct, start(i), 'dropped_internal_error'), []);
+  const lines = () => app.logs.events('radius.internal_error');
+  t.equal(lines().length, 5, 'seven failures, five lines');
+  t.match(lines()[0], { level: 50, listener: 'acct', err: { message: 'disk full' } }, 'with the error');
+  app.clock.advance('1m');
+  await sendExpectingDrop(app, app.acct, start(7), 'dropped_internal_error');
+  t.equal(lines().length, 6);
+  t.match(lines()[5], { suppressed: 2 }, 'the next minute says how many were left out');
+  t.equal(app.app.radius.counters.get('dropped_internal_error'), 8, 'every failure counted');
+});
+
 t.test('many routers at once share commits and every packet is answered after its record', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
