@@ -11,6 +11,7 @@ export type {
   PaymentRequest,
   PaymentStatus,
   PromptResult,
+  ProviderReadiness,
 } from './ports.js';
 export { coaNotAvailable } from './ports.js';
 

@@ -307,13 +307,31 @@ t.test('portal config: endpoints and readiness, never a secret', async (t) => {
       plans: 'https://wifi.venue.example/api/v1/public/plans',
       payment_webhook: 'https://wifi.venue.example/webhooks/sandbox',
     },
-    payment_provider: { name: 'sandbox', ready: true },
-    radius: { enabled: false },
+    payment_provider: { name: 'sandbox', ready: true, sandbox: true },
+    radius: { listening: false, auth_port: null, acct_port: null },
     uam: { default_secret_set: true },
   });
   const text = JSON.stringify(config);
   for (const secret of [app.config.paymentWebhookSecret, app.config.radiusSecret, 'uam-s3cret'])
     t.notMatch(text, secret);
+});
+
+t.test('portal config: the RADIUS listener as it is, the ports bound or none', async (t) => {
+  const app = await startTestApp(t, { radius: true });
+  const viewer = await staffClient(app, 'viewer');
+  const radius = async () =>
+    ((await viewer.get('/api/v1/admin/portal/config')).body.data as { radius: unknown }).radius;
+  t.same(await radius(), {
+    listening: true,
+    auth_port: app.config.radiusAuthPort,
+    acct_port: app.config.radiusAcctPort,
+  });
+  await app.app.radius.close(); // as at shutdown, or had a socket gone
+  t.same(
+    await radius(),
+    { listening: false, auth_port: null, acct_port: null },
+    'not what the configuration says',
+  );
 });
 
 t.test(
