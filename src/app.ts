@@ -134,11 +134,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...adminRoutes({
       ...deps,
       portal: {
-        radius: () => ({
-          enabled: config.radiusAuthPort !== 0 || config.radiusAcctPort !== 0,
-          auth_port: config.radiusAuthPort,
-          acct_port: config.radiusAcctPort,
-        }),
+        radius: () => {
+          const { auth, acct } = radius.listening();
+          return {
+            listening: auth !== null || acct !== null,
+            auth_port: auth?.port ?? null,
+            acct_port: acct?.port ?? null,
+          };
+        },
       },
     }),
     ...webRoutes(deps),

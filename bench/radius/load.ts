@@ -4,9 +4,12 @@ import { readFileSync } from 'node:fs';
 /**
  * A RADIUS load generator (run as its own process): sends pre-encoded requests with at most
  * `window` outstanding, matches replies by identifier, and prints one JSON line with the
- * throughput and latency percentiles. Usage: load.ts PACKETS_FILE PORT WINDOW
+ * throughput, latency percentiles and the reply codes seen. Usage: load.ts PACKETS_FILE PORT WINDOW
  * PACKETS_FILE holds hex packets, one a line (encoded beforehand so encoding costs nothing here).
  * Each request gets a fresh identifier/authenticator pair from the file, so none is a duplicate.
+ * A reply whose code is not the success answer to its request (Access-Accept to an
+ * Access-Request, Accounting-Response to an Accounting-Request) is counted in `unexpected`:
+ * a benchmark of rejects measures the wrong thing, so run.ts refuses such a run.
  */
 
 const [file, portArg, windowArg] = process.argv.slice(2);
@@ -17,11 +20,17 @@ const packets = readFileSync(file ?? '', 'utf8')
 const port = Number(portArg);
 const window = Math.min(Number(windowArg ?? 64), 256);
 
+/** Request code → the reply code that means success (RFC 2865 §4, RFC 2866 §4). */
+const SUCCESS: Readonly<Record<number, number>> = { 1: 2, 4: 5 };
+
 const socket = createSocket('udp4');
-const sentAt = new Map<number, bigint>();
+const sentAt = new Map<number, { at: bigint; expect: number }>();
 const latencies: number[] = [];
+/** Reply codes received, by code, e.g. { "2": 19990, "3": 10 }. */
+const codes: Record<string, number> = {};
 let next = 0;
 let received = 0;
+let unexpected = 0;
 let lost = 0;
 const TIMEOUT_NS = 2_000_000_000n;
 let start = 0n;
@@ -30,7 +39,7 @@ function send(): void {
   const p = packets[next];
   if (!p) return;
   next++;
-  sentAt.set(p[1] ?? 0, process.hrtime.bigint());
+  sentAt.set(p[1] ?? 0, { at: process.hrtime.bigint(), expect: SUCCESS[p[0] ?? 0] ?? -1 });
   socket.send(p, port, '127.0.0.1');
 }
 
@@ -40,7 +49,7 @@ function finishIfDone(): void {
   latencies.sort((a, b) => a - b);
   const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   process.stdout.write(
-    `${JSON.stringify({ sent: packets.length, received, lost, seconds, rate: received / seconds, p50_ms: pct(0.5), p99_ms: pct(0.99) })}\n`,
+    `${JSON.stringify({ sent: packets.length, received, unexpected, codes, lost, seconds, rate: received / seconds, p50_ms: pct(0.5), p99_ms: pct(0.99) })}\n`,
   );
   socket.close();
   clearInterval(sweeper);
@@ -48,10 +57,13 @@ function finishIfDone(): void {
 
 socket.on('message', (msg) => {
   const id = msg[1] ?? 0;
-  const at = sentAt.get(id);
-  if (at === undefined) return;
+  const sent = sentAt.get(id);
+  if (sent === undefined) return;
   sentAt.delete(id);
-  latencies.push(Number(process.hrtime.bigint() - at) / 1e6);
+  latencies.push(Number(process.hrtime.bigint() - sent.at) / 1e6);
+  const code = msg[0] ?? 0;
+  codes[String(code)] = (codes[String(code)] ?? 0) + 1;
+  if (code !== sent.expect) unexpected++;
   received++;
   send();
   finishIfDone();
@@ -60,8 +72,8 @@ socket.on('message', (msg) => {
 /** Requests unanswered for 2 s are counted lost and their slot reused. */
 const sweeper = setInterval(() => {
   const now = process.hrtime.bigint();
-  for (const [id, at] of sentAt) {
-    if (now - at < TIMEOUT_NS) continue;
+  for (const [id, sent] of sentAt) {
+    if (now - sent.at < TIMEOUT_NS) continue;
     sentAt.delete(id);
     lost++;
     send();

@@ -160,13 +160,24 @@ function radclientFile(dir: string, name: string, guests: readonly Guest[], kind
 }
 
 interface LoadResult {
+  sent: number;
+  received: number;
+  /** Replies whose code was not the success answer (Access-Accept / Accounting-Response). */
+  unexpected: number;
+  /** Reply codes seen, by code. */
+  codes: Record<string, number>;
   rate: number;
   p50_ms: number;
   p99_ms: number;
   lost: number;
 }
 
-function runLoad(file: string, port: number): Promise<LoadResult> {
+/** Stops the run: figures of a load that was not answered with success measure something else. */
+function fail(what: string, detail: string): never {
+  throw new Error(`bench/radius: ${what}: ${detail}; the figures would not measure what they claim`);
+}
+
+function runLoad(file: string, port: number, what: string): Promise<LoadResult> {
   const loader = path.join(root, 'node_modules/@tapjs/typescript/dist/esm/import.mjs');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', loader, path.join(here, 'load.ts'), file, String(port), String(WINDOW)]);
@@ -174,26 +185,58 @@ function runLoad(file: string, port: number): Promise<LoadResult> {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => process.stderr.write(c));
     child.on('error', reject);
-    child.on('close', () => resolve(JSON.parse(out.trim().split('\n').pop() ?? '{}') as LoadResult));
+    child.on('close', (code) => {
+      try {
+        if (code !== 0) fail(what, `load.ts exited ${String(code)}`);
+        const result = JSON.parse(out.trim().split('\n').pop() ?? '{}') as Partial<LoadResult>;
+        if (typeof result.unexpected !== 'number' || typeof result.received !== 'number')
+          fail(what, `load.ts printed no result: ${out.trim()}`);
+        const r = result as LoadResult;
+        if (r.unexpected > 0)
+          fail(what, `${String(r.unexpected)} of ${String(r.received)} replies were not the success answer (reply codes ${JSON.stringify(r.codes)})`);
+        if (r.received === 0) fail(what, 'no reply at all');
+        resolve(r);
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
   });
 }
 
 /**
  * radclient -c N -p WINDOW over the file; requests per second and how many were lost. Spawned
- * asynchronously: our server runs in this process and must keep answering meanwhile.
+ * asynchronously: our server runs in this process and must keep answering meanwhile. `-s` prints
+ * radclient's summary (Accepted counts Access-Accept and Accounting-Response alike); anything
+ * rejected, or a summary that does not add up to the requests sent, fails the run.
  */
-function runRadclient(file: string, port: number, kind: 'auth' | 'acct', count: number) {
+function runRadclient(file: string, port: number, kind: 'auth' | 'acct', count: number, what: string) {
   const args = ['-q', '-s', '-f', file, '-c', String(count), '-p', String(WINDOW), '-t', '5', '-r', '2'];
+  const total = SAMPLE * count;
   return new Promise<{ rate: number; lost: number }>((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn('radclient', [...args, `127.0.0.1:${String(port)}`, kind, SECRET]);
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     child.on('error', reject);
     child.on('close', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const lost = Number(/Lost\s*:\s*(\d+)/.exec(out)?.[1] ?? 0);
-      resolve({ rate: (SAMPLE * count) / seconds, lost });
+      try {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const field = (name: string): number => {
+          const m = new RegExp(`^\\s*${name}\\s*:\\s*(\\d+)\\s*$`, 'm').exec(out);
+          if (!m?.[1]) fail(what, `radclient printed no "${name}" summary: ${out.trim()}`);
+          return Number(m[1]);
+        };
+        const [accepted, rejected, lost] = [field('Accepted'), field('Rejected'), field('Lost')];
+        const expected = kind === 'auth' ? 'Access-Accept' : 'Accounting-Response';
+        if (rejected > 0) fail(what, `radclient: ${String(rejected)} of ${String(total)} replies were not ${expected}`);
+        if (accepted + lost !== total)
+          fail(what, `radclient: ${String(accepted)} accepted + ${String(lost)} lost of ${String(total)} sent`);
+        if (accepted === 0) fail(what, 'radclient: no reply at all');
+        resolve({ rate: (SAMPLE * count) / seconds, lost });
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
     });
   });
 }
@@ -219,13 +262,13 @@ async function main(): Promise<void> {
 
     if (process.env.ONLY_OURS) {
       // Profiling aid: one PAP load against our server, profiled; FreeRADIUS is not started.
-      await runLoad(authFile, ours.auth);
+      await runLoad(authFile, ours.auth, 'ours, PAP warm-up');
       const { Session } = await import('node:inspector/promises');
       const session = new Session();
       session.connect();
       await session.post('Profiler.enable');
       await session.post('Profiler.start');
-      process.stdout.write(`${JSON.stringify(await runLoad(authFile, ours.auth))}\n`);
+      process.stdout.write(`${JSON.stringify(await runLoad(authFile, ours.auth, 'ours, PAP'))}\n`);
       const { profile } = await session.post('Profiler.stop');
       writeFileSync(process.env.ONLY_OURS, JSON.stringify(profile));
       await ours.app.close();
@@ -234,27 +277,41 @@ async function main(): Promise<void> {
     const fr = { auth: freePort(), acct: freePort() };
     const raddb = configure(path.join(dir, 'fr'), ours.guests, SECRET, fr);
     const freeradius = start(raddb, fr);
-    await runLoad(authFile, fr.auth); // warm-up, and proof that it answers
+    await runLoad(authFile, fr.auth, 'FreeRADIUS, PAP warm-up'); // and proof that it answers
 
-    const measure = async (port: { auth: number; acct: number }, cpu: () => number) => {
+    /**
+     * Every authorization load runs before any accounting load: Interim-Updates open a session
+     * (without a MAC) for each sample guest, whose grant allows one device, so a login after them
+     * is refused "too many devices" and would measure Access-Rejects.
+     */
+    const measure = async (name: string, port: { auth: number; acct: number }, cpu: () => number) => {
       const c0 = cpu();
-      const pap = await runLoad(authFile, port.auth);
+      const pap = await runLoad(authFile, port.auth, `${name}, PAP window`);
       const c1 = cpu();
-      const interim = await runLoad(acctFile, port.acct);
+      const rcPap = await runRadclient(rcAuth, port.auth, 'auth', count, `${name}, PAP radclient`);
       const c2 = cpu();
-      const rcPap = await runRadclient(rcAuth, port.auth, 'auth', count);
-      const rcInterim = await runRadclient(rcAcct, port.acct, 'acct', count);
-      return { pap, interim, rcPap, rcInterim, papCpuUs: ((c1 - c0) / REQUESTS) * 1e6, interimCpuUs: ((c2 - c1) / REQUESTS) * 1e6 };
+      const interim = await runLoad(acctFile, port.acct, `${name}, Interim-Update window`);
+      const c3 = cpu();
+      const rcInterim = await runRadclient(rcAcct, port.acct, 'acct', count, `${name}, Interim-Update radclient`);
+      return { pap, interim, rcPap, rcInterim, papCpuUs: ((c1 - c0) / REQUESTS) * 1e6, interimCpuUs: ((c3 - c2) / REQUESTS) * 1e6 };
     };
-    await runLoad(authFile, ours.auth); // warm-up: JIT, caches
+    await runLoad(authFile, ours.auth, 'ours, PAP warm-up'); // JIT, caches
     const usage = () => {
       const u = process.cpuUsage();
       return (u.user + u.system) / 1e6;
     };
-    const a = await measure(ours, usage);
-    const b = await measure(fr, () => cpuSeconds(freeradius.pid));
-    freeradius.stop();
-    await ours.app.close();
+    const measured = async () => {
+      try {
+        return {
+          a: await measure('ours', ours, usage),
+          b: await measure('FreeRADIUS', fr, () => cpuSeconds(freeradius.pid)),
+        };
+      } finally {
+        freeradius.stop();
+        await ours.app.close();
+      }
+    };
+    const { a, b } = await measured();
 
     const rows: Row[] = [
       { label: 'PAP+M-A, radclient -p', ours: a.rcPap.rate, theirs: b.rcPap.rate, unit: 'req/s', higherIsBetter: true },
@@ -281,8 +338,10 @@ async function main(): Promise<void> {
         `${r.label.padEnd(28)}${`${fmt(r.ours)} ${r.unit}`.padStart(14)}${`${fmt(r.theirs)} ${r.unit}`.padStart(14)}   ${ratio.toFixed(2)}${r.higherIsBetter ? '' : ' (lower is better)'}\n`,
       );
     }
-    const lost = [a.pap.lost, a.interim.lost, a.rcPap.lost, a.rcInterim.lost].reduce((x, y) => x + y, 0);
-    process.stdout.write(`\nlost requests (ours): ${String(lost)}\n`);
+    const lost = (m: typeof a) => m.pap.lost + m.interim.lost + m.rcPap.lost + m.rcInterim.lost;
+    process.stdout.write(
+      `\nevery reply was Access-Accept / Accounting-Response; lost requests: ${String(lost(a))} (ours), ${String(lost(b))} (FreeRADIUS)\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -22,6 +22,9 @@ export function createSandboxProvider(deps: {
   return {
     name: 'sandbox',
 
+    // Nothing to reach, and its webhook secret is always there (configured or generated).
+    readiness: () => ({ ready: true }),
+
     requestPayment(request: PaymentRequest): Promise<PromptResult> {
       log.info(
         { event: 'sandbox.prompt', invoice_number: request.invoiceNumber, amount_tzs: request.amountTzs },

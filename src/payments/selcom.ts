@@ -75,8 +75,12 @@ export function createSelcomProvider(deps: {
   const log = deps.log.child({ feature: 'payments', provider: 'selcom' });
   const authorization = `SELCOM ${Buffer.from(config.selcomApiKey, 'utf8').toString('base64')}`;
 
+  /** Whether the last call failed to reach Selcom (network, timeout, 5xx): readiness says so. */
+  let unreachable = false;
+
   async function call(method: 'GET' | 'POST', path: string, fields: Fields): Promise<CallResult> {
     const result = await send(method, path, fields);
+    unreachable = !result.ok && result.reason === 'unreachable';
     if (!result.ok)
       log.warn(
         { event: 'selcom.call_failed', path, reason: result.reason, detail: result.detail },
@@ -126,6 +130,9 @@ export function createSelcomProvider(deps: {
 
   return {
     name: 'selcom',
+
+    // Its credentials are there: createPaymentProvider refuses to start without them.
+    readiness: () => (unreachable ? { ready: false, reason: 'unreachable' } : { ready: true }),
 
     async requestPayment(request: PaymentRequest): Promise<PromptResult> {
       const msisdn = request.phone.replace(/^\+/, '');

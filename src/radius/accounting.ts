@@ -107,7 +107,9 @@ export class AccountingWriter {
   async #single(w: Waiting): Promise<void> {
     try {
       const [result] = await recordAccounting(this.deps, [w.record]);
+      // Never leave the packet's handler waiting: an answer or an error, always.
       if (result) w.resolve(result);
+      else w.reject(new Error('accounting result missing'));
     } catch (err) {
       w.reject(err);
     }

@@ -63,40 +63,54 @@ export class Counters {
   }
 }
 
-/** Log lines per drop reason per window; the rest are counted and reported with the next line. */
+/** Log lines per kind per window; the rest are counted and reported with the next line. */
 const LINES_PER_WINDOW = 5;
 const WINDOW_MS = 60_000;
 
 /**
- * Logs dropped packets at a bounded rate, so a flood of garbage cannot flood the log: at most
- * five lines per reason per minute, the next one saying how many were left out. Never logs
- * packet contents or secrets: only the source, the NAS-Identifier and a short reason.
+ * Decides which lines of a kind may be logged: at most five per kind per minute, so a flood (of
+ * garbage, or of failing requests) cannot flood the log. `admit` answers null for a line to
+ * leave out, else how many were left out since the last line written (to report with it).
  */
-export class DropLog {
-  readonly #windows = new Map<DropReason, { start: number; lines: number; suppressed: number }>();
+export class LogBudget {
+  readonly #windows = new Map<string, { start: number; lines: number; suppressed: number }>();
 
-  constructor(
-    private readonly log: Logger,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly clock: Clock) {}
 
-  drop(reason: DropReason, fields: { source: string; nas_id?: string | undefined; detail?: string }): void {
+  admit(kind: string): { suppressed?: number } | null {
     const now = this.clock.now().getTime();
-    let w = this.#windows.get(reason);
+    let w = this.#windows.get(kind);
     if (!w || now - w.start >= WINDOW_MS) {
       w = { start: now, lines: 0, suppressed: w?.suppressed ?? 0 };
-      this.#windows.set(reason, w);
+      this.#windows.set(kind, w);
     }
     if (w.lines >= LINES_PER_WINDOW) {
       w.suppressed++;
-      return;
+      return null;
     }
     w.lines++;
     const suppressed = w.suppressed;
     w.suppressed = 0;
-    this.log.warn(
-      { event: 'radius.dropped', reason, ...fields, ...(suppressed > 0 && { suppressed }) },
-      'RADIUS packet dropped',
-    );
+    return suppressed > 0 ? { suppressed } : {};
+  }
+}
+
+/**
+ * Logs dropped packets within a LogBudget per reason. Never logs packet contents or secrets:
+ * only the source, the NAS-Identifier and a short reason.
+ */
+export class DropLog {
+  readonly #budget: LogBudget;
+
+  constructor(
+    private readonly log: Logger,
+    clock: Clock,
+  ) {
+    this.#budget = new LogBudget(clock);
+  }
+
+  drop(reason: DropReason, fields: { source: string; nas_id?: string | undefined; detail?: string }): void {
+    const admitted = this.#budget.admit(reason);
+    if (admitted) this.log.warn({ event: 'radius.dropped', reason, ...fields, ...admitted }, 'RADIUS packet dropped');
   }
 }

@@ -32,6 +32,8 @@ export interface Radius {
   readonly coa: CoaClient;
   /** Binds the ports that are not 0; resolves with the bound addresses. */
   start(wifi: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>): Promise<{ auth?: AddressInfo; acct?: AddressInfo }>;
+  /** The sockets bound right now: none before start, after close, or for a port set to 0. */
+  listening(): { auth: AddressInfo | null; acct: AddressInfo | null };
   /** Adds what was counted since the last flush to the stored totals, and logs it. */
   flushCounters(): Promise<void>;
   close(): Promise<void>;
@@ -49,6 +51,7 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
   );
   const listeners: RadiusListener[] = [];
   const server = { clock: deps.clock, log, nas, counters };
+  let bound: { auth: AddressInfo | null; acct: AddressInfo | null } = { auth: null, acct: null };
 
   return {
     counters,
@@ -75,6 +78,7 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
         requests: 'acct_requests',
         route: accountingRoute(new AccountingWriter({ ...wifi, log })),
       });
+      bound = { auth: auth ?? null, acct: acct ?? null };
       const out = { ...(auth && { auth }), ...(acct && { acct }) };
       if (out.auth || out.acct)
         log.info({ event: 'radius.listening', auth: out.auth?.port, acct: out.acct?.port }, 'RADIUS listening');
@@ -86,7 +90,9 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
       await addCounters(deps.db, deltas, deps.clock.now().toISOString());
       log.info({ event: 'radius.counters', ...deltas }, 'RADIUS counters');
     },
+    listening: () => bound,
     async close() {
+      bound = { auth: null, acct: null };
       await Promise.all(listeners.splice(0).map((l) => l.close()));
     },
   };

@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import { deviceByNasId, type WifiDeps } from '../wifi/index.js';
+import { deviceByNasId, type RadiusSecretSource, type WifiDeps } from '../wifi/index.js';
 
 /** Which vendor attributes a router understands, from its model (docs/decisions/0020-radius-server.md). */
 export type NasVendor = 'chillispot' | 'mikrotik' | 'unknown';
@@ -14,7 +14,9 @@ export function vendorOf(model: string): NasVendor {
 export interface Nas {
   deviceId: string;
   nasId: string;
+  /** The device's own secret, or RADIUS_SECRET when it has none. */
   secret: string;
+  secretSource: RadiusSecretSource;
   vendor: NasVendor;
   requireMessageAuthenticator: boolean;
 }
@@ -25,50 +27,71 @@ const TTL_MS = 30_000;
 const RELOAD_AFTER_MS = 1_000;
 /** Unknown NAS ids are remembered briefly too, so garbage cannot make every packet a query. */
 const NEGATIVE_TTL_MS = 2_000;
-const MAX_ENTRIES = 10_000;
-
-interface Entry {
-  nas: Nas | undefined;
-  loadedAt: number;
-}
+/** Known routers: registered devices only, so this bound is never reached in practice. */
+const MAX_KNOWN = 10_000;
+/** Unknown ids remembered at once; past this the oldest is forgotten first. */
+const MAX_UNKNOWN = 1_024;
 
 /**
  * Finds routers by NAS-Identifier, caching the device row and its opened secret: the hot path
  * then costs no query and no decryption. Changes made by the CLI (another process) show within
- * the TTL; a secret that stops verifying is reread at once (at most once a second).
+ * the TTL; a secret that stops verifying is reread at once (at most once a second). Unknown ids
+ * live in their own bounded map, so a spray of made-up NAS-Identifiers only evicts other
+ * made-up ones, never a known router.
  */
 export class NasDirectory {
-  readonly #cache = new Map<string, Entry>();
+  readonly #known = new Map<string, { nas: Nas; loadedAt: number }>();
+  /** NAS id → when it was found unknown. */
+  readonly #unknown = new Map<string, number>();
 
-  constructor(private readonly deps: Pick<WifiDeps, 'db' | 'vault'> & { clock: Clock }) {}
+  constructor(private readonly deps: Pick<WifiDeps, 'db' | 'vault' | 'config'> & { clock: Clock }) {}
 
   async find(nasId: string): Promise<Nas | undefined> {
     const now = this.deps.clock.now().getTime();
-    const hit = this.#cache.get(nasId);
-    if (hit && now - hit.loadedAt < (hit.nas ? TTL_MS : NEGATIVE_TTL_MS)) return hit.nas;
+    const hit = this.#known.get(nasId);
+    if (hit && now - hit.loadedAt < TTL_MS) return hit.nas;
+    const missedAt = this.#unknown.get(nasId);
+    if (missedAt !== undefined && now - missedAt < NEGATIVE_TTL_MS) return undefined;
     return this.#load(nasId, now);
   }
 
   /** Rereads a NAS whose secret just failed; undefined when nothing newer can be had. */
   async reload(nasId: string): Promise<Nas | undefined> {
     const now = this.deps.clock.now().getTime();
-    const hit = this.#cache.get(nasId);
+    const hit = this.#known.get(nasId);
     if (hit && now - hit.loadedAt < RELOAD_AFTER_MS) return undefined;
     const fresh = await this.#load(nasId, now);
-    return fresh && fresh.secret !== hit?.nas?.secret ? fresh : undefined;
+    return fresh && fresh.secret !== hit?.nas.secret ? fresh : undefined;
   }
 
   async #load(nasId: string, now: number): Promise<Nas | undefined> {
     const found = await deviceByNasId(this.deps, nasId);
-    const nas = found && {
+    if (!found) {
+      this.#known.delete(nasId);
+      this.#unknown.delete(nasId); // re-inserted last: maps iterate in insertion order
+      if (this.#unknown.size >= MAX_UNKNOWN) {
+        const oldest = this.#unknown.keys().next();
+        if (!oldest.done) this.#unknown.delete(oldest.value);
+      }
+      this.#unknown.set(nasId, now);
+      return undefined;
+    }
+    const nas: Nas = {
       deviceId: found.device.id,
       nasId: found.device.radius_nas_id,
       secret: found.radiusSecret,
+      secretSource: found.secretSource,
       vendor: vendorOf(found.device.model),
       requireMessageAuthenticator: found.device.require_message_authenticator === 1,
     };
-    if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
-    this.#cache.set(nasId, { nas, loadedAt: now });
+    this.#unknown.delete(nasId);
+    if (this.#known.size >= MAX_KNOWN && !this.#known.has(nasId)) this.#known.clear();
+    this.#known.set(nasId, { nas, loadedAt: now });
     return nas;
+  }
+
+  /** How many ids are cached, known and unknown (for tests and diagnostics). */
+  get size(): { known: number; unknown: number } {
+    return { known: this.#known.size, unknown: this.#unknown.size };
   }
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import { decodeAttributes, frame, text, verifyRequest, type Attributes, type Frame } from './codec.js';
-import { DropLog, type CounterName, type Counters, type DropReason } from './counters.js';
+import { DropLog, LogBudget, type CounterName, type Counters, type DropReason } from './counters.js';
 import type { Nas, NasDirectory } from './nas.js';
 
 /**
@@ -92,6 +92,8 @@ export class RadiusListener {
   readonly #socket: dgram.Socket;
   readonly #duplicates: DuplicateCache;
   readonly #drops: DropLog;
+  /** Internal errors are logged with their stack, within the same budget as drops. */
+  readonly #errors: LogBudget;
 
   constructor(
     private readonly deps: ServerDeps,
@@ -100,6 +102,7 @@ export class RadiusListener {
     this.#socket = dgram.createSocket(options.host.includes(':') ? 'udp6' : 'udp4');
     this.#duplicates = new DuplicateCache(deps.clock);
     this.#drops = new DropLog(deps.log.child({ listener: options.name }), deps.clock);
+    this.#errors = new LogBudget(deps.clock);
     this.#socket.on('message', (msg, rinfo) => void this.#handle(msg, rinfo));
     this.#socket.on('error', (err) =>
       deps.log.error({ event: 'radius.socket_error', listener: options.name, err }, 'RADIUS socket error'),
@@ -160,7 +163,13 @@ export class RadiusListener {
       reply = await this.#process(f, source);
     } catch (err) {
       this.deps.counters.bump('dropped_internal_error');
-      this.deps.log.error({ event: 'radius.internal_error', source, err }, 'RADIUS request failed');
+      // A failing database fails every packet: logged within a budget, like drops.
+      const admitted = this.#errors.admit('internal_error');
+      if (admitted)
+        this.deps.log.error(
+          { event: 'radius.internal_error', listener: this.options.name, source, err, ...admitted },
+          'RADIUS request failed',
+        );
     } finally {
       this.#duplicates.finish(key, reply);
     }

@@ -67,7 +67,8 @@ export function adminRoutes(deps: Deps): Route[] {
         const { device, radiusSecret } = await registerDevice(deps, body);
         return {
           status: 201,
-          data: { ...presentDevice(device), radius_secret: radiusSecret },
+          // Its own secret, shown this once; a device on RADIUS_SECRET has none to show.
+          data: { ...presentDevice(device), ...(radiusSecret !== null && { radius_secret: radiusSecret }) },
           headers: { 'Cache-Control': 'no-store' },
         };
       },
@@ -79,7 +80,9 @@ export function adminRoutes(deps: Deps): Route[] {
       auth: admin,
       body: { kind: 'json', parse: deviceBody },
       handler: async ({ params, body }) => {
-        if ('radius_secret' in body) throw wifiErrors.invalidBody(); // rotate through its own route
+        // `radius_secret: null` moves the device to RADIUS_SECRET; a new secret of its own comes
+        // only from rotate-secret, which shows it once.
+        if (body.radius_secret !== undefined && body.radius_secret !== null) throw wifiErrors.invalidBody();
         return { data: presentDevice(await updateDevice(deps, id(params), body)) };
       },
     }),

@@ -1,6 +1,10 @@
+import { radiusSecretSource } from './devices.js';
 import type { DeviceRow } from './devices.store.js';
 
-/** A device as staff and the CLI see it: never its secrets, only whether a uam secret is set. */
+/**
+ * A device as staff and the CLI see it: never its secrets, only whether it has a RADIUS secret of
+ * its own (`own`) or uses RADIUS_SECRET (`global`), and whether a uam secret is set.
+ */
 export function presentDevice(row: DeviceRow): Record<string, unknown> {
   return {
     id: row.id,
@@ -12,6 +16,7 @@ export function presentDevice(row: DeviceRow): Record<string, unknown> {
     radius_nas_id: row.radius_nas_id,
     radius_client_ip: row.radius_client_ip,
     coa_port: row.coa_port,
+    radius_secret_source: radiusSecretSource(row),
     uam_auth: row.uam_auth,
     has_uam_secret: row.uam_secret_enc !== null,
     require_message_authenticator: row.require_message_authenticator === 1,

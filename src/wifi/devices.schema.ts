@@ -35,8 +35,11 @@ export interface DeviceValues {
   radiusNasId: string;
   radiusClientIp: string;
   coaPort: number;
-  /** undefined: generate one (create) or keep it (update). */
-  radiusSecret: string | undefined;
+  /**
+   * The device's own RADIUS secret. undefined: generate one (create) or keep it (update); null:
+   * none of its own, RADIUS_SECRET applies (DESIGN.md §4.5).
+   */
+  radiusSecret: string | null | undefined;
   /** null: none (the global UAM_SECRET applies). */
   uamSecret: string | null;
   uamAuth: UamAuth;
@@ -75,7 +78,7 @@ const checks: Checks<DeviceValues> = {
     wifiErrors.deviceCoaPortInvalid,
   ),
   radiusSecret: (v) =>
-    v === undefined ? undefined : must((s) => secret(s, 8), wifiErrors.deviceSecretInvalid)(v),
+    v === undefined || v === null ? v : must((s) => secret(s, 8), wifiErrors.deviceSecretInvalid)(v),
   uamSecret: (v) => (v === null ? null : must((s) => secret(s, 1), wifiErrors.deviceUamSecretInvalid)(v)),
   uamAuth: must((v) => (v === 'chap' || v === 'pap' ? v : null), wifiErrors.deviceUamAuthInvalid),
   requireMessageAuthenticator: must(

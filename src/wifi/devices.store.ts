@@ -44,6 +44,8 @@ export function findClash(
     .executeTakeFirst();
 }
 
-export function selectDevices(db: Db): Promise<DeviceRow[]> {
-  return db.selectFrom('devices').selectAll().orderBy('name').orderBy('id').execute();
+/** Devices by name; the first `limit` of them unless it is null. */
+export function selectDevices(db: Db, options: { limit: number | null }): Promise<DeviceRow[]> {
+  const query = db.selectFrom('devices').selectAll().orderBy('name').orderBy('id');
+  return (options.limit === null ? query : query.limit(options.limit)).execute();
 }

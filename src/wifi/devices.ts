@@ -21,27 +21,40 @@ import {
   type DeviceRow,
 } from './devices.store.js';
 import { wifiErrors } from './errors.js';
+import { ADMIN_LIST_LIMIT } from './limits.js';
 import { ipv4ToNumber, networkContains, parseIpv4Cidr } from './net.js';
 
 export type { DeviceRow } from './devices.store.js';
 
 type Deps = Pick<WifiDeps, 'db' | 'clock' | 'vault'>;
 
-/** A device with its RADIUS secret in the clear: shown once after `add` and `rotate-secret`. */
+/**
+ * A device with its own RADIUS secret in the clear: shown once after `add` and `rotate-secret`;
+ * null when the device has none of its own (RADIUS_SECRET applies, and is never shown here).
+ */
 export interface DeviceWithSecret {
   device: DeviceRow;
-  radiusSecret: string;
+  radiusSecret: string | null;
 }
+
+/** Whose shared secret a device's RADIUS packets are signed with (DESIGN.md §4.5). */
+export type RadiusSecretSource = 'own' | 'global';
+
+export const radiusSecretSource = (device: Pick<DeviceRow, 'radius_secret_enc'>): RadiusSecretSource =>
+  device.radius_secret_enc === null ? 'global' : 'own';
 
 const radiusContext = (id: string): string => `device-radius-secret:${id}`;
 const uamContext = (id: string): string => `device-uam-secret:${id}`;
 
-/** Registers a router; its RADIUS secret is the one given or a generated one. */
+/**
+ * Registers a router; its RADIUS secret is the one given, a generated one, or (`radius_secret:
+ * null`) none of its own, so RADIUS_SECRET applies.
+ */
 export async function registerDevice(deps: Deps, request: DeviceRequest): Promise<DeviceWithSecret> {
   const values = parseDeviceCreate(request);
   const id = uuid();
   const now = deps.clock.now().toISOString();
-  const radiusSecret = values.radiusSecret ?? newRadiusSecret();
+  const radiusSecret = values.radiusSecret === undefined ? newRadiusSecret() : values.radiusSecret;
   // Every value is present on create, so the columns are complete.
   const row = {
     id,
@@ -70,26 +83,56 @@ export async function updateDevice(deps: Deps, id: string, request: DeviceReques
   });
 }
 
-/** Replaces the device's RADIUS secret with `secret` or a generated one. */
-export async function rotateDeviceSecret(deps: Deps, id: string, secret?: string): Promise<DeviceWithSecret> {
+/**
+ * Gives the device a RADIUS secret of its own, `secret` or a generated one: replaces its old one,
+ * or ends its use of RADIUS_SECRET.
+ */
+export async function rotateDeviceSecret(
+  deps: Deps,
+  id: string,
+  secret?: string,
+): Promise<DeviceWithSecret & { radiusSecret: string }> {
   const radiusSecret = parseDeviceChanges({ radius_secret: secret }).radiusSecret ?? newRadiusSecret();
   const device = await updateDevice(deps, id, { radius_secret: radiusSecret });
   return { device, radiusSecret };
 }
 
+/** GET /api/v1/admin/devices: devices by name, at most 200. */
 export function listDevices(deps: Pick<WifiDeps, 'db'>): Promise<DeviceRow[]> {
-  return selectDevices(deps.db);
+  return selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT });
 }
 
-/** For RADIUS: the router with this NAS-Identifier and its shared secret in the clear. */
+/** `hotspot-ctl devices list`: every device, however many (docs/decisions/0007-admin-api.md). */
+export function listAllDevices(deps: Pick<WifiDeps, 'db'>): Promise<DeviceRow[]> {
+  return selectDevices(deps.db, { limit: null });
+}
+
+/** A router as RADIUS needs it: the shared secret its packets are signed with, in the clear. */
+export interface NasDevice {
+  device: DeviceRow;
+  /** The device's own secret, or RADIUS_SECRET when it has none. */
+  radiusSecret: string;
+  secretSource: RadiusSecretSource;
+}
+
+/**
+ * For RADIUS (listener and CoA): the router with this NAS-Identifier and its shared secret. A
+ * device without a secret of its own uses RADIUS_SECRET as the configuration has it now, so a
+ * changed RADIUS_SECRET applies from the next start without touching the devices.
+ */
 export async function deviceByNasId(
-  deps: Pick<WifiDeps, 'db' | 'vault'>,
+  deps: Pick<WifiDeps, 'db' | 'vault' | 'config'>,
   nasId: string,
-): Promise<DeviceWithSecret | undefined> {
+): Promise<NasDevice | undefined> {
   const device = await findDeviceByNasId(deps.db, nasId);
-  return (
-    device && { device, radiusSecret: deps.vault.open(device.radius_secret_enc, radiusContext(device.id)) }
-  );
+  if (!device) return undefined;
+  return device.radius_secret_enc === null
+    ? { device, radiusSecret: deps.config.radiusSecret, secretSource: 'global' }
+    : {
+        device,
+        radiusSecret: deps.vault.open(device.radius_secret_enc, radiusContext(device.id)),
+        secretSource: 'own',
+      };
 }
 
 /** The router a UAM request comes through, with what uam-login needs to encode the password. */
@@ -111,7 +154,7 @@ export async function deviceForUamIp(
   const address = ipv4ToNumber(uamip);
   if (address === null) return undefined;
   let best: { device: DeviceRow; prefix: number } | undefined;
-  for (const device of await selectDevices(deps.db)) {
+  for (const device of await selectDevices(deps.db, { limit: null })) {
     const network = parseIpv4Cidr(device.local_network);
     if (!network || !networkContains(network, address)) continue;
     if (
@@ -155,7 +198,8 @@ function toColumns(
   if (v.radiusClientIp !== undefined) columns.radius_client_ip = v.radiusClientIp;
   if (v.coaPort !== undefined) columns.coa_port = v.coaPort;
   if (v.radiusSecret !== undefined)
-    columns.radius_secret_enc = deps.vault.seal(v.radiusSecret, radiusContext(id));
+    columns.radius_secret_enc =
+      v.radiusSecret === null ? null : deps.vault.seal(v.radiusSecret, radiusContext(id));
   if (v.uamSecret !== undefined)
     columns.uam_secret_enc = v.uamSecret === null ? null : deps.vault.seal(v.uamSecret, uamContext(id));
   if (v.uamAuth !== undefined) columns.uam_auth = v.uamAuth;

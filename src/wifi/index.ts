@@ -11,11 +11,20 @@ export type {
   PaymentRequest,
   PaymentStatus,
   PromptResult,
+  ProviderReadiness,
 } from './ports.js';
 export { coaNotAvailable } from './ports.js';
 
 // Plans
-export { createPlan, updatePlan, listPlans, listActivePlans, getPlan, type PlanRow } from './plans.js';
+export {
+  createPlan,
+  updatePlan,
+  listPlans,
+  listAllPlans,
+  listActivePlans,
+  getPlan,
+  type PlanRow,
+} from './plans.js';
 export { presentPlan, presentPublicPlan } from './plans.present.js';
 export type { PlanRequest } from './plans.schema.js';
 
@@ -25,10 +34,14 @@ export {
   updateDevice,
   rotateDeviceSecret,
   listDevices,
+  listAllDevices,
   deviceByNasId,
   deviceForUamIp,
+  radiusSecretSource,
   type DeviceRow,
   type DeviceWithSecret,
+  type NasDevice,
+  type RadiusSecretSource,
   type UamDevice,
 } from './devices.js';
 export { presentDevice } from './devices.present.js';

@@ -6,7 +6,7 @@ import { isoNow } from '../lib/time.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
 import { insertMessage, listMessages, updateMessage } from './messages.store.js';
-import { ADMIN_LIST_LIMIT } from './records.js';
+import { ADMIN_LIST_LIMIT } from './limits.js';
 
 /** wifi-access-api.md §8: a message of at most 1,600 bytes (UTF-8). */
 export const SMS_MAX_BYTES = 1600;

@@ -17,9 +17,14 @@ export function findPlan(db: Db, id: string): Promise<PlanRow | undefined> {
   return db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Every plan, in the order the portal shows them. */
-export function selectPlans(db: Db, options: { activeOnly: boolean }): Promise<PlanRow[]> {
+/** Plans in the order the portal shows them; the first `limit` of them unless it is null. */
+export function selectPlans(
+  db: Db,
+  options: { activeOnly: boolean; limit: number | null },
+): Promise<PlanRow[]> {
   let query = db.selectFrom('plans').selectAll();
   if (options.activeOnly) query = query.where('active', '=', 1);
-  return query.orderBy('sort_order').orderBy('price_tzs').orderBy('name').orderBy('id').execute();
+  query = query.orderBy('sort_order').orderBy('price_tzs').orderBy('name').orderBy('id');
+  if (options.limit !== null) query = query.limit(options.limit);
+  return query.execute();
 }

@@ -1,6 +1,7 @@
 import { uuid } from '../lib/crypto.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
+import { ADMIN_LIST_LIMIT } from './limits.js';
 import { parsePlanChanges, parsePlanCreate, type PlanRequest, type PlanValues } from './plans.schema.js';
 import { findPlan, insertPlan, selectPlans, updatePlanRow, type PlanRow } from './plans.store.js';
 
@@ -36,13 +37,19 @@ export async function updatePlan(deps: Deps, id: string, request: PlanRequest): 
 export const replacePlanValues = (deps: Deps, id: string, request: PlanRequest): Promise<PlanRow> =>
   updatePlan(deps, id, { ...request, active: request.active ?? true });
 
+/** GET /api/v1/admin/plans: every plan, on sale or not, in portal order; at most 200. */
 export function listPlans(deps: Pick<WifiDeps, 'db'>): Promise<PlanRow[]> {
-  return selectPlans(deps.db, { activeOnly: false });
+  return selectPlans(deps.db, { activeOnly: false, limit: ADMIN_LIST_LIMIT });
+}
+
+/** `hotspot-ctl plans list`: every plan, however many (docs/decisions/0007-admin-api.md). */
+export function listAllPlans(deps: Pick<WifiDeps, 'db'>): Promise<PlanRow[]> {
+  return selectPlans(deps.db, { activeOnly: false, limit: null });
 }
 
 /** What guests may buy: active plans by sort_order, then price, then name. */
 export function listActivePlans(deps: Pick<WifiDeps, 'db'>): Promise<PlanRow[]> {
-  return selectPlans(deps.db, { activeOnly: true });
+  return selectPlans(deps.db, { activeOnly: true, limit: null });
 }
 
 export function getPlan(deps: Pick<WifiDeps, 'db'>, id: string): Promise<PlanRow | undefined> {

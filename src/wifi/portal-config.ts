@@ -2,7 +2,8 @@ import type { WifiDeps } from './deps.js';
 
 /** What the composition root knows about the box that a portal integrator may see. */
 export interface PortalFacts {
-  radius(): { enabled: boolean; auth_port: number; acct_port: number };
+  /** The RADIUS listener as it is: the ports bound now (null: not listening). */
+  radius(): { listening: boolean; auth_port: number | null; acct_port: number | null };
 }
 
 /**
@@ -22,7 +23,11 @@ export function portalConfig(deps: Pick<WifiDeps, 'config' | 'payments'>, facts:
       uam_login: `${api}/public/purchases/{invoice_id}/uam-login`,
       payment_webhook: `${base}/webhooks/${deps.payments.name}`,
     },
-    payment_provider: { name: deps.payments.name, ready: true, sandbox: deps.payments.name === 'sandbox' },
+    payment_provider: {
+      name: deps.payments.name,
+      ...deps.payments.readiness(),
+      sandbox: deps.payments.name === 'sandbox',
+    },
     radius: facts.radius(),
     uam: { default_secret_set: deps.config.uamSecret !== null },
     cors_origins: { admin: deps.config.adminOrigin, portal: deps.config.portalOrigin },

@@ -37,10 +37,19 @@ export type PaymentStatus =
   | { status: 'pending' }
   | { status: 'unknown'; detail: string };
 
+/**
+ * Whether the provider can take payments, as far as this box knows without asking it: its last
+ * call (prompt or status query) did not fail to reach it. (A provider without its credentials
+ * stops start-up, so a running one has them.)
+ */
+export type ProviderReadiness = { ready: true } | { ready: false; reason: 'unreachable' };
+
 /** The provider as the purchase flow and the reconciliation job see it. */
 export interface PaymentGateway {
   /** The provider's name: the `{provider}` of its webhook path. */
   readonly name: string;
+  /** Cheap (no network): for the portal config's readiness. */
+  readiness(): ProviderReadiness;
   requestPayment(request: PaymentRequest): Promise<PromptResult>;
   /** Asks the provider what became of an invoice (for boxes the callback never reaches). */
   queryStatus(invoice: {

@@ -9,10 +9,10 @@ import {
   listPayments,
   salesSince,
 } from './records.store.js';
+import { ADMIN_LIST_LIMIT } from './limits.js';
 import { countOpenSessions } from './sessions.store.js';
 
-/** Admin collections return at most 200 rows, newest first (wifi-access-api.md §8). */
-export const ADMIN_LIST_LIMIT = 200;
+/** The admin record lists: at most ADMIN_LIST_LIMIT rows, newest first. */
 
 /** One row per guest (normalised phone): purchases, invoices, money spent, first and last seen. */
 export async function guests(deps: Pick<WifiDeps, 'db'>) {

@@ -127,6 +127,8 @@ export async function closeDeviceSessions(
     .set({ stopped_at: at, terminate_cause: cause })
     .where('device_id', '=', deviceId)
     .where('stopped_at', 'is', null)
+    // A session that started after `at` (its Start overtook a delayed Accounting-On) was not ended.
+    .where('started_at', '<=', at)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -3,6 +3,7 @@ import type { WifiDeps } from './deps.js';
 import { disconnectSessions, type CoaOutcome } from './disconnect.js';
 import { wifiErrors } from './errors.js';
 import { revoke } from './grants.js';
+import { ADMIN_LIST_LIMIT } from './limits.js';
 import { findGrantByUsername, type GrantRow } from './grants.store.js';
 import {
   closeDeviceSessions,
@@ -54,8 +55,11 @@ export async function recordAccounting(
     const results: AccountingResult[] = [];
     const grants = new Map<string, GrantRow | undefined>();
     for (const r of records) {
+      // When it happened: the router held the packet Acct-Delay-Time seconds (RFC 2866 §5.2).
+      const eventAt = new Date(now.getTime() - r.delaySeconds * 1000).toISOString();
       if (DEVICE_TYPES.has(r.statusType)) {
-        const closed = await closeDeviceSessions(tx, r.deviceId, now.toISOString(), r.statusType);
+        // The router restarted (On) or is going down (Off) at eventAt, like a Stop of each session.
+        const closed = await closeDeviceSessions(tx, r.deviceId, eventAt, r.statusType);
         results.push({ kind: 'device', closed });
         continue;
       }
@@ -64,7 +68,6 @@ export async function recordAccounting(
         continue;
       }
       const heard = now.toISOString();
-      const eventAt = new Date(now.getTime() - r.delaySeconds * 1000).toISOString();
       const stop = r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
       if (await touchSession(tx, r, heard, stop)) {
         results.push({ kind: 'session', created: false });
@@ -115,12 +118,12 @@ export async function closeStaleSessions(deps: Pick<WifiDeps, 'db' | 'clock' | '
   return closed;
 }
 
-/** At most this many rows in a list (wifi-access-api.md §8). */
-export const LIST_LIMIT = 200;
-
-/** Recent RADIUS sessions: every open one first, then closed ones; newest first within each. */
+/**
+ * Recent RADIUS sessions, at most ADMIN_LIST_LIMIT (admin API and `sessions list` alike: sessions
+ * grow without bound): every open one first, then closed ones; newest first within each.
+ */
 export function listSessions(deps: Pick<WifiDeps, 'db'>): Promise<ListedSessionRow[]> {
-  return selectRecentSessions(deps.db, LIST_LIMIT);
+  return selectRecentSessions(deps.db, ADMIN_LIST_LIMIT);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { cliEnv, runCli } from '../helpers/cli.js';
@@ -189,6 +190,40 @@ t.test(
         require_message_authenticator: true,
       },
     );
+  },
+);
+
+t.test(
+  'devices add/update --global-secret: the router uses RADIUS_SECRET, which is never printed',
+  async (t) => {
+    const dataDir = path.join(t.testdir(), 'data');
+    const env = cliEnv(dataDir);
+    const human = await runCli(['devices', 'add', ...DEVICE, '--global-secret'], env);
+    t.equal(human.code, 0, human.stderr);
+    t.match(human.stdout, /\nRADIUS secret: RADIUS_SECRET \(the global secret; enter it on the router\)\n$/);
+    const global =
+      /^RADIUS_SECRET=(\S+)$/m.exec(readFileSync(path.join(dataDir, 'secrets.env'), 'utf8'))?.[1] ?? '';
+    t.match(global, /^[A-Za-z0-9]{24}$/, 'generated at the first run');
+    const listed = await runCli(['devices', 'list', '--json'], env);
+    const [row] = JSON.parse(listed.stdout) as { id: string }[];
+    t.match(row, { radius_secret_source: 'global' });
+    const id = String(row?.id);
+    t.match((await runCli(['devices', 'list'], env)).stdout, /\s+SECRET\s[\s\S]*\s+global\s/);
+
+    const rotated = await runCli(['devices', 'rotate-secret', id, '--json'], env);
+    t.match(json(rotated.stdout), { radius_secret_source: 'own', radius_secret: /^[A-Za-z2-9]{24}$/ });
+    const updated = await runCli(['devices', 'update', id, '--global-secret', '--json'], env);
+    t.equal(updated.code, 0, updated.stderr);
+    t.match(json(updated.stdout), { radius_secret_source: 'global' });
+    t.notOk('radius_secret' in json(updated.stdout));
+
+    const both = await runCli(
+      ['devices', 'add', ...DEVICE, '--global-secret', '--secret', 'typed-secret-01'],
+      env,
+    );
+    t.equal(both.code, 2, 'either a secret of its own or the global one');
+    t.match(both.stderr, /cannot be used with option '--secret/);
+    for (const out of [human, listed, rotated, updated, both]) t.notMatch(out.stdout + out.stderr, global);
   },
 );
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { Migrator } from 'kysely';
 import t from 'tap';
 import { MIGRATIONS, migrateToLatest, migrationState, openDatabase } from '../../src/db/index.js';
 
@@ -70,3 +71,102 @@ t.test('transactions take the write lock up front and roll back on error', async
   other.prepare("insert into app_meta values ('c', '3', 'x')").run();
   t.equal((await db.selectFrom('app_meta').select('key').execute()).length, 1, 'writable again after commit');
 });
+
+t.test(
+  '0015 makes a device secret optional and keeps every device and session row and the schema',
+  async (t) => {
+    const { db, sqlite } = openDatabase(path.join(t.testdir(), 'upgrade.db'));
+    t.teardown(() => db.destroy());
+    // The database as the release before 0015 left it, with a router and its sessions.
+    const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0015'));
+    const { error } = await new Migrator({
+      db,
+      provider: { getMigrations: () => Promise.resolve(before) },
+    }).migrateToLatest();
+    t.error(error);
+    const at = '2026-01-15T09:00:00.000Z';
+    sqlite
+      .prepare(
+        `insert into devices values ('d1', 'Lobby AP', 'MikroTik hAP ax2', 'AA:BB:CC:DD:EE:01', '10.1.0.0/24',
+       'http://10.1.0.10/portal', 'lobby-01', '10.1.0.1', 3799, 'sealed-radius', 'sealed-uam', 'pap', 0, ?, ?)`,
+      )
+      .run(at, at);
+    for (const id of ['s1', 's2'])
+      sqlite
+        .prepare(
+          `insert into radius_sessions values (?, 'd1', ?, 'guest', null, '10.1.0.5', '11:22:33:44:55:66',
+         4294967301, 7, 60, ?, ?, null, null)`,
+        )
+        .run(id, `acct-${id}`, at, at);
+    const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+    const schema = () => ({
+      columns: read(`select name, type, "notnull", dflt_value, pk from pragma_table_info('devices')`),
+      indexes: read(`select name, "unique", origin, partial from pragma_index_list('devices') order by name`),
+      references: read(
+        `select "table", "from", "to", on_delete from pragma_foreign_key_list('radius_sessions')`,
+      ),
+    });
+    const rows = () => ({
+      devices: read('select * from devices'),
+      sessions: read('select * from radius_sessions'),
+    });
+    const old = { schema: schema(), rows: rows() };
+    t.match(old.schema.columns, [{ name: 'id' }]);
+    t.equal(old.schema.indexes.length, 3, 'primary key, mac_address and radius_nas_id');
+
+    t.same(
+      (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+      [['0015_device_global_secret', 'Success']],
+    );
+    t.same(rows(), old.rows, 'every device and session row as it was (none cascaded away)');
+    t.same(
+      schema(),
+      {
+        ...old.schema,
+        columns: old.schema.columns.map((c) => (c.name === 'radius_secret_enc' ? { ...c, notnull: 0 } : c)),
+      },
+      'only radius_secret_enc changed: it may be NULL now',
+    );
+    t.equal(sqlite.pragma('foreign_keys', { simple: true }), 1, 'foreign keys are on again');
+    t.same(read('pragma foreign_key_check'), []);
+
+    sqlite
+      .prepare(
+        `insert into devices values ('d2', 'Bar AP', 'CoovaChilli', 'AA:BB:CC:DD:EE:02', '10.2.0.0/24',
+       'http://10.2.0.10/portal', 'bar-01', '10.2.0.1', 3799, null, null, 'chap', 1, ?, ?)`,
+      )
+      .run(at, at);
+    t.throws(
+      () =>
+        sqlite
+          .prepare(
+            `insert into devices values ('d3', 'X', 'X', 'AA:BB:CC:DD:EE:03', '10.3.0.0/24', 'http://x/',
+           'bar-01', '10.3.0.1', 3799, null, null, 'chap', 1, ?, ?)`,
+          )
+          .run(at, at),
+      { code: 'SQLITE_CONSTRAINT_UNIQUE' },
+      'radius_nas_id is still unique',
+    );
+    t.throws(
+      () =>
+        sqlite
+          .prepare(
+            `insert into radius_sessions values ('s9', 'nope', 'a', 'g', null, null, null, 0, 0, 0, ?, ?, null, null)`,
+          )
+          .run(at, at),
+      { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' },
+      'sessions still reference devices',
+    );
+    sqlite.prepare(`delete from devices where id = 'd1'`).run();
+    t.same(read('select id from radius_sessions'), [], 'and still cascade when a device goes');
+
+    const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
+    t.match((await all.migrateDown()).error, {
+      message: 'cannot undo 0015: some devices use RADIUS_SECRET; rotate-secret gives them their own first',
+    });
+    sqlite.prepare(`update devices set radius_secret_enc = 'sealed' where id = 'd2'`).run();
+    t.error((await all.migrateDown()).error, 'undone once every device has its own secret');
+    t.same(schema().columns, old.schema.columns, 'NOT NULL again');
+    t.equal(sqlite.pragma('foreign_keys', { simple: true }), 1);
+  },
+);

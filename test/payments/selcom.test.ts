@@ -6,6 +6,7 @@ import { expireInvoices, reconcilePayments } from '../../src/wifi/index.js';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
 import { jsonRequest, rawRequest } from '../helpers/http.js';
 import { SELCOM_KEY, SELCOM_SECRET, selcomCallback, startSelcomFake } from '../helpers/selcom-fake.js';
+import { staffClient } from '../helpers/staff.js';
 import { aPlan, aPurchaseKey, postPurchase, wifiRows } from '../helpers/wifi.js';
 
 async function selcomApp(t: Test, baseUrl: string): Promise<TestApp> {
@@ -80,14 +81,22 @@ t.test('a refusal or an unreachable Selcom is a 502; the invoice fails and the k
     { status: 'failed', failure_reason: /refused: HTTP 200 resultcode 403/ },
   ]);
 
+  const viewer = await staffClient(app, 'viewer');
+  const provider = async () =>
+    ((await viewer.get('/api/v1/admin/portal/config')).body.data as { payment_provider: unknown })
+      .payment_provider;
+  t.same(await provider(), { name: 'selcom', ready: true, sandbox: false }, 'a refusal is an answer: ready');
+
   fake.state.mode = 'error500';
   const down = await postPurchase(app.base, body, key);
   t.equal(down.status, 502);
   t.same(down.body, { message: 'the payment provider could not be reached' });
+  t.same(await provider(), { name: 'selcom', ready: false, reason: 'unreachable', sandbox: false });
 
   fake.state.mode = 'ok';
   const retry = await postPurchase(app.base, body, key);
   t.equal(retry.status, 201, 'the same key starts a fresh invoice once the provider answers');
+  t.same(await provider(), { name: 'selcom', ready: true, sandbox: false }, 'ready again');
   const invoices = (await wifiRows(app.app.deps.db)).invoices as { status: string }[];
   t.same(
     invoices.map((i) => i.status),

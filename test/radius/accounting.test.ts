@@ -88,6 +88,26 @@ t.test('Accounting-On and Accounting-Off close every open session of that router
   t.match((await sessions(app))[2], { acct_session_id: 's3', terminate_cause: 'Accounting-Off' });
 });
 
+t.test('Accounting-On closes sessions at its event time (now − Acct-Delay-Time), not later ones', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  await radclient(app.acct, 'acct', `${common(g.username, 'before')}\nAcct-Status-Type = Start\n`);
+  app.clock.advance('1m');
+  // A Start that overtook the router's delayed Accounting-On: this session began after the restart.
+  await radclient(app.acct, 'acct', `${common(g.username, 'after')}\nAcct-Status-Type = Start\n`);
+  app.clock.advance('5s');
+  const on = await radclient(
+    app.acct,
+    'acct',
+    `NAS-Identifier = "${NAS_ID}"\nAcct-Status-Type = Accounting-On\nAcct-Delay-Time = 30\n`,
+  );
+  t.match(on.replies, [{ code: 'Accounting-Response' }], on.output);
+  t.match(await sessions(app), [
+    { acct_session_id: 'before', stopped_at: '2026-01-15T09:00:35.000Z', terminate_cause: 'Accounting-On' },
+    { acct_session_id: 'after', stopped_at: null, terminate_cause: null },
+  ]);
+});
+
 t.test('accounting with a wrong secret, an unknown NAS or no session id is dropped unanswered', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
@@ -135,6 +155,31 @@ t.test('the Accounting-Response waits for the commit: a record that cannot be wr
   );
   t.equal((await exchangeMany(app.acct, [resent])).length, 1, 'the retry is answered once it is stored');
   t.equal((await sessions(app)).length, 1);
+});
+
+t.test('internal errors are logged at most five a minute; the next line counts the ones left out', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  const { sql } = await import('kysely');
+  await sql`create trigger no_sessions before insert on radius_sessions begin select raise(abort, 'disk full'); end`.execute(
+    app.app.deps.db,
+  );
+  const start = (i: number) =>
+    encodeRequest(
+      CODE.accountingRequest,
+      i,
+      [['User-Name', g.username], ['Acct-Status-Type', 'Start'], ['Acct-Session-Id', `fail-${String(i)}`], ['NAS-Identifier', NAS_ID]],
+      SECRET,
+    );
+  for (let i = 0; i < 7; i++) t.same(await sendExpectingDrop(app, app.acct, start(i), 'dropped_internal_error'), []);
+  const lines = () => app.logs.events('radius.internal_error');
+  t.equal(lines().length, 5, 'seven failures, five lines');
+  t.match(lines()[0], { level: 50, listener: 'acct', err: { message: 'disk full' } }, 'with the error');
+  app.clock.advance('1m');
+  await sendExpectingDrop(app, app.acct, start(7), 'dropped_internal_error');
+  t.equal(lines().length, 6);
+  t.match(lines()[5], { suppressed: 2 }, 'the next minute says how many were left out');
+  t.equal(app.app.radius.counters.get('dropped_internal_error'), 8, 'every failure counted');
 });
 
 t.test('many routers at once share commits and every packet is answered after its record', async (t) => {

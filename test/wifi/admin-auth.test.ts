@@ -5,6 +5,7 @@ import { Client } from '../helpers/client.js';
 import { registered, waitForSubject } from '../helpers/identity.js';
 import { STAFF_PASSWORD, staffClient } from '../helpers/staff.js';
 import { totpForSecret } from '../helpers/totp.js';
+import { wifiRows } from '../helpers/wifi.js';
 
 const ADMIN_ROUTES: [string, string][] = [
   ['GET', '/api/v1/admin/auth/me'],
@@ -83,12 +84,16 @@ t.test('login refusals: wrong password, unknown, not staff, strict JSON, the lim
     [400, { message: 'invalid request body' }],
   );
   t.same(await login({ email: 'boss@venue.test' }).then((r) => r.status), 400);
-  for (let i = 0; i < 5; i++) await login({ email: 'boss@venue.test', password: 'wrong password' });
-  const limited = await login({ email: 'boss@venue.test', password: STAFF_PASSWORD });
+  // Five requests so far from this IP; four more wrong passwords make nine.
+  for (let i = 0; i < 4; i++)
+    t.equal((await login({ email: 'boss@venue.test', password: 'wrong password' })).status, 401);
+  const tenth = await login({ email: 'boss@venue.test', password: STAFF_PASSWORD });
+  t.equal(tenth.status, 200, 'the 10th request in the minute is still answered');
+  const eleventh = await login({ email: 'boss@venue.test', password: STAFF_PASSWORD });
   t.same(
-    [limited.status, limited.body],
+    [eleventh.status, eleventh.body],
     [429, { message: 'too many requests, try again later' }],
-    '10 per minute per IP',
+    'the 11th is refused: 10 per minute per IP',
   );
   t.equal((await login({ email: 'boss@venue.test', password: STAFF_PASSWORD }, '198.51.100.2')).status, 200);
 });
@@ -131,19 +136,24 @@ t.test('every admin route is 401 {message: not authenticated} without a session'
 t.test('sessions: 12 hours, logout deletes them server-side, a removed role ends them', async (t) => {
   const app = await startTestApp(t);
   const c = await staffClient(app, 'viewer');
-  const cookie = c.cookies.get('admin_session')!;
   app.clock.advance(11 * 3600_000 + 59 * 60_000);
   t.equal((await c.get('/api/v1/admin/auth/me')).status, 200);
   app.clock.advance('1m');
   t.equal((await c.get('/api/v1/admin/auth/me')).status, 401, 'expired after 12 hours');
 
   const d = await staffClient(app, 'viewer');
+  const cookie = d.cookies.get('admin_session')!;
   const out = await d.post('/api/v1/admin/auth/logout');
   t.equal(out.status, 204);
   t.match(d.setCookies[0], /^admin_session=; Max-Age=0/);
+  // The cookie of the session that just logged out, replayed by a client that kept it: the
+  // server-side session is gone, so it no longer signs anyone in (not only cleared in the browser).
   const replay = new Client(app.base);
   replay.cookies.set('admin_session', cookie);
-  t.equal((await replay.get('/api/v1/admin/auth/me')).status, 401);
+  t.same(await replay.get('/api/v1/admin/auth/me').then((r) => [r.status, r.body]), [
+    401,
+    { message: 'not authenticated' },
+  ]);
 
   const e = await staffClient(app, 'admin');
   await removeStaff(app.app.deps, e.email);
@@ -193,6 +203,40 @@ t.test('roles: viewers read; operators send SMS; admins manage plans and devices
   t.equal((await admin.post('/api/v1/admin/plans', plan)).status, 201);
   t.equal((await owner.post('/api/v1/admin/plans', plan)).status, 201);
   t.equal((await admin.post('/api/v1/admin/messages', sms)).status, 202);
+});
+
+t.test('roles: viewers and operators may not change plans or devices, nor rotate a secret', async (t) => {
+  const app = await startTestApp(t);
+  const admin = await staffClient(app, 'admin');
+  const planId = (
+    await admin.post('/api/v1/admin/plans', { name: 'Hour', price_tzs: 1000, duration_seconds: 3600 })
+  ).body.data.id as string;
+  const device = await admin.post('/api/v1/admin/devices', {
+    name: 'Lobby AP',
+    model: 'MikroTik hAP ac2',
+    mac_address: 'AA:BB:CC:DD:EE:01',
+    local_network: '10.1.0.0/24',
+    uam_server: 'http://10.1.0.10:8080/portal',
+    radius_nas_id: 'lobby-01',
+    radius_client_ip: '10.1.0.1',
+  });
+  const deviceId = device.body.data.id as string;
+  const before = await wifiRows(app.app.deps.db);
+  const forbidden = [403, { message: 'your staff role does not allow this' }];
+  for (const role of ['viewer', 'operator'] as const) {
+    const staff = await staffClient(app, role);
+    const answers = [
+      await staff.patch(`/api/v1/admin/plans/${planId}`, { price_tzs: 2000 }),
+      await staff.patch(`/api/v1/admin/devices/${deviceId}`, { name: 'Renamed' }),
+      await staff.post(`/api/v1/admin/devices/${deviceId}/rotate-secret`),
+    ];
+    t.same(
+      answers.map((r) => [r.status, r.body]),
+      [forbidden, forbidden, forbidden],
+      `${role}: PATCH plan, PATCH device, rotate-secret`,
+    );
+  }
+  t.same(await wifiRows(app.app.deps.db), before, 'nothing changed');
 });
 
 t.test(

@@ -40,6 +40,7 @@ t.test('a registered device gets a RADIUS secret, sealed at rest and readable fo
     radius_nas_id: 'lobby-01',
     radius_client_ip: '10.1.0.1',
     coa_port: 3799,
+    radius_secret_source: 'own',
     uam_auth: 'chap',
     has_uam_secret: true,
     require_message_authenticator: true,

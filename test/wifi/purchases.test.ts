@@ -264,6 +264,7 @@ t.test(
     const plan = await aPlan(app);
     const payments = {
       name: 'sandbox',
+      readiness: () => ({ ready: true as const }),
       requestPayment: () => Promise.reject(new Error('socket hang up')),
       queryStatus: () => Promise.resolve({ status: 'pending' as const }),
     };

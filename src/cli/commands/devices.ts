@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
 import {
-  listDevices,
+  listAllDevices,
   presentDevice,
+  radiusSecretSource,
   registerDevice,
   rotateDeviceSecret,
   updateDevice,
@@ -21,6 +22,7 @@ const COLUMNS: readonly Column<DeviceRow>[] = [
   ['network', (d) => d.local_network],
   ['client_ip', (d) => d.radius_client_ip],
   ['coa_port', (d) => d.coa_port],
+  ['secret', (d) => radiusSecretSource(d)],
   ['uam', (d) => d.uam_auth],
   ['msg_auth', (d) => (d.require_message_authenticator === 1 ? 'required' : 'legacy')],
 ];
@@ -35,6 +37,7 @@ interface DeviceFlags {
   clientIp?: string;
   coaPort?: number;
   secret?: string;
+  globalSecret?: boolean;
   /** false: --no-uam-secret (commander's default for the pair is true: "not given"). */
   uamSecret?: string | boolean;
   uamAuth?: string;
@@ -53,7 +56,7 @@ function deviceRequest(flags: DeviceFlags): DeviceRequest {
     radius_nas_id: flags.nasId,
     radius_client_ip: flags.clientIp,
     coa_port: flags.coaPort,
-    radius_secret: flags.secret,
+    radius_secret: flags.globalSecret ? null : flags.secret,
     uam_secret:
       typeof flags.uamSecret === 'string' ? flags.uamSecret : flags.uamSecret === false ? null : undefined,
     uam_auth: flags.uamAuth,
@@ -65,16 +68,29 @@ function deviceRequest(flags: DeviceFlags): DeviceRequest {
 
 const showDevice = (device: DeviceRow): string => formatRecord(Object.entries(presentDevice(device)));
 
-/** `add` and `rotate-secret` show the RADIUS secret once, in both outputs; it is never logged. */
+/**
+ * `add` and `rotate-secret` show the device's own RADIUS secret once, in both outputs; it is never
+ * logged. A device on RADIUS_SECRET has none to show, and the global secret is not printed here.
+ */
 function printWithSecret(
   ctx: ReturnType<typeof contextOf>,
   { device, radiusSecret }: DeviceWithSecret,
 ): void {
+  if (radiusSecret === null) {
+    ctx.out.result(
+      presentDevice(device),
+      () =>
+        `${showDevice(device)}\nRADIUS secret: RADIUS_SECRET (the global secret; enter it on the router)\n`,
+    );
+    return;
+  }
   ctx.out.result(
     { ...presentDevice(device), radius_secret: radiusSecret },
     () => `${showDevice(device)}\nRADIUS secret (shown once, enter it on the router): ${radiusSecret}\n`,
   );
 }
+
+const globalSecretOption = (what: string) => new Option('--global-secret', what).conflicts('secret');
 
 /** The settings `add` and `update` share, all optional here. */
 function settingOptions(cmd: Command): Command {
@@ -93,7 +109,7 @@ export function registerDevices(program: Command): void {
     .description('List registered devices (never their secrets)')
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const rows = await withApp(ctx, (app) => listDevices(app.deps));
+      const rows = await withApp(ctx, (app) => listAllDevices(app.deps));
       ctx.out.result(rows.map(presentDevice), () =>
         rows.length === 0 ? 'no devices yet\n' : formatTable(rows, COLUMNS),
       );
@@ -110,7 +126,8 @@ export function registerDevices(program: Command): void {
       .requiredOption('--uam-server <url>', 'captive portal URL configured on the router')
       .requiredOption('--nas-id <id>', 'NAS-Identifier the router sends in RADIUS requests')
       .requiredOption('--client-ip <ip>', 'address CoA/Disconnect requests are sent to')
-      .option('--secret <secret>', 'RADIUS shared secret to use (default: generate one)'),
+      .option('--secret <secret>', 'RADIUS shared secret to use (default: generate one)')
+      .addOption(globalSecretOption('no secret of its own: the router uses RADIUS_SECRET')),
   ).action(async (flags: DeviceFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
     printWithSecret(ctx, await withApp(ctx, (app) => registerDevice(app.deps, deviceRequest(flags))));
@@ -130,6 +147,11 @@ export function registerDevices(program: Command): void {
       .option('--client-ip <ip>', 'address CoA/Disconnect requests are sent to')
       .option('--no-uam-secret', 'remove the device uam secret (UAM_SECRET applies)')
       .addOption(
+        globalSecretOption(
+          'drop its own RADIUS secret: RADIUS_SECRET applies (rotate-secret gives it one again)',
+        ),
+      )
+      .addOption(
         new Option('--require-message-authenticator', 'require Message-Authenticator again').conflicts(
           'legacyNoMessageAuthenticator',
         ),
@@ -142,7 +164,7 @@ export function registerDevices(program: Command): void {
 
   devices
     .command('rotate-secret')
-    .description('Give a device a new RADIUS secret and print it once')
+    .description('Give a device a new RADIUS secret of its own and print it once')
     .argument('<id>', 'device id')
     .option('--secret <secret>', 'the new secret (default: generate one)')
     .action(async (id: string, flags: { secret?: string }, cmd: Command) => {

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { formatDuration } from '../../lib/duration.js';
 import {
   createPlan,
-  listPlans,
+  listAllPlans,
   presentPlan,
   updatePlan,
   type PlanRequest,
@@ -82,7 +82,7 @@ export function registerPlans(program: Command): void {
     .description('List every plan, on sale or not')
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const rows = await withApp(ctx, (app) => listPlans(app.deps));
+      const rows = await withApp(ctx, (app) => listAllPlans(app.deps));
       ctx.out.result(rows.map(presentPlan), () =>
         rows.length === 0 ? 'no plans yet\n' : formatTable(rows, COLUMNS),
       );

@@ -28,8 +28,8 @@ export interface DevicesTable {
   radius_nas_id: string;
   radius_client_ip: string;
   coa_port: number;
-  /** AES-256-GCM sealed (lib/vault.ts); RADIUS needs the cleartext. */
-  radius_secret_enc: string;
+  /** AES-256-GCM sealed (lib/vault.ts); RADIUS needs the cleartext. NULL: RADIUS_SECRET applies. */
+  radius_secret_enc: string | null;
   uam_secret_enc: string | null;
   /** 'chap' | 'pap': how uam-login encodes the password for this router. */
   uam_auth: string;
