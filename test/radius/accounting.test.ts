@@ -1,7 +1,17 @@
 import t from 'tap';
 import { CODE, encodeRequest } from '../../src/radius/codec.js';
 import { closeStaleSessions } from '../../src/wifi/index.js';
-import { acctRequest, NAS_ID, SECRET, aGuest, exchangeMany, radclient, sendExpectingDrop, startRadiusApp } from '../helpers/radius.js';
+import {
+  acctRequest,
+  NAS_ID,
+  SECRET,
+  aGuest,
+  exchangeMany,
+  radclient,
+  sendExpectingDrop,
+  startRadiusApp,
+} from '../helpers/radius.js';
+import { staffClient } from '../helpers/staff.js';
 
 /** Accounting-Request against the running app, with radclient as the router. */
 
@@ -63,6 +73,27 @@ t.test('Start, Interim-Update and Stop keep one session with 64-bit counters and
   t.equal((await sessions(app)).length, 1, 'one row for the session');
   t.equal(app.app.radius.counters.get('acct_responses'), 3);
 });
+
+// Accounting does not depend on the router's make; both families send RFC 2869 gigawords.
+for (const model of ['MikroTik hAP ax2', 'CoovaChilli on OpenWrt']) {
+  t.test(`${model}: totals past 2^32 are octets + gigawords × 2^32, in the row and the admin API`, async (t) => {
+    const app = await startRadiusApp(t, { device: { model } });
+    const g = await aGuest(app);
+    await radclient(app.acct, 'acct', `${common(g.username)}\nAcct-Status-Type = Start\n`);
+    app.clock.advance('5m');
+    const interim = await radclient(
+      app.acct,
+      'acct',
+      `${common(g.username)}\nAcct-Status-Type = Interim-Update\nAcct-Session-Time = 300\nAcct-Input-Octets = 1234\nAcct-Input-Gigawords = 3\nAcct-Output-Octets = 4294967295\nAcct-Output-Gigawords = 1\n`,
+    );
+    t.match(interim.replies, [{ code: 'Accounting-Response' }], interim.output);
+    const totals = { input_octets: 3 * 2 ** 32 + 1234, output_octets: 2 * 2 ** 32 - 1, session_time: 300 };
+    t.match(await sessions(app), [totals]);
+    const listed = await (await staffClient(app, 'viewer')).get('/api/v1/admin/sessions');
+    t.equal(listed.status, 200);
+    t.match(listed.body.data, [{ acct_session_id: '5f3a1b2c00000001', ...totals }]);
+  });
+}
 
 t.test('an Interim-Update or Stop for a session never started creates it', async (t) => {
   const app = await startRadiusApp(t);
