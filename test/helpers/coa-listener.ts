@@ -20,7 +20,16 @@ export interface ReceivedRequest {
   from: number;
 }
 
-export type Answer = { ack: true } | { nak: number } | 'silent';
+/**
+ * A forged reply: `authenticator` is signed with another secret (what an attacker without the
+ * secret can send); `identifier` is signed right but answers another identifier.
+ */
+export type Forgery = 'authenticator' | 'identifier';
+
+export type Reply = ({ ack: true } | { nak: number }) & { forged?: Forgery };
+
+/** One reply, several sent in order (the last may be the genuine one), or none. */
+export type Answer = Reply | Reply[] | 'silent';
 
 const md5 = (...parts: Buffer[]) => {
   const h = createHash('md5');
@@ -32,6 +41,8 @@ export class CoaListener {
   readonly received: ReceivedRequest[] = [];
   #socket: Socket = createSocket('udp4');
   #waiters: (() => void)[] = [];
+  /** Requests whose replies are all handed to the kernel. */
+  #answered = 0;
 
   constructor(
     private readonly secret: string,
@@ -46,7 +57,15 @@ export class CoaListener {
       const answer =
         req.authenticatorOk && req.messageAuthenticatorOk !== false ? this.answer(req) : 'silent';
       if (answer === 'silent') return;
-      this.#socket.send(this.#reply(msg, answer), rinfo.port, rinfo.address);
+      const replies = Array.isArray(answer) ? answer : [answer];
+      let unsent = replies.length;
+      const sent = (): void => {
+        if (--unsent > 0) return;
+        this.#answered++;
+        for (const w of this.#waiters.splice(0)) w();
+      };
+      for (const reply of replies)
+        this.#socket.send(this.#reply(msg, reply), rinfo.port, rinfo.address, sent);
     });
     await new Promise<void>((resolve) => this.#socket.bind(0, '127.0.0.1', resolve));
     return this.#socket.address().port;
@@ -55,6 +74,15 @@ export class CoaListener {
   /** Resolves once `count` requests have arrived. */
   async receivedCount(count: number): Promise<void> {
     while (this.received.length < count) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+  }
+
+  /**
+   * Resolves once `count` requests have been answered and the event loop turned once more: the
+   * replies were sent, so the requester's socket has read them in that turn's poll phase.
+   */
+  async answeredCount(count: number): Promise<void> {
+    while (this.#answered < count) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   close(): void {
@@ -96,14 +124,16 @@ export class CoaListener {
   }
 
   /** ACK (41) or NAK (42) with Error-Cause, Response Authenticator over the request's authenticator. */
-  #reply(request: Buffer, answer: Exclude<Answer, 'silent'>): Buffer {
+  #reply(request: Buffer, answer: Reply): Buffer {
     const attrs =
       'nak' in answer
         ? Buffer.from([101, 6, 0, 0, (answer.nak >> 8) & 0xff, answer.nak & 0xff])
         : Buffer.alloc(0);
-    const head = Buffer.from(['nak' in answer ? 42 : 41, request[1] ?? 0, 0, 0]);
+    const identifier = ((request[1] ?? 0) + (answer.forged === 'identifier' ? 1 : 0)) & 0xff;
+    const head = Buffer.from(['nak' in answer ? 42 : 41, identifier, 0, 0]);
     head.writeUInt16BE(20 + attrs.length, 2);
-    const auth = md5(head, request.subarray(4, 20), attrs, Buffer.from(this.secret));
+    const secret = answer.forged === 'authenticator' ? `not-${this.secret}` : this.secret;
+    const auth = md5(head, request.subarray(4, 20), attrs, Buffer.from(secret));
     return Buffer.concat([head, auth, attrs]);
   }
 }

@@ -61,6 +61,28 @@ t.test('a MikroTik gets Mikrotik-Total-Limit; a plan without a data limit sends 
   ]);
 });
 
+t.test('a router of another make gets both vendor sets, MikroTik and ChilliSpot, with their gigawords', async (t) => {
+  const app = await startRadiusApp(t, { device: { model: 'Ubiquiti UniFi U6 Lite' } });
+  const g = await aGuest(app, { data_limit_bytes: 5_000_000_000 });
+  const run = await radclient(app.auth, 'auth', papRequest(g.username, g.password));
+  t.equal(run.exitCode, 0, run.output);
+  t.same(run.replies, [
+    {
+      code: 'Access-Accept',
+      attributes: {
+        'Message-Authenticator': run.replies[0]?.attributes['Message-Authenticator'],
+        'Session-Timeout': '3600',
+        'Acct-Interim-Interval': '300',
+        'Idle-Timeout': '600',
+        'ChilliSpot-Max-Total-Octets': String(5_000_000_000 % 2 ** 32),
+        'Attr-26.14559.23': '0x00000001',
+        'Mikrotik-Total-Limit': String(5_000_000_000 % 2 ** 32),
+        'Mikrotik-Total-Limit-Gigawords': '1',
+      },
+    },
+  ]);
+});
+
 t.test('PAP: a wrong password or unknown user gets Access-Reject with only a Reply-Message', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);

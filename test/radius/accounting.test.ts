@@ -1,7 +1,19 @@
+import { createSocket } from 'node:dgram';
 import t from 'tap';
 import { CODE, encodeRequest } from '../../src/radius/codec.js';
 import { closeStaleSessions } from '../../src/wifi/index.js';
-import { acctRequest, NAS_ID, SECRET, aGuest, exchangeMany, radclient, sendExpectingDrop, startRadiusApp } from '../helpers/radius.js';
+import {
+  acctRequest,
+  NAS_ID,
+  SECRET,
+  aGuest,
+  counterReaches,
+  exchangeMany,
+  radclient,
+  sendExpectingDrop,
+  startRadiusApp,
+} from '../helpers/radius.js';
+import { staffClient } from '../helpers/staff.js';
 
 /** Accounting-Request against the running app, with radclient as the router. */
 
@@ -63,6 +75,27 @@ t.test('Start, Interim-Update and Stop keep one session with 64-bit counters and
   t.equal((await sessions(app)).length, 1, 'one row for the session');
   t.equal(app.app.radius.counters.get('acct_responses'), 3);
 });
+
+// Accounting does not depend on the router's make; both families send RFC 2869 gigawords.
+for (const model of ['MikroTik hAP ax2', 'CoovaChilli on OpenWrt']) {
+  t.test(`${model}: totals past 2^32 are octets + gigawords × 2^32, in the row and the admin API`, async (t) => {
+    const app = await startRadiusApp(t, { device: { model } });
+    const g = await aGuest(app);
+    await radclient(app.acct, 'acct', `${common(g.username)}\nAcct-Status-Type = Start\n`);
+    app.clock.advance('5m');
+    const interim = await radclient(
+      app.acct,
+      'acct',
+      `${common(g.username)}\nAcct-Status-Type = Interim-Update\nAcct-Session-Time = 300\nAcct-Input-Octets = 1234\nAcct-Input-Gigawords = 3\nAcct-Output-Octets = 4294967295\nAcct-Output-Gigawords = 1\n`,
+    );
+    t.match(interim.replies, [{ code: 'Accounting-Response' }], interim.output);
+    const totals = { input_octets: 3 * 2 ** 32 + 1234, output_octets: 2 * 2 ** 32 - 1, session_time: 300 };
+    t.match(await sessions(app), [totals]);
+    const listed = await (await staffClient(app, 'viewer')).get('/api/v1/admin/sessions');
+    t.equal(listed.status, 200);
+    t.match(listed.body.data, [{ acct_session_id: '5f3a1b2c00000001', ...totals }]);
+  });
+}
 
 t.test('an Interim-Update or Stop for a session never started creates it', async (t) => {
   const app = await startRadiusApp(t);
@@ -180,6 +213,80 @@ t.test('internal errors are logged at most five a minute; the next line counts t
   t.equal(lines().length, 6);
   t.match(lines()[5], { suppressed: 2 }, 'the next minute says how many were left out');
   t.equal(app.app.radius.counters.get('dropped_internal_error'), 8, 'every failure counted');
+});
+
+t.test('a resend while the original is being written is not processed; one after the answer gets the cached reply', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  // The Start also caches the router (30 s), so below only the write waits for the database.
+  await radclient(app.acct, 'acct', `${common(g.username)}\nAcct-Status-Type = Start\n`);
+  app.clock.advance('10s');
+  const interim = encodeRequest(
+    CODE.accountingRequest,
+    77,
+    [
+      ['User-Name', g.username],
+      ['NAS-Identifier', NAS_ID],
+      ['Acct-Session-Id', '5f3a1b2c00000001'],
+      ['Acct-Status-Type', 'Interim-Update'],
+      ['Acct-Session-Time', 10],
+      ['Acct-Input-Octets', 1000],
+      ['Acct-Output-Octets', 2000],
+    ],
+    SECRET,
+  );
+  // One socket (same source port, identifier and authenticator), as a router resending.
+  const socket = createSocket('udp4');
+  t.teardown(() => socket.close());
+  const replies: Buffer[] = [];
+  let arrived = (): void => undefined;
+  socket.on('message', (m) => {
+    replies.push(m);
+    arrived();
+  });
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const send = () => socket.send(interim, app.acct, '127.0.0.1');
+
+  // Hold the database's connection the way a long transaction would: the original's write waits.
+  let release = (): void => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let inside = (): void => undefined;
+  const entered = new Promise<void>((resolve) => (inside = resolve));
+  const holding = app.app.deps.db.transaction().execute(async () => {
+    inside();
+    await held;
+  });
+  await entered;
+  const answered = new Promise<void>((resolve) => (arrived = resolve));
+  try {
+    send();
+    await counterReaches(app, 'acct_requests', 2); // the original is in the writer's queue
+    send();
+    await counterReaches(app, 'duplicates_in_progress', 1);
+    t.same(replies, [], 'nothing is answered before the record is stored');
+  } finally {
+    release(); // also when a wait failed: the app cannot close while the database is held
+  }
+  await holding;
+  await answered;
+
+  app.clock.advance('2s');
+  const again = new Promise<void>((resolve) => (arrived = resolve));
+  send();
+  await again;
+  t.equal(replies.length, 2, 'the original and the late copy are answered, the early copy is not');
+  t.same(replies[1], replies[0], 'with the same bytes');
+  t.match(app.app.radius.counters.snapshot(), {
+    acct_requests: 2,
+    acct_responses: 2,
+    duplicates_in_progress: 1,
+    duplicates_answered: 1,
+  });
+  t.match(
+    await sessions(app),
+    [{ input_octets: 1000, output_octets: 2000, session_time: 10, updated_at: '2026-01-15T09:00:10.000Z' }],
+    'written once: a second write would have stamped 09:00:12',
+  );
 });
 
 t.test('many routers at once share commits and every packet is answered after its record', async (t) => {

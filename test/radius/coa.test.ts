@@ -78,6 +78,39 @@ t.test('no answer: three sends with the same id, authenticator and port, then th
   t.ok((await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst())?.revoked_at);
 });
 
+t.test('a forged ACK is ignored: wrong Response Authenticator or identifier, the genuine NAK behind it counts', async (t) => {
+  // Sent in this order on one socket: a client that took a forged ACK would report "ack".
+  const { app, listener, session } = await setup(t, () => [
+    { ack: true, forged: 'authenticator' },
+    { ack: true, forged: 'identifier' },
+    { nak: 404 },
+  ]);
+  t.match(await disconnectSession(app.app.deps, session.id), {
+    grantRevoked: true,
+    disconnect: { status: 'nak', sessions: [{ answer: 'nak', errorCause: 'Invalid-Request' }] },
+  });
+  t.equal(listener.received.length, 1, 'the genuine answer came to the first send');
+  t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), { stopped_at: null });
+});
+
+t.test('forged ACKs only: the client keeps resending and reports no_answer; the grant is revoked anyway', async (t) => {
+  const { app, listener, session } = await setup(t, () => [
+    { ack: true, forged: 'authenticator' },
+    { ack: true, forged: 'identifier' },
+  ]);
+  const pending = disconnectSession(app.app.deps, session.id);
+  // The forged ACKs to each send reach the client before the clock moves on; a client that took
+  // one has ended by then and sends no more, so stop waiting for the router.
+  for (let send = 1; send <= 3; send++) {
+    await Promise.race([listener.answeredCount(send), pending]);
+    app.clock.advance('2s');
+  }
+  t.match(await pending, { grantRevoked: true, disconnect: { status: 'no_answer', sessions: [{ answer: 'no_answer' }] } });
+  t.equal(listener.received.length, 3, 'every send was made');
+  t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), { stopped_at: null });
+  t.ok((await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst())?.revoked_at);
+});
+
 t.test('expiry: the scheduled job disconnects the live sessions of grants whose time is up', async (t) => {
   const { app, listener } = await setup(t, undefined, { duration_seconds: 600 });
   t.same(await expireDue(app.app.deps), []);
