@@ -79,6 +79,11 @@ export type TestAppOptions = {
 
 /** The real app on a temp data dir with a manual clock, listening on a free loopback port. */
 export async function startTestApp(t: Test, options: TestAppOptions = {}): Promise<TestApp> {
+  // Registered before t.testdir(): tap removes a testdir after the teardowns registered before
+  // it but before those registered after it, and the app must be closed (its background mail
+  // written, its database shut) before its data directory goes.
+  let started: App | null = null;
+  t.teardown(() => started?.close({ graceMs: 1000 }));
   const dataDir = options.dataDir ?? t.testdir();
   const port = options.selfIssuer ? await freePort() : 0;
   const selfEnv = options.selfIssuer
@@ -103,8 +108,8 @@ export async function startTestApp(t: Test, options: TestAppOptions = {}): Promi
     ...build
   } = options;
   const app = await buildApp(config, { ...build, clock, log: createLogger('info', logs) });
+  started = app;
   const { http } = await app.start();
-  t.teardown(() => app.close({ graceMs: 1000 }));
   return { app, config, clock, logs, base: `http://127.0.0.1:${String(http.port)}`, dataDir };
 }
 
