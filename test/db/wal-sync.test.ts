@@ -116,3 +116,25 @@ t.test('the real sync fdatasyncs the current -wal file and shares syncs between 
   await wal.sync();
   t.equal(synced.length, 1, 'the replaced file was opened and synced');
 });
+
+t.test('after close, a sync neither opens the -wal file again nor fails', async (t) => {
+  const file = path.join(t.testdir(), 'closed.db');
+  const walFile = `${file}-wal`;
+  writeFileSync(walFile, 'frames');
+  const { readdirSync, readlinkSync } = await import('node:fs');
+  const walHandles = () =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === walFile;
+      } catch {
+        return false;
+      }
+    }).length;
+  const wal = createWalSync(file);
+  await wal.sync();
+  t.equal(walHandles(), 1, 'open while in use');
+  await wal.close();
+  t.equal(walHandles(), 0, 'closed');
+  await wal.sync();
+  t.equal(walHandles(), 0, 'a late sync did not reopen it');
+});
