@@ -69,8 +69,11 @@ export async function register(
   if (email !== null) {
     // In the background: a slow mail server must not hold the sign-up (the account is committed,
     // and the user can ask for another code).
-    deps.background.run('account.registration_code_failed', 'registration code not sent', () =>
-      sendVerificationCode(deps, user, 'email'),
+    deps.background.run(
+      'account.registration_code_failed',
+      'registration code not sent',
+      () => sendVerificationCode(deps, user, 'email'),
+      { user_id: user.id },
     );
   }
   return { user, session };

@@ -16,15 +16,16 @@ export class Background {
 
   /**
    * Starts `work` after the current turn of the event loop (the answer is written first, so not
-   * even its first synchronous steps run ahead of it), logging `event` and `msg` if it fails.
+   * even its first synchronous steps run ahead of it), logging `event`, `msg` and `context` (ids,
+   * never secrets) if it fails.
    */
-  run(event: string, msg: string, work: () => Promise<unknown>): void {
+  run(event: string, msg: string, work: () => Promise<unknown>, context: Record<string, unknown> = {}): void {
     const task = new Promise<void>((resolve) => setImmediate(resolve))
       .then(work)
       .then(
         () => undefined,
         (err: unknown) => {
-          this.#log.warn({ event, err }, msg);
+          this.#log.warn({ event, ...context, err }, msg);
         },
       )
       .finally(() => this.#tasks.delete(task));

@@ -31,11 +31,16 @@ t.test('drain also waits for tasks that tasks start, and a failure is logged, no
   const background = new Background(createLogger('info', logs));
   const done: string[] = [];
   background.run('outer.failed', 'outer failed', async () => {
-    background.run('inner.failed', 'inner failed', async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      done.push('inner');
-      throw new Error('gateway down');
-    });
+    background.run(
+      'inner.failed',
+      'inner failed',
+      async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        done.push('inner');
+        throw new Error('gateway down');
+      },
+      { user_id: 'u-1' },
+    );
     done.push('outer');
   });
   await background.drain();
@@ -44,4 +49,5 @@ t.test('drain also waits for tasks that tasks start, and a failure is logged, no
   t.equal(failure?.msg, 'inner failed');
   t.equal(failure?.level, 40);
   t.match(failure?.err, { message: 'gateway down' });
+  t.equal(failure?.user_id, 'u-1', 'with the context it was given');
 });
