@@ -20,9 +20,9 @@ import { configure, cpuSeconds, start, type Guest } from './freeradius.js';
  * load.ts (a window of outstanding requests) for p50/p99 latency. Prints both and the ratios.
  *
  *   npm run bench:radius            (GRANTS=20000 REQUESTS=20000 WINDOW=64 by default)
- *   ONLY_OURS=/tmp/pap.cpuprofile npm run bench:radius
- *                                   one PAP load against our server only, with a CPU profile
- *                                   of it written to that file (for Chrome DevTools)
+ *   ONLY_OURS=1 [PROFILE=/tmp/pap.cpuprofile] npm run bench:radius
+ *                                   the window loads against our server only, with its CPU per
+ *                                   request (and a CPU profile of the PAP load, for DevTools)
  */
 
 const GRANTS = Number(process.env.GRANTS ?? 20_000);
@@ -261,16 +261,35 @@ async function main(): Promise<void> {
     const count = Math.max(1, Math.round(REQUESTS / SAMPLE));
 
     if (process.env.ONLY_OURS) {
-      // Profiling aid: one PAP load against our server, profiled; FreeRADIUS is not started.
+      // Tuning aid: the PAP and Interim-Update window loads against our server only, with its CPU
+      // per request; FreeRADIUS is not started. PROFILE=file also writes a CPU profile of the PAP
+      // load (for Chrome DevTools; profiling inflates the CPU figure).
       await runLoad(authFile, ours.auth, 'ours, PAP warm-up');
+      const cpu = () => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) / 1e6;
+      };
       const { Session } = await import('node:inspector/promises');
       const session = new Session();
-      session.connect();
-      await session.post('Profiler.enable');
-      await session.post('Profiler.start');
-      process.stdout.write(`${JSON.stringify(await runLoad(authFile, ours.auth, 'ours, PAP'))}\n`);
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(process.env.ONLY_OURS, JSON.stringify(profile));
+      const profile = process.env.PROFILE;
+      if (profile) {
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.start');
+      }
+      for (const [name, file, port] of [
+        ['PAP', authFile, ours.auth],
+        ['Interim-Update', acctFile, ours.acct],
+      ] as const) {
+        const c0 = cpu();
+        const result = await runLoad(file, port, `ours, ${name}`);
+        const cpuUs = Math.round(((cpu() - c0) / result.received) * 1e6);
+        process.stdout.write(`${name}: ${JSON.stringify({ ...result, server_cpu_us_per_request: cpuUs })}\n`);
+        if (profile && name === 'PAP') {
+          const { profile: taken } = await session.post('Profiler.stop');
+          writeFileSync(profile, JSON.stringify(taken));
+        }
+      }
       await ours.app.close();
       return;
     }

@@ -13,18 +13,34 @@ const STATEMENT_CACHE_SIZE = 500;
  */
 interface CachedDatabase {
   close(): void;
+  /** A read-only statement on the reader connection (below), or null when `sql` may write. */
+  readStatement(sql: string): Database.Statement | null;
   prepare(sql: string): Database.Statement;
   /** Whether a statement that may write ran since the last call (and forget it). */
   takeWritten(): boolean;
 }
 
-function withStatementCache(sqlite: Database.Database): CachedDatabase {
+function withStatementCache(sqlite: Database.Database, file: string): CachedDatabase {
   const cache = new Map<string, Database.Statement>();
+  const reads = new Map<string, Database.Statement | null>();
+  let reader: Database.Database | null = null;
   let written = false;
   return {
     close: () => {
       cache.clear();
+      reads.clear();
+      reader?.close();
       sqlite.close();
+    },
+    readStatement(sql: string) {
+      let stmt = reads.get(sql);
+      if (stmt === undefined) {
+        reader ??= openReader(file);
+        const candidate = reader.prepare(sql);
+        stmt = candidate.readonly ? candidate : null;
+        reads.set(sql, stmt);
+      }
+      return stmt;
     },
     takeWritten() {
       const was = written;
@@ -48,6 +64,29 @@ function withStatementCache(sqlite: Database.Database): CachedDatabase {
       return stmt;
     },
   };
+}
+
+/**
+ * A second, read-only connection for the hot reads of `prepared` (RADIUS authorization, bearer
+ * checks): run synchronously on it, they skip kysely's connection queue and never wait behind a
+ * transaction that holds the main connection across awaits. WAL gives it the last committed
+ * state, as a query on the main connection after that transaction would see.
+ */
+function openReader(file: string): Database.Database {
+  const reader = new Database(file, { readonly: true, fileMustExist: true });
+  reader.pragma('busy_timeout = 5000');
+  return reader;
+}
+
+/** The reader side of each database opened here, by its Kysely instance (not its transactions). */
+const readSides = new WeakMap<Db, CachedDatabase>();
+
+/**
+ * The read-only statement for `sql` when `db` is a database opened here (not a transaction, whose
+ * reads must see its own writes) and `sql` does not write; null otherwise.
+ */
+export function readStatement(db: Db, sql: string): Database.Statement | null {
+  return readSides.get(db)?.readStatement(sql) ?? null;
 }
 
 /**
@@ -118,6 +157,8 @@ export function openDatabase(file: string, options: { wal?: WalSync } = {}): Ope
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const wal = options.wal ?? createWalSync(file);
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(withStatementCache(sqlite), wal) });
+  const cached = withStatementCache(sqlite, file);
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(cached, wal) });
+  readSides.set(db, cached);
   return { db, sqlite };
 }

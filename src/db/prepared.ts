@@ -1,12 +1,14 @@
 import { CompiledQuery, type Compilable } from 'kysely';
-import type { Db } from './connect.js';
+import { readStatement, type Db } from './connect.js';
 
 /**
  * A query built and compiled once, then run with new parameter values. Hot paths (RADIUS
  * authorization and accounting) skip kysely's query building and compiling this way; the
  * statement cache in connect.ts already skips SQLite's parser. `build` gets one marker per
  * argument and puts each where its value goes (markers may repeat); any other value it uses is a
- * constant of the query. The first run fixes the SQL for the process's dialect.
+ * constant of the query. The first run fixes the SQL for the process's dialect. A query that only
+ * reads, run on the database itself (not a transaction), runs synchronously on its read-only
+ * connection (connect.ts `readStatement`).
  */
 export function prepared<A extends unknown[], R>(
   build: (db: Db, ...args: A) => Compilable<R>,
@@ -25,6 +27,8 @@ export function prepared<A extends unknown[], R>(
       };
     }
     const parameters = plan.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+    const read = readStatement(db, plan.sql);
+    if (read) return read.all(parameters) as R[];
     return (await db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters))).rows;
   };
 }

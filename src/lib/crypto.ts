@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** Random bytes as base64url: `randomToken(32)` gives 43 characters. */
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url');
@@ -18,14 +18,13 @@ export function randomString(alphabet: string, length: number): string {
 /** Numeric code of `digits` digits, leading zeros kept. */
 export const randomDigits = (digits: number): string => randomString('0123456789', digits);
 
-export const sha256Hex = (input: string | Buffer): string => createHash('sha256').update(input).digest('hex');
+export const sha256Hex = (input: string | Buffer): string => hash('sha256', input, 'hex');
 
 /**
  * Constant-time string comparison. Both sides are hashed first so the comparison never leaks
  * the length of the secret and timingSafeEqual always gets equal-length buffers.
  */
 export function safeEqual(a: string, b: string): boolean {
-  const da = createHash('sha256').update(a, 'utf8').digest();
-  const db = createHash('sha256').update(b, 'utf8').digest();
-  return timingSafeEqual(da, db);
+  // One-shot hashes: every RADIUS PAP login compares here.
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import radius from 'radius';
 import { ensureDictionaries } from './dictionary.js';
 
@@ -11,11 +11,9 @@ import { ensureDictionaries } from './dictionary.js';
 
 ensureDictionaries();
 
-export const md5 = (...parts: (Buffer | string)[]): Buffer => {
-  const h = createHash('md5');
-  for (const p of parts) h.update(p);
-  return h.digest();
-};
+/** MD5 of the parts in order (one-shot: about half the cost of a Hash object per call). */
+export const md5 = (...parts: (Buffer | string)[]): Buffer =>
+  hash('md5', Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p))), 'buffer');
 
 /** Attribute values by dictionary name, as the `radius` package decodes them. */
 export type Attributes = Readonly<Record<string, unknown>>;
