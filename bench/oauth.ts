@@ -138,7 +138,7 @@ async function main(): Promise<void> {
     const raw = rawRates(2);
     // BENCH_PHASES=userinfo (or refresh, floor) runs only those phases, e.g. to profile one.
     const phases = (process.env.BENCH_PHASES ?? 'refresh,userinfo,floor').split(',');
-    type Phase = LoadResult & { cpuUs: { all: number; main: number } | undefined };
+    type Phase = LoadResult & { cpuUs: { all: number; main: number } | undefined; clientCpuUs: number };
     const skipped: Phase = {
       requests: 0,
       seconds: 0,
@@ -147,19 +147,24 @@ async function main(): Promise<void> {
       p99ms: 0,
       errors: 0,
       cpuUs: undefined,
+      clientCpuUs: 0,
     };
-    // Each phase also reports the daemon's own CPU time per request (all its threads).
+    // Each phase also reports the daemon's own CPU time per request (all its threads), and this
+    // process's (the load generator's), which shares the cores with it.
     const phase = async (name: string, run: () => Promise<LoadResult>): Promise<Phase> => {
       if (!phases.includes(name)) return skipped;
       const before = cpuSeconds(daemon.child.pid);
+      const client = process.cpuUsage();
       const result = await run();
       const after = cpuSeconds(daemon.child.pid);
+      const clientUsed = process.cpuUsage(client);
       const perRequest = (a: number, b: number) => ((b - a) * 1e6) / result.requests;
       const cpuUs =
         before === undefined || after === undefined || result.requests === 0
           ? undefined
           : { all: perRequest(before.all, after.all), main: perRequest(before.main, after.main) };
-      return { ...result, cpuUs };
+      const clientCpuUs = result.requests === 0 ? 0 : (clientUsed.user + clientUsed.system) / result.requests;
+      return { ...result, cpuUs, clientCpuUs };
     };
     const refreshLoad = await phase('refresh', () =>
       load(SECONDS, CONCURRENCY, async (slot) => {
@@ -200,6 +205,7 @@ async function main(): Promise<void> {
         r.cpuUs === undefined
           ? 'daemon CPU ?'
           : `daemon CPU ${fmt(r.cpuUs.all)} µs/request (event loop ${fmt(r.cpuUs.main)}) = ${fmt(r.cpuUs.all / unitCpuUs, 1)}× one raw ${baselineName.replace('raw ', '')}`,
+        `load generator CPU ${fmt(r.clientCpuUs)} µs/request`,
       ].join('   ');
     process.stdout.write(
       [
