@@ -13,6 +13,7 @@ import * as m0012 from '../../migrations/0012_reset_code_misses.js';
 import * as m0013 from '../../migrations/0013_password_changed_at.js';
 import * as m0014 from '../../migrations/0014_social_display_name.js';
 import * as m0015 from '../../migrations/0015_device_global_secret.js';
+import * as m0016 from '../../migrations/0016_acct_session_reuse.js';
 import type { Db } from './connect.js';
 
 /**
@@ -34,6 +35,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0013_password_changed_at': m0013,
   '0014_social_display_name': m0014,
   '0015_device_global_secret': m0015,
+  '0016_acct_session_reuse': m0016,
 };
 
 function migrator(db: Db): Migrator {

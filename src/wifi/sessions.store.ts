@@ -26,13 +26,26 @@ type Touch = [
   framedIp: string | null,
   mac: string | null,
   at: string,
+  begunAt: string,
+  begunBy: string,
   stoppedAt: string | null,
   cause: string | null,
 ];
 
-const TOUCH_MARKERS = ['device', 'acct', 'in', 'out', 'time', 'ip', 'mac', 'at', 'stopped', 'cause'].map(
-  marker,
-) as unknown as Touch;
+const TOUCH_MARKERS = [
+  'device',
+  'acct',
+  'in',
+  'out',
+  'time',
+  'ip',
+  'mac',
+  'at',
+  'begun',
+  'begun-by',
+  'stopped',
+  'cause',
+].map(marker) as unknown as Touch;
 
 /** The UPDATE of an accounting packet; `stop` adds the stop time and cause. Compiled once each. */
 const touch = (stop: boolean) =>
@@ -47,6 +60,8 @@ const touch = (stop: boolean) =>
       framedIp,
       mac,
       at,
+      begunAt,
+      begunBy,
       stoppedAt,
       cause,
     ) =>
@@ -64,23 +79,46 @@ const touch = (stop: boolean) =>
             terminate_cause: cause,
           }),
         }))
-        .where('device_id', '=', deviceId)
-        .where('acct_session_id', '=', acctSessionId)
+        .where((eb) =>
+          eb(
+            'id',
+            '=',
+            // Among the sessions with this id that the packet can belong to (the open one, and
+            // closed ones that stopped after the packet's session began), the newest one that
+            // started by then: a late Interim-Update or Stop of an older session whose id the
+            // router reused goes to that session. None: the packet starts a new session.
+            eb
+              .selectFrom('radius_sessions as c')
+              .select('c.id')
+              .where('c.device_id', '=', deviceId)
+              .where('c.acct_session_id', '=', acctSessionId)
+              .where((w) => w.or([w('c.stopped_at', 'is', null), w('c.stopped_at', '>=', begunAt)]))
+              .orderBy(sql`c.started_at <= ${begunBy}`, 'desc')
+              .orderBy('c.started_at', 'desc')
+              .limit(1),
+          ),
+        )
         .returning('id'),
     TOUCH_MARKERS,
   );
 const touchOpen = touch(false);
 const touchStop = touch(true);
 
+const BEGUN_SLACK_MS = 60_000;
+
 /**
  * Refreshes an existing session from an accounting packet; false when there is none yet.
  * Counters only grow (a late Interim-Update cannot undo a Stop's totals) and a closed session
- * stays closed. Runs for every accounting packet, so compiled once.
+ * stays closed. `begunAt` is when the packet's session began (its event time less
+ * Acct-Session-Time): a closed session with the same Acct-Session-Id that stopped before then
+ * is an older one whose id the router reused, so the packet is not its (docs/decisions/0021).
+ * Runs for every accounting packet, so compiled once.
  */
 export async function touchSession(
   db: Db,
   u: SessionUpdate,
   at: string,
+  begunAt: string,
   stop: { at: string; cause: string | null } | null,
 ): Promise<boolean> {
   const run = stop ? touchStop : touchOpen;
@@ -94,6 +132,9 @@ export async function touchSession(
     u.framedIp,
     u.mac,
     at,
+    begunAt,
+    // The router's session time and our clock may disagree by a few seconds.
+    new Date(Date.parse(begunAt) + BEGUN_SLACK_MS).toISOString(),
     stop?.at ?? null,
     stop?.cause ?? null,
   );
@@ -111,7 +152,10 @@ export async function insertSession(db: Db, row: SessionRow): Promise<void> {
   await db
     .insertInto('radius_sessions')
     .values(row)
-    .onConflict((oc) => oc.columns(['device_id', 'acct_session_id']).doNothing())
+    // Only open sessions are unique per router and id (migration 0016).
+    .onConflict((oc) =>
+      oc.columns(['device_id', 'acct_session_id']).where('stopped_at', 'is', null).doNothing(),
+    )
     .execute();
 }
 

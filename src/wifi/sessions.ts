@@ -69,7 +69,9 @@ export async function recordAccounting(
       }
       const heard = now.toISOString();
       const stop = r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
-      if (await touchSession(tx, r, heard, stop)) {
+      // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
+      const begunAt = new Date(Date.parse(eventAt) - r.sessionTime * 1000).toISOString();
+      if (await touchSession(tx, r, heard, begunAt, stop)) {
         results.push({ kind: 'session', created: false });
         continue;
       }
@@ -86,8 +88,7 @@ export async function recordAccounting(
         input_octets: r.inputOctets,
         output_octets: r.outputOctets,
         session_time: r.sessionTime,
-        // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
-        started_at: new Date(Date.parse(eventAt) - r.sessionTime * 1000).toISOString(),
+        started_at: begunAt,
         updated_at: heard,
         stopped_at: stop?.at ?? null,
         terminate_cause: stop?.cause ?? null,

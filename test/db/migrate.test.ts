@@ -72,25 +72,35 @@ t.test('transactions take the write lock up front and roll back on error', async
   t.equal((await db.selectFrom('app_meta').select('key').execute()).length, 1, 'writable again after commit');
 });
 
+/** A migrator over the migrations named before `first` (the database as an older release left it). */
+const migratorBefore = (db: Parameters<typeof migrateToLatest>[0], first: string) =>
+  new Migrator({
+    db,
+    provider: {
+      getMigrations: () =>
+        Promise.resolve(Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < first))),
+    },
+  });
+
+/** A router row as 0003..0014 shaped `devices` (15 columns). */
+const insertLobbyRouter = (sqlite: Database.Database, at: string) =>
+  sqlite
+    .prepare(
+      `insert into devices values ('d1', 'Lobby AP', 'MikroTik hAP ax2', 'AA:BB:CC:DD:EE:01', '10.1.0.0/24',
+       'http://10.1.0.10/portal', 'lobby-01', '10.1.0.1', 3799, 'sealed-radius', 'sealed-uam', 'pap', 0, ?, ?)`,
+    )
+    .run(at, at);
+
 t.test(
   '0015 makes a device secret optional and keeps every device and session row and the schema',
   async (t) => {
     const { db, sqlite } = openDatabase(path.join(t.testdir(), 'upgrade.db'));
     t.teardown(() => db.destroy());
     // The database as the release before 0015 left it, with a router and its sessions.
-    const before = Object.fromEntries(Object.entries(MIGRATIONS).filter(([name]) => name < '0015'));
-    const { error } = await new Migrator({
-      db,
-      provider: { getMigrations: () => Promise.resolve(before) },
-    }).migrateToLatest();
-    t.error(error);
+    const upTo0015 = migratorBefore(db, '0016');
+    t.error((await migratorBefore(db, '0015').migrateToLatest()).error);
     const at = '2026-01-15T09:00:00.000Z';
-    sqlite
-      .prepare(
-        `insert into devices values ('d1', 'Lobby AP', 'MikroTik hAP ax2', 'AA:BB:CC:DD:EE:01', '10.1.0.0/24',
-       'http://10.1.0.10/portal', 'lobby-01', '10.1.0.1', 3799, 'sealed-radius', 'sealed-uam', 'pap', 0, ?, ?)`,
-      )
-      .run(at, at);
+    insertLobbyRouter(sqlite, at);
     for (const id of ['s1', 's2'])
       sqlite
         .prepare(
@@ -115,7 +125,7 @@ t.test(
     t.equal(old.schema.indexes.length, 3, 'primary key, mac_address and radius_nas_id');
 
     t.same(
-      (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+      ((await upTo0015.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
       [['0015_device_global_secret', 'Success']],
     );
     t.same(rows(), old.rows, 'every device and session row as it was (none cascaded away)');
@@ -160,13 +170,73 @@ t.test(
     sqlite.prepare(`delete from devices where id = 'd1'`).run();
     t.same(read('select id from radius_sessions'), [], 'and still cascade when a device goes');
 
-    const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
-    t.match((await all.migrateDown()).error, {
+    t.match((await upTo0015.migrateDown()).error, {
       message: 'cannot undo 0015: some devices use RADIUS_SECRET; rotate-secret gives them their own first',
     });
     sqlite.prepare(`update devices set radius_secret_enc = 'sealed' where id = 'd2'`).run();
-    t.error((await all.migrateDown()).error, 'undone once every device has its own secret');
+    t.error((await upTo0015.migrateDown()).error, 'undone once every device has its own secret');
     t.same(schema().columns, old.schema.columns, 'NOT NULL again');
+    t.equal(sqlite.pragma('foreign_keys', { simple: true }), 1);
+  },
+);
+
+t.test(
+  '0016 lets closed sessions share an Acct-Session-Id, keeps every row, and undoes cleanly',
+  async (t) => {
+    const { db, sqlite } = openDatabase(path.join(t.testdir(), 'reuse.db'));
+    t.teardown(() => db.destroy());
+    t.error((await migratorBefore(db, '0016').migrateToLatest()).error);
+    const at = '2026-01-15T09:00:00.000Z';
+    insertLobbyRouter(sqlite, at);
+    const insert = sqlite.prepare(
+      `insert into radius_sessions values (?, 'd1', ?, 'guest', null, '10.1.0.5', '11:22:33:44:55:66',
+     4294967301, 7, 60, ?, ?, ?, null)`,
+    );
+    insert.run('s1', 'acct-1', at, at, at);
+    insert.run('s2', 'acct-2', at, at, null);
+    const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+    const columns = () =>
+      read(`select name, type, "notnull", dflt_value, pk from pragma_table_info('radius_sessions')`);
+    const indexes = () =>
+      read(`select name, "unique", partial from pragma_index_list('radius_sessions') order by name`);
+    const old = {
+      columns: columns(),
+      indexes: indexes(),
+      rows: read('select * from radius_sessions order by id'),
+    };
+    t.throws(
+      () => insert.run('s3', 'acct-1', at, at, at),
+      { code: 'SQLITE_CONSTRAINT_UNIQUE' },
+      'before: unique forever',
+    );
+
+    t.same(
+      (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+      [['0016_acct_session_reuse', 'Success']],
+    );
+    t.same(read('select * from radius_sessions order by id'), old.rows, 'every session row as it was');
+    t.same(columns(), old.columns, 'the same columns');
+    t.same(read('pragma foreign_key_check'), []);
+    t.equal(sqlite.pragma('foreign_keys', { simple: true }), 1);
+    insert.run('s3', 'acct-1', at, at, null);
+    t.pass('a new open session may reuse the id of a closed one');
+    t.throws(
+      () => insert.run('s4', 'acct-1', at, at, null),
+      { code: 'SQLITE_CONSTRAINT_UNIQUE' },
+      'but two open sessions of one router may not share it',
+    );
+    insert.run('s4', 'acct-2', at, at, at);
+    t.pass('nor does a closed one stop another from being open');
+
+    const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
+    t.match((await all.migrateDown()).error, {
+      message: 'cannot undo 0016: some routers reused an Acct-Session-Id; those sessions would collide',
+    });
+    sqlite.prepare(`delete from radius_sessions where id in ('s3', 's4')`).run();
+    t.error((await all.migrateDown()).error, 'undone once no id is shared');
+    t.same(indexes(), old.indexes, 'the indexes of 0010 again');
+    t.same(read('select * from radius_sessions order by id'), old.rows);
+    t.throws(() => insert.run('s3', 'acct-1', at, at, null), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
     t.equal(sqlite.pragma('foreign_keys', { simple: true }), 1);
   },
 );

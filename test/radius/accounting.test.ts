@@ -121,6 +121,52 @@ t.test('Accounting-On and Accounting-Off close every open session of that router
   t.match((await sessions(app))[2], { acct_session_id: 's3', terminate_cause: 'Accounting-Off' });
 });
 
+t.test('a router that reuses an Acct-Session-Id after a reboot starts a new session; the old one keeps its late packets', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  const send = async (body: string) => {
+    const r = await radclient(app.acct, 'acct', `${common(g.username, '80100001')}\n${body}`);
+    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
+  };
+  await send('Acct-Status-Type = Start\n');
+  app.clock.advance('1m');
+  // The router reboots: Accounting-On closes the session, and its counter of ids starts again.
+  await radclient(app.acct, 'acct', `NAS-Identifier = "${NAS_ID}"\nAcct-Status-Type = Accounting-On\n`);
+  app.clock.advance('1m');
+  await send('Acct-Status-Type = Start\n');
+  t.match(await sessions(app), [
+    { acct_session_id: '80100001', started_at: '2026-01-15T09:00:00.000Z', stopped_at: '2026-01-15T09:01:00.000Z' },
+    { acct_session_id: '80100001', started_at: '2026-01-15T09:02:00.000Z', stopped_at: null },
+  ]);
+
+  app.clock.advance('5m');
+  await send('Acct-Status-Type = Interim-Update\nAcct-Session-Time = 300\nAcct-Input-Octets = 3000\n');
+  // A Stop of the first session, held by the router all along: it began at 09:00.
+  await send('Acct-Status-Type = Stop\nAcct-Session-Time = 60\nAcct-Input-Octets = 900\nAcct-Delay-Time = 360\n');
+  const [old, current] = await sessions(app);
+  t.match(old, { input_octets: 900, session_time: 60, stopped_at: '2026-01-15T09:01:00.000Z' }, 'the late Stop went to the old session');
+  t.match(current, { input_octets: 3000, session_time: 300, stopped_at: null }, 'the new session is open with its own counters');
+
+  // The open session counts against the grant's one device: another phone is refused.
+  const login = await radclient(
+    app.auth,
+    'auth',
+    `User-Name = "${g.username}"\nUser-Password = "${g.password}"\nNAS-Identifier = "${NAS_ID}"\nCalling-Station-Id = "AA-AA-AA-AA-AA-AA"\nMessage-Authenticator = 0x00\n`,
+  );
+  t.match(
+    login.replies,
+    [{ code: 'Access-Reject', attributes: { 'Reply-Message': '"This access is already in use on another device"' } }],
+    login.output,
+  );
+
+  app.clock.advance('1m');
+  await send('Acct-Status-Type = Stop\nAcct-Session-Time = 360\nAcct-Input-Octets = 4000\n');
+  t.match(await sessions(app), [
+    { stopped_at: '2026-01-15T09:01:00.000Z', input_octets: 900 },
+    { stopped_at: '2026-01-15T09:08:00.000Z', input_octets: 4000 },
+  ]);
+});
+
 t.test('Accounting-On closes sessions at its event time (now − Acct-Delay-Time), not later ones', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
