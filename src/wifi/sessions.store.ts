@@ -92,7 +92,7 @@ const touch = (stop: boolean) =>
               .select('c.id')
               .where('c.device_id', '=', deviceId)
               .where('c.acct_session_id', '=', acctSessionId)
-              .where((w) => w.or([w('c.stopped_at', 'is', null), w('c.stopped_at', '>=', begunAt)]))
+              .where((w) => w.or([w('c.stopped_at', 'is', null), w('c.stopped_at', '>', begunAt)]))
               .orderBy(sql`c.started_at <= ${begunBy}`, 'desc')
               .orderBy('c.started_at', 'desc')
               .limit(1),
@@ -196,6 +196,30 @@ export async function closeSilentSessions(db: Db, silentSince: string, at: strin
     .where('updated_at', '<', silentSince)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/**
+ * A Start for an Acct-Session-Id whose session is still open here but began well before this one
+ * did (more than 5 minutes: a router that resends a Start without raising Acct-Delay-Time does
+ * so within seconds): the router lost the old session without a Stop or Accounting-On (a power
+ * cut) and reuses its id. The old session ends when the new one began, cause `Superseded`.
+ */
+const SUPERSEDED_AFTER_MS = 5 * 60_000;
+
+export async function closeSupersededSession(
+  db: Db,
+  u: Pick<SessionUpdate, 'deviceId' | 'acctSessionId'>,
+  begunAt: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('radius_sessions')
+    .set({ stopped_at: begunAt, terminate_cause: 'Superseded' })
+    .where('device_id', '=', u.deviceId)
+    .where('acct_session_id', '=', u.acctSessionId)
+    .where('stopped_at', 'is', null)
+    .where('started_at', '<', new Date(Date.parse(begunAt) - SUPERSEDED_AFTER_MS).toISOString())
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function closeSession(db: Db, id: string, at: string, cause: string): Promise<void> {

@@ -13,6 +13,7 @@ import {
   insertSession,
   selectRecentSessions,
   touchSession,
+  closeSupersededSession,
   type ListedSessionRow,
   type SessionUpdate,
   type SessionRow,
@@ -71,6 +72,7 @@ export async function recordAccounting(
       const stop = r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
       // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
       const begunAt = new Date(Date.parse(eventAt) - r.sessionTime * 1000).toISOString();
+      if (r.statusType === 'Start') await closeSupersededSession(tx, r, begunAt);
       if (await touchSession(tx, r, heard, begunAt, stop)) {
         results.push({ kind: 'session', created: false });
         continue;

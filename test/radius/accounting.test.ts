@@ -167,6 +167,28 @@ t.test('a router that reuses an Acct-Session-Id after a reboot starts a new sess
   ]);
 });
 
+t.test('a Start reusing the id of a session still open (power cut, no Accounting-On) supersedes it', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  const send = async (body: string) => {
+    const r = await radclient(app.acct, 'acct', `${common(g.username, '80100007')}\n${body}`);
+    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
+  };
+  await send('Acct-Status-Type = Start\n');
+  app.clock.advance('5m');
+  await send('Acct-Status-Type = Interim-Update\nAcct-Session-Time = 300\nAcct-Input-Octets = 500\n');
+  app.clock.advance('25m');
+  await send('Acct-Status-Type = Start\n');
+  t.match(await sessions(app), [
+    { started_at: '2026-01-15T09:00:00.000Z', stopped_at: '2026-01-15T09:30:00.000Z', terminate_cause: 'Superseded', input_octets: 500 },
+    { started_at: '2026-01-15T09:30:00.000Z', stopped_at: null, input_octets: 0 },
+  ]);
+  app.clock.advance('30s');
+  await send('Acct-Status-Type = Start\n');
+  t.equal((await sessions(app)).length, 2, 'a Start resent half a minute later (no Acct-Delay-Time) is the same session');
+  t.match((await sessions(app))[1], { started_at: '2026-01-15T09:30:00.000Z', stopped_at: null });
+});
+
 t.test('Accounting-On closes sessions at its event time (now − Acct-Delay-Time), not later ones', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
