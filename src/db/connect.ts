@@ -13,34 +13,25 @@ const STATEMENT_CACHE_SIZE = 500;
  */
 interface CachedDatabase {
   close(): void;
-  /** A read-only statement on the reader connection (below), or null when `sql` may write. */
-  readStatement(sql: string): Database.Statement | null;
   prepare(sql: string): Database.Statement;
   /** Whether a statement that may write ran since the last call (and forget it). */
   takeWritten(): boolean;
+  /**
+   * Queries holding or waiting for the connection through kysely (the driver counts them). At
+   * zero, a synchronous statement runs exactly where a queued one would: after everything
+   * before it, with nothing in between.
+   */
+  users: number;
 }
 
-function withStatementCache(sqlite: Database.Database, file: string): CachedDatabase {
+function withStatementCache(sqlite: Database.Database): CachedDatabase {
   const cache = new Map<string, Database.Statement>();
-  const reads = new Map<string, Database.Statement | null>();
-  let reader: Database.Database | null = null;
   let written = false;
   return {
+    users: 0,
     close: () => {
       cache.clear();
-      reads.clear();
-      reader?.close();
       sqlite.close();
-    },
-    readStatement(sql: string) {
-      let stmt = reads.get(sql);
-      if (stmt === undefined) {
-        reader ??= openReader(file);
-        const candidate = reader.prepare(sql);
-        stmt = candidate.readonly ? candidate : null;
-        reads.set(sql, stmt);
-      }
-      return stmt;
     },
     takeWritten() {
       const was = written;
@@ -66,27 +57,20 @@ function withStatementCache(sqlite: Database.Database, file: string): CachedData
   };
 }
 
-/**
- * A second, read-only connection for the hot reads of `prepared` (RADIUS authorization, bearer
- * checks): run synchronously on it, they skip kysely's connection queue and never wait behind a
- * transaction that holds the main connection across awaits. WAL gives it the last committed
- * state, as a query on the main connection after that transaction would see.
- */
-function openReader(file: string): Database.Database {
-  const reader = new Database(file, { readonly: true, fileMustExist: true });
-  reader.pragma('busy_timeout = 5000');
-  return reader;
-}
-
-/** The reader side of each database opened here, by its Kysely instance (not its transactions). */
-const readSides = new WeakMap<Db, CachedDatabase>();
+/** The statement cache of each database opened here, by its Kysely instance (not its transactions). */
+const opened = new WeakMap<Db, CachedDatabase>();
 
 /**
- * The read-only statement for `sql` when `db` is a database opened here (not a transaction, whose
- * reads must see its own writes) and `sql` does not write; null otherwise.
+ * For the hot reads of `prepared` (RADIUS authorization, bearer checks): the cached statement for
+ * `sql`, to run synchronously, when `db` is a database opened here (not a transaction), `sql`
+ * only reads, and no query holds or waits for the connection, so the result is the one the
+ * queue would give, without its promise round trips. Null otherwise: go through kysely.
  */
-export function readStatement(db: Db, sql: string): Database.Statement | null {
-  return readSides.get(db)?.readStatement(sql) ?? null;
+export function idleReadStatement(db: Db, sql: string): Database.Statement | null {
+  const cached = opened.get(db);
+  if (!cached || cached.users > 0) return null;
+  const stmt = cached.prepare(sql);
+  return stmt.readonly ? stmt : null;
 }
 
 /**
@@ -104,6 +88,11 @@ class ImmediateSqliteDriver extends SqliteDriver {
     this.#wal = wal;
   }
 
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    this.#database.users++;
+    return super.acquireConnection();
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
@@ -115,6 +104,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
    */
   override async releaseConnection(): Promise<void> {
     const written = this.#database.takeWritten();
+    this.#database.users--;
     await super.releaseConnection();
     if (written) await this.#wal.sync();
   }
@@ -157,8 +147,8 @@ export function openDatabase(file: string, options: { wal?: WalSync } = {}): Ope
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const wal = options.wal ?? createWalSync(file);
-  const cached = withStatementCache(sqlite, file);
+  const cached = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(cached, wal) });
-  readSides.set(db, cached);
+  opened.set(db, cached);
   return { db, sqlite };
 }

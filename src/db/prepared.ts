@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable } from 'kysely';
-import { readStatement, type Db } from './connect.js';
+import { idleReadStatement, type Db } from './connect.js';
 
 /**
  * A query built and compiled once, then run with new parameter values. Hot paths (RADIUS
@@ -7,8 +7,8 @@ import { readStatement, type Db } from './connect.js';
  * statement cache in connect.ts already skips SQLite's parser. `build` gets one marker per
  * argument and puts each where its value goes (markers may repeat); any other value it uses is a
  * constant of the query. The first run fixes the SQL for the process's dialect. A query that only
- * reads, run on the database itself (not a transaction), runs synchronously on its read-only
- * connection (connect.ts `readStatement`).
+ * reads, run on the database itself (not a transaction) while nothing else uses the connection,
+ * runs synchronously (connect.ts `idleReadStatement`).
  */
 export function prepared<A extends unknown[], R>(
   build: (db: Db, ...args: A) => Compilable<R>,
@@ -27,7 +27,7 @@ export function prepared<A extends unknown[], R>(
       };
     }
     const parameters = plan.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    const read = readStatement(db, plan.sql);
+    const read = idleReadStatement(db, plan.sql);
     if (read) return read.all(parameters) as R[];
     return (await db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters))).rows;
   };

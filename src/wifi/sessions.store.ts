@@ -26,7 +26,7 @@ type Touch = [
   framedIp: string | null,
   mac: string | null,
   at: string,
-  begunAt: string,
+  closedAfter: string,
   begunBy: string,
   stoppedAt: string | null,
   cause: string | null,
@@ -41,7 +41,7 @@ const TOUCH_MARKERS = [
   'ip',
   'mac',
   'at',
-  'begun',
+  'closed-after',
   'begun-by',
   'stopped',
   'cause',
@@ -60,7 +60,7 @@ const touch = (stop: boolean) =>
       framedIp,
       mac,
       at,
-      begunAt,
+      closedAfter,
       begunBy,
       stoppedAt,
       cause,
@@ -84,15 +84,15 @@ const touch = (stop: boolean) =>
             'id',
             '=',
             // Among the sessions with this id that the packet can belong to (the open one, and
-            // closed ones that stopped after the packet's session began), the newest one that
-            // started by then: a late Interim-Update or Stop of an older session whose id the
-            // router reused goes to that session. None: the packet starts a new session.
+            // closed ones that stopped after `closedAfter`), the newest one that started by the
+            // time the packet's session began: a late Interim-Update or Stop of an older session
+            // whose id the router reused goes to that session. None: a new session.
             eb
               .selectFrom('radius_sessions as c')
               .select('c.id')
               .where('c.device_id', '=', deviceId)
               .where('c.acct_session_id', '=', acctSessionId)
-              .where((w) => w.or([w('c.stopped_at', 'is', null), w('c.stopped_at', '>', begunAt)]))
+              .where((w) => w.or([w('c.stopped_at', 'is', null), w('c.stopped_at', '>', closedAfter)]))
               .orderBy(sql`c.started_at <= ${begunBy}`, 'desc')
               .orderBy('c.started_at', 'desc')
               .limit(1),
@@ -104,21 +104,33 @@ const touch = (stop: boolean) =>
 const touchOpen = touch(false);
 const touchStop = touch(true);
 
+/** The router's session time and our clock may disagree by a few seconds. */
 const BEGUN_SLACK_MS = 60_000;
+
+/**
+ * How far apart in time packets with one Acct-Session-Id may still be one session, beyond what
+ * their times say: a router resends a record without raising Acct-Delay-Time for a while (its
+ * event time then moves on), and a router that loses power comes back after minutes.
+ */
+const SAME_SESSION_WINDOW_MS = 5 * 60_000;
+
+const shift = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
 
 /**
  * Refreshes an existing session from an accounting packet; false when there is none yet.
  * Counters only grow (a late Interim-Update cannot undo a Stop's totals) and a closed session
  * stays closed. `begunAt` is when the packet's session began (its event time less
- * Acct-Session-Time): a closed session with the same Acct-Session-Id that stopped before then
- * is an older one whose id the router reused, so the packet is not its (docs/decisions/0021).
- * Runs for every accounting packet, so compiled once.
+ * Acct-Session-Time). A Start after a session with its Acct-Session-Id stopped is a new session
+ * (the router reused the id); an Interim-Update or Stop still belongs to a closed session that
+ * stopped less than SAME_SESSION_WINDOW before its session began (a resent Stop), otherwise it
+ * is a new one whose Start was lost (docs/decisions/0021). Runs for every accounting packet, so
+ * compiled once.
  */
 export async function touchSession(
   db: Db,
   u: SessionUpdate,
   at: string,
-  begunAt: string,
+  packet: { begunAt: string; start: boolean },
   stop: { at: string; cause: string | null } | null,
 ): Promise<boolean> {
   const run = stop ? touchStop : touchOpen;
@@ -132,9 +144,8 @@ export async function touchSession(
     u.framedIp,
     u.mac,
     at,
-    begunAt,
-    // The router's session time and our clock may disagree by a few seconds.
-    new Date(Date.parse(begunAt) + BEGUN_SLACK_MS).toISOString(),
+    packet.start ? packet.begunAt : shift(packet.begunAt, -SAME_SESSION_WINDOW_MS),
+    shift(packet.begunAt, BEGUN_SLACK_MS),
     stop?.at ?? null,
     stop?.cause ?? null,
   );
@@ -199,13 +210,11 @@ export async function closeSilentSessions(db: Db, silentSince: string, at: strin
 }
 
 /**
- * A Start for an Acct-Session-Id whose session is still open here but began well before this one
- * did (more than 5 minutes: a router that resends a Start without raising Acct-Delay-Time does
- * so within seconds): the router lost the old session without a Stop or Accounting-On (a power
- * cut) and reuses its id. The old session ends when the new one began, cause `Superseded`.
+ * A Start for an Acct-Session-Id whose session is still open here but began more than
+ * SAME_SESSION_WINDOW before this one did: the router lost the old session without a Stop or
+ * Accounting-On (a power cut) and reuses its id. The old session ends when the new one began,
+ * cause `Superseded`.
  */
-const SUPERSEDED_AFTER_MS = 5 * 60_000;
-
 export async function closeSupersededSession(
   db: Db,
   u: Pick<SessionUpdate, 'deviceId' | 'acctSessionId'>,
@@ -217,7 +226,7 @@ export async function closeSupersededSession(
     .where('device_id', '=', u.deviceId)
     .where('acct_session_id', '=', u.acctSessionId)
     .where('stopped_at', 'is', null)
-    .where('started_at', '<', new Date(Date.parse(begunAt) - SUPERSEDED_AFTER_MS).toISOString())
+    .where('started_at', '<', shift(begunAt, -SAME_SESSION_WINDOW_MS))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

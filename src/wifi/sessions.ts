@@ -72,8 +72,9 @@ export async function recordAccounting(
       const stop = r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
       // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
       const begunAt = new Date(Date.parse(eventAt) - r.sessionTime * 1000).toISOString();
-      if (r.statusType === 'Start') await closeSupersededSession(tx, r, begunAt);
-      if (await touchSession(tx, r, heard, begunAt, stop)) {
+      const start = r.statusType === 'Start';
+      if (start) await closeSupersededSession(tx, r, begunAt);
+      if (await touchSession(tx, r, heard, { begunAt, start }, stop)) {
         results.push({ kind: 'session', created: false });
         continue;
       }

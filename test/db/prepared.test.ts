@@ -12,7 +12,7 @@ const metaInsert = prepared(
 );
 
 t.test(
-  'prepared reads see committed rows without waiting behind an open transaction',
+  'prepared reads keep their place behind queries already holding or waiting for the connection',
   { timeout: 10_000 },
   async (t) => {
     const { db } = openDatabase(path.join(t.testdir(), 'p.db'));
@@ -20,11 +20,7 @@ t.test(
     await migrateToLatest(db);
 
     await metaInsert(db, 'committed', 'one');
-    t.same(
-      await metaValue(db, 'committed'),
-      [{ key: 'committed', value: 'one' }],
-      'a write is readable once committed',
-    );
+    t.same(await metaValue(db, 'committed'), [{ key: 'committed', value: 'one' }], 'idle: read at once');
 
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -32,17 +28,22 @@ t.test(
     const transaction = db.transaction().execute(async (tx) => {
       await metaInsert(tx, 'pending', 'two');
       insideSaw = await metaValue(tx, 'pending');
-      await gate; // holds the connection, as a grant waiting on its group commit does
+      await gate; // holds the connection, as a revocation waiting on its commit does
     });
-    // Let the transaction take the connection and write.
     while (insideSaw === undefined) await new Promise((resolve) => setImmediate(resolve));
     t.same(insideSaw, [{ key: 'pending', value: 'two' }], 'inside a transaction a read sees its own write');
-    // On the main connection this read would queue until the transaction ends: it answers now.
-    t.same(await metaValue(db, 'pending'), [], 'the uncommitted row is not seen outside');
-    t.same(await metaValue(db, 'committed'), [{ key: 'committed', value: 'one' }]);
+
+    // A login check arriving now must not answer from before the revocation being written.
+    let answered = false;
+    const read = metaValue(db, 'pending').then((rows) => {
+      answered = true;
+      return rows;
+    });
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+    t.notOk(answered, 'the read waits for the transaction that came first');
     release();
     await transaction;
-    t.same(await metaValue(db, 'pending'), [{ key: 'pending', value: 'two' }], 'and is seen once committed');
+    t.same(await read, [{ key: 'pending', value: 'two' }], 'and then sees what it committed');
   },
 );
 

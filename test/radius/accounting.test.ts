@@ -189,6 +189,23 @@ t.test('a Start reusing the id of a session still open (power cut, no Accounting
   t.match((await sessions(app))[1], { started_at: '2026-01-15T09:30:00.000Z', stopped_at: null });
 });
 
+t.test('a Stop resent minutes later without a raised Acct-Delay-Time does not make a second session', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  const send = async (body: string) => {
+    const r = await radclient(app.acct, 'acct', `${common(g.username, '80100009')}\n${body}`);
+    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
+  };
+  await send('Acct-Status-Type = Start\n');
+  app.clock.advance('1m');
+  const stop = 'Acct-Status-Type = Stop\nAcct-Session-Time = 60\nAcct-Input-Octets = 700\n';
+  await send(stop);
+  app.clock.advance('2m'); // far past the 5 s duplicate window; the router did not raise the delay
+  await send(stop);
+  t.match(await sessions(app), [{ stopped_at: '2026-01-15T09:01:00.000Z', input_octets: 700 }]);
+  t.equal((await sessions(app)).length, 1, 'one session, its octets counted once');
+});
+
 t.test('Accounting-On closes sessions at its event time (now − Acct-Delay-Time), not later ones', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
