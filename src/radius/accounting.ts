@@ -116,7 +116,14 @@ export class AccountingWriter {
   }
 }
 
-export function accountingRoute(writer: AccountingWriter): (req: RadiusRequest) => Promise<RouteResult> {
+/**
+ * `committed` hears every record's result once it is committed (before the answer is sent), for
+ * follow-up work that must not hold the answer back.
+ */
+export function accountingRoute(
+  writer: AccountingWriter,
+  committed: (result: AccountingResult) => void = () => undefined,
+): (req: RadiusRequest) => Promise<RouteResult> {
   return async (req) => {
     // Message-Authenticator only answers Status-Server (RFC 5997); see 0022-radius-security.md.
     const reply = (count: 'acct_responses' | 'status_server'): RouteResult => ({
@@ -132,7 +139,7 @@ export function accountingRoute(writer: AccountingWriter): (req: RadiusRequest) 
     }
     const record = readAccounting(req);
     if ('malformed' in record) return { drop: 'malformed', detail: record.malformed };
-    await writer.write(record); // committed: only now may the router forget the packet
+    committed(await writer.write(record)); // committed: only now may the router forget the packet
     return reply('acct_responses');
   };
 }

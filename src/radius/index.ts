@@ -3,8 +3,9 @@ import type { Config } from '../config/index.js';
 import type { Db } from '../db/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
+import type { Background } from '../lib/background.js';
 import type { Vault } from '../lib/vault.js';
-import type { CoaClient, WifiDeps } from '../wifi/index.js';
+import { disconnectGrant, type CoaClient, type WifiDeps } from '../wifi/index.js';
 import { accessRoute } from './access.js';
 import { AccountingWriter, accountingRoute } from './accounting.js';
 import { CODE } from './codec.js';
@@ -25,6 +26,8 @@ export interface RadiusDeps {
   clock: Clock;
   log: Logger;
   vault: Vault;
+  /** Follow-up disconnects run here, so shutdown lets them finish. */
+  background: Background;
 }
 
 export interface Radius {
@@ -76,7 +79,18 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
         port: radiusAcctPort,
         codes: new Set([CODE.accountingRequest, CODE.statusServer]),
         requests: 'acct_requests',
-        route: accountingRoute(new AccountingWriter({ ...wifi, log })),
+        route: accountingRoute(new AccountingWriter({ ...wifi, log }), (result) => {
+          // A Start that reached us after its grant was revoked or expired (the login was
+          // accepted just before): its session missed the disconnects, so it gets its own.
+          if (result.kind !== 'session' || result.ofEndedGrant === undefined) return;
+          const grantId = result.ofEndedGrant;
+          deps.background.run(
+            'radius.late_session_disconnect_failed',
+            'disconnecting a session of an ended grant failed',
+            () => disconnectGrant({ ...wifi, coa, log }, grantId, 'session of an ended grant'),
+            { grant_id: grantId },
+          );
+        }),
       });
       bound = { auth: auth ?? null, acct: acct ?? null };
       const out = { ...(auth && { auth }), ...(acct && { acct }) };

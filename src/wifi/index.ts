@@ -72,6 +72,7 @@ export { uamLogin } from './uam-login.js';
 
 // RADIUS sessions (accounting) and disconnects
 export type { CoaOutcome, SessionDisconnect } from './disconnect.js';
+export { disconnectGrant } from './disconnect.js';
 export {
   recordAccounting,
   closeStaleSessions,

@@ -37,7 +37,18 @@ export interface AccountingRecord extends SessionUpdate {
 
 /** What was done: `session` for Start/Interim/Stop, `device` for On/Off, `ignored` otherwise. */
 export type AccountingResult =
-  { kind: 'session'; created: boolean } | { kind: 'device'; closed: number } | { kind: 'ignored' };
+  | {
+      kind: 'session';
+      created: boolean;
+      /**
+       * Set when this packet opened a session for a grant that is already revoked or expired
+       * (the router accepted the login just before, and its Start came after the disconnects
+       * went out): the grant whose sessions must be disconnected again.
+       */
+      ofEndedGrant?: string;
+    }
+  | { kind: 'device'; closed: number }
+  | { kind: 'ignored' };
 
 const SESSION_TYPES = new Set(['Start', 'Interim-Update', 'Stop']);
 const DEVICE_TYPES = new Set(['Accounting-On', 'Accounting-Off']);
@@ -80,12 +91,13 @@ export async function recordAccounting(
       }
       const key = r.username.trim().toLowerCase();
       if (!grants.has(key)) grants.set(key, await findGrantByUsername(tx, key));
+      const grant = grants.get(key);
       await insertSession(tx, {
         id: uuid(),
         device_id: r.deviceId,
         acct_session_id: r.acctSessionId,
         username: r.username,
-        grant_id: grants.get(key)?.id ?? null,
+        grant_id: grant?.id ?? null,
         framed_ip: r.framedIp,
         mac: r.mac,
         input_octets: r.inputOctets,
@@ -96,7 +108,13 @@ export async function recordAccounting(
         stopped_at: stop?.at ?? null,
         terminate_cause: stop?.cause ?? null,
       });
-      results.push({ kind: 'session', created: true });
+      const ended =
+        grant !== undefined && (grant.revoked_at !== null || grant.expires_at <= now.toISOString());
+      results.push({
+        kind: 'session',
+        created: true,
+        ...(ended && stop === null && { ofEndedGrant: grant.id }),
+      });
     }
     return results;
   });

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { disconnectSession, expireDue } from '../../src/wifi/index.js';
+import { disconnectSession, expireDue, revoke } from '../../src/wifi/index.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { CoaListener, attrText, type Answer, type ReceivedRequest } from '../helpers/coa-listener.js';
 import { NAS_ID, SECRET, aGuest, acctRequest, papRequest, radclient, startRadiusApp } from '../helpers/radius.js';
@@ -121,6 +121,40 @@ t.test('expiry: the scheduled job disconnects the live sessions of grants whose 
   t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), {
     terminate_cause: 'Admin-Reset',
   });
+});
+
+t.test('a Start that arrives after its grant was revoked or expired is disconnected on its own', async (t) => {
+  const listener = new CoaListener(SECRET);
+  const port = await listener.listen();
+  t.teardown(() => listener.close());
+  const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
+  const start = async (username: string, session: string) => {
+    const r = await radclient(app.acct, 'acct', acctRequest(username, session, ['Acct-Status-Type = Start']));
+    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
+    await app.app.deps.background.drain(); // the disconnect runs after the answer
+  };
+  const sessionOf = (id: string) =>
+    app.app.deps.db.selectFrom('radius_sessions').selectAll().where('acct_session_id', '=', id).executeTakeFirstOrThrow();
+
+  // The router accepted the login; the grant was revoked (nothing online yet); then the Start came.
+  const revoked = await aGuest(app);
+  t.match(await revoke(app.app.deps, revoked.grantId, 'refund'), { disconnect: { status: 'no_sessions' } });
+  await start(revoked.username, 'late-revoked');
+  t.equal(listener.received.length, 1, 'one Disconnect-Request');
+  t.equal(attrText(listener.received[0]!, 44), 'late-revoked');
+  t.match(await sessionOf('late-revoked'), { terminate_cause: 'Admin-Reset' });
+
+  const expiring = await aGuest(app, { duration_seconds: 600 });
+  app.clock.advance('11m');
+  await start(expiring.username, 'late-expired');
+  t.equal(listener.received.length, 2);
+  t.equal(attrText(listener.received[1]!, 44), 'late-expired');
+
+  // A live grant's Start sends nothing.
+  const live = await aGuest(app);
+  await start(live.username, 'on-time');
+  t.equal(listener.received.length, 2, 'no Disconnect-Request for a live grant');
+  t.match(await sessionOf('on-time'), { stopped_at: null });
 });
 
 t.test('hotspot-ctl sessions list and disconnect report what the router said', async (t) => {
