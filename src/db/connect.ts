@@ -13,7 +13,10 @@ const STATEMENT_CACHE_SIZE = 500;
  */
 interface CachedDatabase {
   close(): void;
+  /** The cached statement for `sql`, as kysely gets it before running it. */
   prepare(sql: string): Database.Statement;
+  /** The cached statement for `sql`, without counting it as run (it may not be). */
+  statement(sql: string): Database.Statement;
   /** Whether a statement that may write ran since the last call (and forget it). */
   takeWritten(): boolean;
   /**
@@ -27,6 +30,20 @@ interface CachedDatabase {
 function withStatementCache(sqlite: Database.Database): CachedDatabase {
   const cache = new Map<string, Database.Statement>();
   let written = false;
+  const statement = (sql: string): Database.Statement => {
+    let stmt = cache.get(sql);
+    if (stmt) {
+      cache.delete(sql); // re-insert to keep the map in least-recently-used order
+    } else {
+      stmt = sqlite.prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = cache.keys().next();
+        if (!oldest.done) cache.delete(oldest.value);
+      }
+    }
+    cache.set(sql, stmt);
+    return stmt;
+  };
   return {
     users: 0,
     close: () => {
@@ -40,20 +57,11 @@ function withStatementCache(sqlite: Database.Database): CachedDatabase {
     },
     // kysely prepares each statement right before it runs it.
     prepare(sql: string) {
-      let stmt = cache.get(sql);
-      if (stmt) {
-        cache.delete(sql); // re-insert to keep the map in least-recently-used order
-      } else {
-        stmt = sqlite.prepare(sql);
-        if (cache.size >= STATEMENT_CACHE_SIZE) {
-          const oldest = cache.keys().next();
-          if (!oldest.done) cache.delete(oldest.value);
-        }
-      }
-      cache.set(sql, stmt);
+      const stmt = statement(sql);
       if (!stmt.readonly) written = true;
       return stmt;
     },
+    statement,
   };
 }
 
@@ -69,7 +77,7 @@ const opened = new WeakMap<Db, CachedDatabase>();
 export function idleReadStatement(db: Db, sql: string): Database.Statement | null {
   const cached = opened.get(db);
   if (!cached || cached.users > 0) return null;
-  const stmt = cached.prepare(sql);
+  const stmt = cached.statement(sql);
   return stmt.readonly ? stmt : null;
 }
 

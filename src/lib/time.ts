@@ -9,6 +9,10 @@ export const isoIn = (clock: Clock, seconds: number): string =>
 export const isoAgo = (clock: Clock, seconds: number): string =>
   new Date(clock.now().getTime() - seconds * 1000).toISOString();
 
+/** The ISO timestamp `seconds` after `iso` (before it when negative). */
+export const isoPlus = (iso: string, seconds: number): string =>
+  new Date(Date.parse(iso) + seconds * 1000).toISOString();
+
 /** Midnight of `at`'s day in `timeZone` (an IANA name such as Africa/Dar_es_Salaam), as an instant. */
 export function startOfDay(at: Date, timeZone: string): Date {
   const parts = Object.fromEntries(

@@ -1,10 +1,10 @@
+const SEPARATORS = /[-:.]/g;
+const TWELVE_HEX = /^[0-9A-F]{12}$/;
+
 /**
  * Calling-Station-Id as AA:BB:CC:DD:EE:FF. CoovaChilli writes AA-BB-CC-DD-EE-FF, MikroTik
  * AA:BB:CC:DD:EE:FF, some routers aabb.ccdd.eeff or bare hex; anything else is not a MAC (null).
  */
-const SEPARATORS = /[-:.]/g;
-const TWELVE_HEX = /^[0-9A-F]{12}$/;
-
 export function normaliseMac(value: string | undefined): string | null {
   if (value === undefined) return null;
   const hex = value.trim().replace(SEPARATORS, '').toUpperCase();

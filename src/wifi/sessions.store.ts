@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import { marker, prepared, type Db } from '../db/index.js';
 import type { DB } from '../db/schema.js';
 import type { RadiusSessionsTable } from '../db/tables/radius.js';
+import { isoPlus } from '../lib/time.js';
 
 export type SessionRow = Selectable<RadiusSessionsTable>;
 
@@ -105,16 +106,14 @@ const touchOpen = touch(false);
 const touchStop = touch(true);
 
 /** The router's session time and our clock may disagree by a few seconds. */
-const BEGUN_SLACK_MS = 60_000;
+const BEGUN_SLACK_SECONDS = 60;
 
 /**
  * How far apart in time packets with one Acct-Session-Id may still be one session, beyond what
  * their times say: a router resends a record without raising Acct-Delay-Time for a while (its
  * event time then moves on), and a router that loses power comes back after minutes.
  */
-const SAME_SESSION_WINDOW_MS = 5 * 60_000;
-
-const shift = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
+const SAME_SESSION_WINDOW_SECONDS = 5 * 60;
 
 /**
  * Refreshes an existing session from an accounting packet; false when there is none yet.
@@ -122,7 +121,7 @@ const shift = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms
  * stays closed. `begunAt` is when the packet's session began (its event time less
  * Acct-Session-Time). A Start after a session with its Acct-Session-Id stopped is a new session
  * (the router reused the id); an Interim-Update or Stop still belongs to a closed session that
- * stopped less than SAME_SESSION_WINDOW before its session began (a resent Stop), otherwise it
+ * stopped less than SAME_SESSION_WINDOW_SECONDS before its session began (a resent Stop), otherwise it
  * is a new one whose Start was lost (docs/decisions/0021). Runs for every accounting packet, so
  * compiled once.
  */
@@ -144,8 +143,8 @@ export async function touchSession(
     u.framedIp,
     u.mac,
     at,
-    packet.start ? packet.begunAt : shift(packet.begunAt, -SAME_SESSION_WINDOW_MS),
-    shift(packet.begunAt, BEGUN_SLACK_MS),
+    packet.start ? packet.begunAt : isoPlus(packet.begunAt, -SAME_SESSION_WINDOW_SECONDS),
+    isoPlus(packet.begunAt, BEGUN_SLACK_SECONDS),
     stop?.at ?? null,
     stop?.cause ?? null,
   );
@@ -211,7 +210,7 @@ export async function closeSilentSessions(db: Db, silentSince: string, at: strin
 
 /**
  * A Start for an Acct-Session-Id whose session is still open here but began more than
- * SAME_SESSION_WINDOW before this one did: the router lost the old session without a Stop or
+ * SAME_SESSION_WINDOW_SECONDS before this one did: the router lost the old session without a Stop or
  * Accounting-On (a power cut) and reuses its id. The old session ends when the new one began,
  * cause `Superseded`.
  */
@@ -219,16 +218,15 @@ export async function closeSupersededSession(
   db: Db,
   u: Pick<SessionUpdate, 'deviceId' | 'acctSessionId'>,
   begunAt: string,
-): Promise<boolean> {
-  const result = await db
+): Promise<void> {
+  await db
     .updateTable('radius_sessions')
     .set({ stopped_at: begunAt, terminate_cause: 'Superseded' })
     .where('device_id', '=', u.deviceId)
     .where('acct_session_id', '=', u.acctSessionId)
     .where('stopped_at', 'is', null)
-    .where('started_at', '<', shift(begunAt, -SAME_SESSION_WINDOW_MS))
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+    .where('started_at', '<', isoPlus(begunAt, -SAME_SESSION_WINDOW_SECONDS))
+    .execute();
 }
 
 export async function closeSession(db: Db, id: string, at: string, cause: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { uuid } from '../lib/crypto.js';
+import { isoPlus } from '../lib/time.js';
 import type { WifiDeps } from './deps.js';
 import { disconnectSessions, type CoaOutcome } from './disconnect.js';
 import { wifiErrors } from './errors.js';
@@ -82,7 +83,7 @@ export async function recordAccounting(
       const heard = now.toISOString();
       const stop = r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
       // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
-      const begunAt = new Date(Date.parse(eventAt) - r.sessionTime * 1000).toISOString();
+      const begunAt = isoPlus(eventAt, -r.sessionTime);
       const start = r.statusType === 'Start';
       if (start) await closeSupersededSession(tx, r, begunAt);
       if (await touchSession(tx, r, heard, { begunAt, start }, stop)) {
@@ -108,8 +109,7 @@ export async function recordAccounting(
         stopped_at: stop?.at ?? null,
         terminate_cause: stop?.cause ?? null,
       });
-      const ended =
-        grant !== undefined && (grant.revoked_at !== null || grant.expires_at <= now.toISOString());
+      const ended = grant !== undefined && (grant.revoked_at !== null || grant.expires_at <= heard);
       results.push({
         kind: 'session',
         created: true,

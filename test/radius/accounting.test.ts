@@ -1,5 +1,5 @@
 import { createSocket } from 'node:dgram';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { CODE, encodeRequest } from '../../src/radius/codec.js';
 import { closeStaleSessions } from '../../src/wifi/index.js';
 import {
@@ -21,6 +21,14 @@ const common = (username: string, session?: string) => acctRequest(username, ses
 
 const sessions = (app: Awaited<ReturnType<typeof startRadiusApp>>) =>
   app.app.deps.db.selectFrom('radius_sessions').selectAll().orderBy('started_at').execute();
+
+/** Accounting records for one session of `username`, sent by radclient; each must be answered. */
+const sessionSender =
+  (t: Test, app: Awaited<ReturnType<typeof startRadiusApp>>, username: string, acctSessionId: string) =>
+  async (body: string) => {
+    const r = await radclient(app.acct, 'acct', `${common(username, acctSessionId)}\n${body}`);
+    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
+  };
 
 t.test('Start, Interim-Update and Stop keep one session with 64-bit counters and the cause', async (t) => {
   const app = await startRadiusApp(t);
@@ -124,10 +132,7 @@ t.test('Accounting-On and Accounting-Off close every open session of that router
 t.test('a router that reuses an Acct-Session-Id after a reboot starts a new session; the old one keeps its late packets', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
-  const send = async (body: string) => {
-    const r = await radclient(app.acct, 'acct', `${common(g.username, '80100001')}\n${body}`);
-    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
-  };
+  const send = sessionSender(t, app, g.username, '80100001');
   await send('Acct-Status-Type = Start\n');
   app.clock.advance('1m');
   // The router reboots: Accounting-On closes the session, and its counter of ids starts again.
@@ -170,10 +175,7 @@ t.test('a router that reuses an Acct-Session-Id after a reboot starts a new sess
 t.test('a Start reusing the id of a session still open (power cut, no Accounting-On) supersedes it', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
-  const send = async (body: string) => {
-    const r = await radclient(app.acct, 'acct', `${common(g.username, '80100007')}\n${body}`);
-    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
-  };
+  const send = sessionSender(t, app, g.username, '80100007');
   await send('Acct-Status-Type = Start\n');
   app.clock.advance('5m');
   await send('Acct-Status-Type = Interim-Update\nAcct-Session-Time = 300\nAcct-Input-Octets = 500\n');
@@ -192,10 +194,7 @@ t.test('a Start reusing the id of a session still open (power cut, no Accounting
 t.test('a Stop resent minutes later without a raised Acct-Delay-Time does not make a second session', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
-  const send = async (body: string) => {
-    const r = await radclient(app.acct, 'acct', `${common(g.username, '80100009')}\n${body}`);
-    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
-  };
+  const send = sessionSender(t, app, g.username, '80100009');
   await send('Acct-Status-Type = Start\n');
   app.clock.advance('1m');
   const stop = 'Acct-Status-Type = Stop\nAcct-Session-Time = 60\nAcct-Input-Octets = 700\n';
