@@ -23,8 +23,8 @@ export class GroupCommit {
   readonly #db: Db;
   readonly #maxBatch: number;
   #queue: Job[] = [];
+  /** A flush is scheduled or waiting for the connection, and has not taken its batch yet. */
   #scheduled = false;
-  #running = false;
   /** Transactions committed and units run through them (logged by benchmarks, checked by tests). */
   readonly stats = { transactions: 0, units: 0 };
 
@@ -42,21 +42,32 @@ export class GroupCommit {
   }
 
   #schedule(): void {
-    if (this.#scheduled || this.#running || this.#queue.length === 0) return;
+    if (this.#scheduled || this.#queue.length === 0) return;
     this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      void this.#flush();
-    });
+    setImmediate(() => void this.#flush());
   }
 
+  /**
+   * Groups are pipelined: the next one starts as soon as the connection is free, i.e. once the
+   * previous group committed, while that commit's WAL sync is still under way (the driver hands
+   * the connection on before it waits for the disk). Its own answer still waits for a sync that
+   * began after its commit, so the disk and the CPU work at the same time.
+   */
   async #flush(): Promise<void> {
-    this.#running = true;
-    const batch = this.#queue.splice(0, this.#maxBatch);
+    const taken: { batch: Job[] | null } = { batch: null };
+    // The batch is taken when the transaction has begun: units that arrived while this flush
+    // waited for the connection join in, and the next flush may be scheduled.
+    const take = (): Job[] => {
+      const batch = this.#queue.splice(0, this.#maxBatch);
+      taken.batch = batch;
+      this.#scheduled = false;
+      this.#schedule();
+      return batch;
+    };
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
       await this.#db.transaction().execute(async (tx) => {
-        for (const job of batch) {
+        for (const job of take()) {
           await tx.executeQuery(SAVEPOINT);
           try {
             outcomes.push({ ok: true, value: await job.work(tx) });
@@ -67,19 +78,19 @@ export class GroupCommit {
           await tx.executeQuery(RELEASE_SAVEPOINT);
         }
       });
-      this.stats.transactions++;
-      this.stats.units += batch.length;
-      batch.forEach((job, i) => {
+      const done = taken.batch ?? [];
+      if (done.length > 0) {
+        this.stats.transactions++;
+        this.stats.units += done.length;
+      }
+      done.forEach((job, i) => {
         const outcome = outcomes[i];
         if (outcome?.ok) job.resolve(outcome.value);
         else job.reject(outcome?.value);
       });
     } catch (err) {
-      // The commit itself failed: nothing of the batch is durable.
-      for (const job of batch) job.reject(err);
-    } finally {
-      this.#running = false;
-      this.#schedule();
+      // BEGIN or COMMIT failed: nothing of the batch is durable (taken now if BEGIN failed).
+      for (const job of taken.batch ?? take()) job.reject(err);
     }
   }
 }
