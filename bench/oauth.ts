@@ -4,11 +4,13 @@
  *
  *   npm run bench:oauth            (BENCH_SECONDS, BENCH_CONCURRENCY to change the load)
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes, sign, verify } from 'node:crypto';
 import { cpus } from 'node:os';
 import {
   cpuSeconds,
   fmt,
+  freePort,
   http,
   lastOutboxCode,
   LeanConnection,
@@ -59,6 +61,18 @@ function rawRates(seconds: number): RawRates {
     signCpuUs: signing.cpuUs,
     verifyCpuUs: verifying.cpuUs,
   };
+}
+
+/** A node:http server doing nothing but answer, in its own process like the daemon. */
+async function bareHttp(): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const script = `require('node:http').createServer((req, res) => { res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': 15 }); res.end('{"status":"ok"}'); }).listen(${String(port)}, '127.0.0.1', () => console.log('listening'));`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`bare server exited ${String(code)}`)));
+  });
+  return { base: `http://127.0.0.1:${String(port)}`, child };
 }
 
 const json = (body: string) => JSON.parse(body) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- bench parses its own responses
@@ -141,7 +155,7 @@ async function main(): Promise<void> {
     // drifts, by a quarter or more within a minute, and the ratio should not hinge on one moment.
     const before = rawRates(2);
     // BENCH_PHASES=userinfo (or refresh, floor) runs only those phases, e.g. to profile one.
-    const phases = (process.env.BENCH_PHASES ?? 'refresh,userinfo,floor').split(',');
+    const phases = (process.env.BENCH_PHASES ?? 'refresh,userinfo,floor,bare').split(',');
     type Phase = LoadResult & { cpuUs: { all: number; main: number } | undefined; clientCpuUs: number };
     const skipped: Phase = {
       requests: 0,
@@ -155,12 +169,16 @@ async function main(): Promise<void> {
     };
     // Each phase also reports the daemon's own CPU time per request (all its threads), and this
     // process's (the load generator's), which shares the cores with it.
-    const phase = async (name: string, run: () => Promise<LoadResult>): Promise<Phase> => {
+    const phase = async (
+      name: string,
+      run: () => Promise<LoadResult>,
+      pid = daemon.child.pid,
+    ): Promise<Phase> => {
       if (!phases.includes(name)) return skipped;
-      const before = cpuSeconds(daemon.child.pid);
+      const before = cpuSeconds(pid);
       const client = process.cpuUsage();
       const result = await run();
-      const after = cpuSeconds(daemon.child.pid);
+      const after = cpuSeconds(pid);
       const clientUsed = process.cpuUsage(client);
       const perRequest = (a: number, b: number) => ((b - a) * 1e6) / result.requests;
       const cpuUs =
@@ -205,6 +223,22 @@ async function main(): Promise<void> {
       }),
     );
     for (const c of connections) c.close();
+    // The ceiling of any one-process Node HTTP service on this box: a bare node:http server that
+    // answers a fixed 15-byte JSON body, driven by the same client.
+    const bare = await bareHttp();
+    const bareConnections = Array.from({ length: CONCURRENCY }, () => new LeanConnection(bare.base));
+    const bareLoad = await phase(
+      'bare',
+      () =>
+        load(
+          SECONDS,
+          CONCURRENCY,
+          async (slot) => (await bareConnections[slot]!.request(`GET / HTTP/1.1\r\n${host}`)).status === 200,
+        ),
+      bare.child.pid,
+    );
+    for (const c of bareConnections) c.close();
+    bare.child.kill();
     const after = rawRates(2);
     const mean = (pick: (r: RawRates) => number) => (pick(before) + pick(after)) / 2;
     const raw: RawRates = {
@@ -234,7 +268,11 @@ async function main(): Promise<void> {
         row('refresh_token grants', refreshLoad, raw.signs, 'raw sign', raw.signCpuUs),
         row('userinfo', userinfoLoad, raw.verifies, 'raw verify', raw.verifyCpuUs),
         row('GET /healthz (floor)', floor, raw.verifies, 'raw verify', raw.verifyCpuUs),
-        `HTTP floor ratio (rate): userinfo at ${pct(userinfoLoad.perSecond, floor.perSecond)} of GET /healthz, refresh grants at ${pct(refreshLoad.perSecond, floor.perSecond)}`,
+        row('bare node:http (no work)', bareLoad, raw.verifies, 'raw verify', raw.verifyCpuUs).replace(
+          'daemon',
+          'server',
+        ),
+        `HTTP floor ratio (rate): userinfo at ${pct(userinfoLoad.perSecond, floor.perSecond)} of GET /healthz, refresh grants at ${pct(refreshLoad.perSecond, floor.perSecond)}, GET /healthz at ${pct(floor.perSecond, bareLoad.perSecond)} of bare node:http`,
         '',
       ].join('\n'),
     );
