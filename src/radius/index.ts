@@ -81,7 +81,8 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
         requests: 'acct_requests',
         route: accountingRoute(new AccountingWriter({ ...wifi, log }), (result) => {
           // A Start that reached us after its grant was revoked or expired (the login was
-          // accepted just before): its session missed the disconnects, so it gets its own.
+          // accepted just before), or a session still reporting after its grant ended (the
+          // disconnect went unanswered): its sessions get a Disconnect-Request (again).
           if (result.kind !== 'session' || result.ofEndedGrant === undefined) return;
           const grantId = result.ofEndedGrant;
           deps.background.run(

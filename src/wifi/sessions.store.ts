@@ -31,6 +31,7 @@ type Touch = [
   begunBy: string,
   stoppedAt: string | null,
   cause: string | null,
+  endedBy: string,
 ];
 
 const TOUCH_MARKERS = [
@@ -46,6 +47,7 @@ const TOUCH_MARKERS = [
   'begun-by',
   'stopped',
   'cause',
+  'ended-by',
 ].map(marker) as unknown as Touch;
 
 /** The UPDATE of an accounting packet; `stop` adds the stop time and cause. Compiled once each. */
@@ -65,6 +67,7 @@ const touch = (stop: boolean) =>
       begunBy,
       stoppedAt,
       cause,
+      endedBy,
     ) =>
       db
         .updateTable('radius_sessions')
@@ -99,7 +102,16 @@ const touch = (stop: boolean) =>
               .limit(1),
           ),
         )
-        .returning('id'),
+        .returning((eb) => [
+          'id',
+          // The session's grant when it was revoked or ran out by `endedBy`, in the same statement.
+          eb
+            .selectFrom('grants as g')
+            .select('g.id')
+            .whereRef('g.id', '=', 'radius_sessions.grant_id')
+            .where((w) => w.or([w('g.revoked_at', '<=', endedBy), w('g.expires_at', '<=', endedBy)]))
+            .as('ended_grant_id'),
+        ]),
     TOUCH_MARKERS,
   );
 const touchOpen = touch(false);
@@ -116,7 +128,15 @@ const BEGUN_SLACK_SECONDS = 60;
 const SAME_SESSION_WINDOW_SECONDS = 5 * 60;
 
 /**
- * Refreshes an existing session from an accounting packet; false when there is none yet.
+ * How long after its grant ended a session may still report without being disconnected again:
+ * the revocation's or the expiry job's own Disconnect-Request (with its resends) is under way.
+ */
+export const ENDED_GRANT_GRACE_SECONDS = 60;
+
+/**
+ * Refreshes an existing session from an accounting packet; null when there is none yet.
+ * `endedGrantId` is its grant's id when that grant was revoked or had expired more than
+ * ENDED_GRANT_GRACE_SECONDS before `eventAt` (the session outlived its grant), otherwise null.
  * Counters only grow (a late Interim-Update cannot undo a Stop's totals) and a closed session
  * stays closed. `begunAt` is when the packet's session began (its event time less
  * Acct-Session-Time). A Start after a session with its Acct-Session-Id stopped is a new session
@@ -129,9 +149,9 @@ export async function touchSession(
   db: Db,
   u: SessionUpdate,
   at: string,
-  packet: { begunAt: string; start: boolean },
+  packet: { begunAt: string; start: boolean; eventAt: string },
   stop: { at: string; cause: string | null } | null,
-): Promise<boolean> {
+): Promise<{ endedGrantId: string | null } | null> {
   const run = stop ? touchStop : touchOpen;
   const rows = await run(
     db,
@@ -147,8 +167,10 @@ export async function touchSession(
     isoPlus(packet.begunAt, BEGUN_SLACK_SECONDS),
     stop?.at ?? null,
     stop?.cause ?? null,
+    isoPlus(packet.eventAt, -ENDED_GRANT_GRACE_SECONDS),
   );
-  return rows.length > 0;
+  const [row] = rows;
+  return row ? { endedGrantId: row.ended_grant_id } : null;
 }
 
 /** The larger of a column and a value, portably (SQLite's max() is GREATEST() elsewhere). */

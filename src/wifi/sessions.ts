@@ -42,9 +42,11 @@ export type AccountingResult =
       kind: 'session';
       created: boolean;
       /**
-       * Set when this packet opened a session for a grant that is already revoked or expired
-       * (the router accepted the login just before, and its Start came after the disconnects
-       * went out): the grant whose sessions must be disconnected again.
+       * The grant whose sessions must be disconnected (again): set when this packet opened a
+       * session for a grant that is already revoked or expired (the router accepted the login
+       * just before, and its Start came after the disconnects went out), or when a session is
+       * still reporting more than a minute after its grant ended (the Disconnect-Request went
+       * unanswered or the router ignored it): each such report brings a new one.
        */
       ofEndedGrant?: string;
     }
@@ -86,8 +88,14 @@ export async function recordAccounting(
       const begunAt = isoPlus(eventAt, -r.sessionTime);
       const start = r.statusType === 'Start';
       if (start) await closeSupersededSession(tx, r, begunAt);
-      if (await touchSession(tx, r, heard, { begunAt, start }, stop)) {
-        results.push({ kind: 'session', created: false });
+      const touched = await touchSession(tx, r, heard, { begunAt, start, eventAt }, stop);
+      if (touched) {
+        const { endedGrantId } = touched;
+        results.push({
+          kind: 'session',
+          created: false,
+          ...(endedGrantId !== null && stop === null && { ofEndedGrant: endedGrantId }),
+        });
         continue;
       }
       const key = r.username.trim().toLowerCase();

@@ -157,6 +157,42 @@ t.test('a Start that arrives after its grant was revoked or expired is disconnec
   t.match(await sessionOf('on-time'), { stopped_at: null });
 });
 
+t.test('a session still reporting a minute after its grant ended is disconnected again', async (t) => {
+  let answer: Answer = 'silent';
+  const { app, g, listener, session } = await setup(t, () => answer);
+  const interim = async (seconds: number) => {
+    const r = await radclient(
+      app.acct,
+      'acct',
+      acctRequest(g.username, undefined, ['Acct-Status-Type = Interim-Update', `Acct-Session-Time = ${String(seconds)}`]),
+    );
+    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
+    await app.app.deps.background.drain(); // a disconnect runs after the answer
+  };
+  await interim(30);
+  t.equal(listener.received.length, 0, 'a live grant\'s Interim-Update sends nothing');
+
+  // Revoked while the router does not answer: three sends, then no_answer.
+  const pending = revoke(app.app.deps, g.grantId, 'abuse');
+  for (let sent = 1; sent <= 3; sent++) {
+    await listener.receivedCount(sent);
+    app.clock.advance('2s');
+  }
+  t.match(await pending, { disconnect: { status: 'no_answer' } });
+
+  await interim(40);
+  t.equal(listener.received.length, 3, 'within a minute of the revocation: nothing more');
+
+  answer = { ack: true };
+  app.clock.advance('2m');
+  await interim(160);
+  t.equal(listener.received.length, 4, 'the next Interim-Update brings a new Disconnect-Request');
+  t.equal(attrText(listener.received[3]!, 44), session.acct_session_id);
+  t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), {
+    terminate_cause: 'Admin-Reset',
+  });
+});
+
 t.test('hotspot-ctl sessions list and disconnect report what the router said', async (t) => {
   const { app, session } = await setup(t, () => ({ ack: true }));
   const env = cliEnv(app.dataDir);
