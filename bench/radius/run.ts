@@ -23,6 +23,9 @@ import { configure, cpuSeconds, start, type Guest } from './freeradius.js';
  *   ONLY_OURS=1 [PROFILE=/tmp/pap.cpuprofile] npm run bench:radius
  *                                   the window loads against our server only, with its CPU per
  *                                   request (and a CPU profile of the PAP load, for DevTools)
+ *
+ * Both modes end with a bare Node UDP echo under the same PAP window load: what the datagram
+ * path of any Node server costs on this box.
  */
 
 const GRANTS = Number(process.env.GRANTS ?? 20_000);
@@ -241,6 +244,29 @@ function runRadclient(file: string, port: number, kind: 'auth' | 'acct', count: 
   });
 }
 
+/**
+ * The ceiling of any Node RADIUS server on this box: a Node process that only turns each
+ * datagram around as an Access-Accept (no decoding, no hashing, no database), driven by the same
+ * window load. Its rate and CPU per request are what the datagram path alone costs.
+ */
+async function bareEcho(file: string): Promise<{ rate: number; cpuUs: number }> {
+  const port = freePort();
+  const script = `const s=require('node:dgram').createSocket('udp4');s.on('message',(m,r)=>{const o=Buffer.from(m);o[0]=2;s.send(o,r.port,r.address)});s.bind(${String(port)},'127.0.0.1',()=>console.log('ready'))`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`bare echo exited ${String(code)}`)));
+    });
+    const pid = child.pid ?? 0;
+    const c0 = cpuSeconds(pid);
+    const result = await runLoad(file, port, 'bare Node UDP echo');
+    return { rate: result.rate, cpuUs: ((cpuSeconds(pid) - c0) / result.received) * 1e6 };
+  } finally {
+    child.kill();
+  }
+}
+
 interface Row {
   label: string;
   ours: number;
@@ -291,6 +317,7 @@ async function main(): Promise<void> {
         }
       }
       await ours.app.close();
+      process.stdout.write(`bare Node UDP echo (no work), PAP window: ${JSON.stringify(await bareEcho(authFile))}\n`);
       return;
     }
     const fr = { auth: freePort(), acct: freePort() };
@@ -357,6 +384,10 @@ async function main(): Promise<void> {
         `${r.label.padEnd(28)}${`${fmt(r.ours)} ${r.unit}`.padStart(14)}${`${fmt(r.theirs)} ${r.unit}`.padStart(14)}   ${ratio.toFixed(2)}${r.higherIsBetter ? '' : ' (lower is better)'}\n`,
       );
     }
+    const echo = await bareEcho(authFile);
+    process.stdout.write(
+      `${'bare Node UDP echo, window'.padEnd(28)}${`${fmt(echo.rate)} req/s`.padStart(14)}${`${fmt(echo.cpuUs)} µs`.padStart(14)}   CPU/request; the ceiling of any Node server here (no decoding, hashing or database)\n`,
+    );
     const lost = (m: typeof a) => m.pap.lost + m.interim.lost + m.rcPap.lost + m.rcInterim.lost;
     process.stdout.write(
       `\nevery reply was Access-Accept / Accounting-Response; lost requests: ${String(lost(a))} (ours), ${String(lost(b))} (FreeRADIUS)\n`,
