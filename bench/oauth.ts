@@ -154,7 +154,7 @@ async function main(): Promise<void> {
     // The raw rates are measured before and after the phases and averaged: a shared box's speed
     // drifts, by a quarter or more within a minute, and the ratio should not hinge on one moment.
     const before = rawRates(2);
-    // BENCH_PHASES=userinfo (or refresh, floor) runs only those phases, e.g. to profile one.
+    // BENCH_PHASES=userinfo (or refresh, floor, bare) runs only those phases, e.g. to profile one.
     const phases = (process.env.BENCH_PHASES ?? 'refresh,userinfo,floor,bare').split(',');
     type Phase = LoadResult & { cpuUs: { all: number; main: number } | undefined; clientCpuUs: number };
     const skipped: Phase = {
@@ -225,8 +225,10 @@ async function main(): Promise<void> {
     for (const c of connections) c.close();
     // The ceiling of any one-process Node HTTP service on this box: a bare node:http server that
     // answers a fixed 15-byte JSON body, driven by the same client.
-    const bare = await bareHttp();
-    const bareConnections = Array.from({ length: CONCURRENCY }, () => new LeanConnection(bare.base));
+    const bare = phases.includes('bare') ? await bareHttp() : null;
+    const bareConnections = bare
+      ? Array.from({ length: CONCURRENCY }, () => new LeanConnection(bare.base))
+      : [];
     const bareLoad = await phase(
       'bare',
       () =>
@@ -235,10 +237,10 @@ async function main(): Promise<void> {
           CONCURRENCY,
           async (slot) => (await bareConnections[slot]!.request(`GET / HTTP/1.1\r\n${host}`)).status === 200,
         ),
-      bare.child.pid,
+      bare?.child.pid,
     );
     for (const c of bareConnections) c.close();
-    bare.child.kill();
+    bare?.child.kill();
     const after = rawRates(2);
     const mean = (pick: (r: RawRates) => number) => (pick(before) + pick(after)) / 2;
     const raw: RawRates = {
