@@ -131,7 +131,7 @@ const SAME_SESSION_WINDOW_SECONDS = 5 * 60;
  * How long after its grant ended a session may still report without being disconnected again:
  * the revocation's or the expiry job's own Disconnect-Request (with its resends) is under way.
  */
-export const ENDED_GRANT_GRACE_SECONDS = 60;
+const ENDED_GRANT_GRACE_SECONDS = 60;
 
 /**
  * Refreshes an existing session from an accounting packet; null when there is none yet.

@@ -18,6 +18,19 @@ async function setup(t: Test, answer?: (req: ReceivedRequest) => Answer, plan = 
   return { app, g, listener, session };
 }
 
+/** One accounting record by radclient, answered; then the disconnects it started have run. */
+async function account(
+  t: Test,
+  app: Awaited<ReturnType<typeof startRadiusApp>>,
+  username: string,
+  session: string | undefined,
+  lines: string[],
+): Promise<void> {
+  const r = await radclient(app.acct, 'acct', acctRequest(username, session, lines));
+  t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
+  await app.app.deps.background.drain(); // a disconnect runs after the answer
+}
+
 t.test('disconnect: signed Disconnect-Request with the session identifiers; ACK closes it', async (t) => {
   const { app, g, listener, session } = await setup(t);
   const result = await disconnectSession(app.app.deps, session.id);
@@ -128,11 +141,8 @@ t.test('a Start that arrives after its grant was revoked or expired is disconnec
   const port = await listener.listen();
   t.teardown(() => listener.close());
   const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
-  const start = async (username: string, session: string) => {
-    const r = await radclient(app.acct, 'acct', acctRequest(username, session, ['Acct-Status-Type = Start']));
-    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
-    await app.app.deps.background.drain(); // the disconnect runs after the answer
-  };
+  const start = (username: string, session: string) =>
+    account(t, app, username, session, ['Acct-Status-Type = Start']);
   const sessionOf = (id: string) =>
     app.app.deps.db.selectFrom('radius_sessions').selectAll().where('acct_session_id', '=', id).executeTakeFirstOrThrow();
 
@@ -160,15 +170,8 @@ t.test('a Start that arrives after its grant was revoked or expired is disconnec
 t.test('a session still reporting a minute after its grant ended is disconnected again', async (t) => {
   let answer: Answer = 'silent';
   const { app, g, listener, session } = await setup(t, () => answer);
-  const interim = async (seconds: number) => {
-    const r = await radclient(
-      app.acct,
-      'acct',
-      acctRequest(g.username, undefined, ['Acct-Status-Type = Interim-Update', `Acct-Session-Time = ${String(seconds)}`]),
-    );
-    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
-    await app.app.deps.background.drain(); // a disconnect runs after the answer
-  };
+  const interim = (seconds: number) =>
+    account(t, app, g.username, undefined, ['Acct-Status-Type = Interim-Update', `Acct-Session-Time = ${String(seconds)}`]);
   await interim(30);
   t.equal(listener.received.length, 0, 'a live grant\'s Interim-Update sends nothing');
 
