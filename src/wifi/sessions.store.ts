@@ -340,19 +340,19 @@ export function findSession(db: Db, id: string): Promise<SessionRow | undefined>
 
 export type ListedSessionRow = SessionRow & { device_name: string; radius_nas_id: string };
 
-/** The open sessions and then the most recently started closed ones, newest first within each. */
+/**
+ * `limit` sessions, newest first: every open one (up to `limit`) and then the most recently
+ * started closed ones, so a guest online since long ago can still be found and cut.
+ */
 export function selectRecentSessions(db: Db, limit: number): Promise<ListedSessionRow[]> {
-  return (
-    db
-      .selectFrom('radius_sessions as s')
-      .innerJoin('devices as d', 'd.id', 's.device_id')
-      .selectAll('s')
-      .select(['d.name as device_name', 'd.radius_nas_id'])
-      // Open sessions first, so a guest online since long ago can still be found and cut.
-      .orderBy((eb) => eb.case().when('s.stopped_at', 'is', null).then(0).else(1).end())
-      .orderBy('s.started_at', 'desc')
-      .orderBy('s.id')
-      .limit(limit)
-      .execute()
-  );
+  const chosen = db
+    .selectFrom('radius_sessions as s')
+    .innerJoin('devices as d', 'd.id', 's.device_id')
+    .selectAll('s')
+    .select(['d.name as device_name', 'd.radius_nas_id'])
+    .orderBy((eb) => eb.case().when('s.stopped_at', 'is', null).then(0).else(1).end())
+    .orderBy('s.started_at', 'desc')
+    .orderBy('s.id')
+    .limit(limit);
+  return db.selectFrom(chosen.as('r')).selectAll().orderBy('r.started_at', 'desc').orderBy('r.id').execute();
 }
