@@ -10,7 +10,7 @@ import { isAppError } from '../lib/errors.js';
 import type { Logger } from '../lib/log.js';
 import { clientIp } from './client-ip.js';
 import { corsMiddleware } from './cors.js';
-import { sendError, sendJson } from './envelope.js';
+import { errorBody, sendError, sendJson } from './envelope.js';
 import type { RateLimiter } from './rate-limit.js';
 import { renderError, type HttpRuntime, type Route } from './route.js';
 import { familyOf, type HttpRequest } from './types.js';
@@ -101,7 +101,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
         { event: 'http.timeout', route: req.routeName ?? 'unmatched', request_id: req.id },
         'request timed out',
       );
-      sendJson(res, 503, { success: false, message: 'request timed out' }, { Connection: 'close' });
+      sendJson(res, 503, errorBody(req.family, 'request timed out'), { Connection: 'close' });
     });
     res.on('close', () => {
       timer.cancel();

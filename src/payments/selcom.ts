@@ -23,6 +23,12 @@ export type SelcomConfig = Pick<Config, 'selcomBaseUrl' | 'publicBaseUrl' | 'mai
 type Fields = Readonly<Record<string, string | number>>;
 
 const TIMEOUT_MS = 20_000;
+/**
+ * A prompt is two calls (order, then push) made while the guest's purchase request waits: both
+ * must be done before the HTTP request's own 30 s timeout, so an unanswered push is reported as
+ * the spec's 502 (provider unreachable), not a 503.
+ */
+const PROMPT_DEADLINE_MS = 25_000;
 /** Result codes that mean "accepted" (000 success, 111/927 in progress, 999 ambiguous: poll). */
 const ACCEPTED = new Set(['000', '111', '927', '999']);
 const PAID = new Set(['COMPLETED', 'SUCCESS', 'COMPLETE']);
@@ -78,8 +84,13 @@ export function createSelcomProvider(deps: {
   /** Whether the last call failed to reach Selcom (network, timeout, 5xx): readiness says so. */
   let unreachable = false;
 
-  async function call(method: 'GET' | 'POST', path: string, fields: Fields): Promise<CallResult> {
-    const result = await send(method, path, fields);
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    fields: Fields,
+    deadline?: AbortSignal,
+  ): Promise<CallResult> {
+    const result = await send(method, path, fields, deadline);
     unreachable = !result.ok && result.reason === 'unreachable';
     if (!result.ok)
       log.warn(
@@ -89,7 +100,12 @@ export function createSelcomProvider(deps: {
     return result;
   }
 
-  async function send(method: 'GET' | 'POST', path: string, fields: Fields): Promise<CallResult> {
+  async function send(
+    method: 'GET' | 'POST',
+    path: string,
+    fields: Fields,
+    deadline?: AbortSignal,
+  ): Promise<CallResult> {
     const timestamp = selcomTimestamp(deps.clock.now());
     const entries = Object.entries(fields);
     const query =
@@ -110,7 +126,7 @@ export function createSelcomProvider(deps: {
           'Signed-Fields': entries.map(([k]) => k).join(','),
         },
         ...(method === 'POST' ? { body: JSON.stringify(fields) } : {}),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
+        signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), ...(deadline ? [deadline] : [])]),
       });
     } catch (err) {
       return { ok: false, reason: 'unreachable', detail: (err as Error).message };
@@ -128,15 +144,13 @@ export function createSelcomProvider(deps: {
     return { ok: true, body };
   }
 
-  return {
-    name: 'selcom',
-
-    // Its credentials are there: createPaymentProvider refuses to start without them.
-    readiness: () => (unreachable ? { ready: false, reason: 'unreachable' } : { ready: true }),
-
-    async requestPayment(request: PaymentRequest): Promise<PromptResult> {
-      const msisdn = request.phone.replace(/^\+/, '');
-      const order = await call('POST', '/checkout/create-order-minimal', {
+  /** The order, then the USSD push to the guest's phone. */
+  async function prompt(request: PaymentRequest, deadline: AbortSignal): Promise<PromptResult> {
+    const msisdn = request.phone.replace(/^\+/, '');
+    const order = await call(
+      'POST',
+      '/checkout/create-order-minimal',
+      {
         vendor: config.selcomVendor,
         order_id: request.invoiceNumber,
         buyer_email: config.mailFrom.replace(/^.*<|>$/g, ''),
@@ -148,16 +162,37 @@ export function createSelcomProvider(deps: {
         buyer_remarks: request.description,
         merchant_remarks: request.description,
         no_of_items: 1,
-      });
-      if (!order.ok) return order;
-      const push = await call('POST', '/checkout/wallet-payment', {
-        transid: request.invoiceNumber,
-        order_id: request.invoiceNumber,
-        msisdn,
-      });
-      if (!push.ok) return push;
-      const reference = scalar(push.body.reference);
-      return { ok: true, providerReference: reference === '' ? null : reference };
+      },
+      deadline,
+    );
+    if (!order.ok) return order;
+    const push = await call(
+      'POST',
+      '/checkout/wallet-payment',
+      { transid: request.invoiceNumber, order_id: request.invoiceNumber, msisdn },
+      deadline,
+    );
+    if (!push.ok) return push;
+    const reference = scalar(push.body.reference);
+    return { ok: true, providerReference: reference === '' ? null : reference };
+  }
+
+  return {
+    name: 'selcom',
+
+    // Its credentials are there: createPaymentProvider refuses to start without them.
+    readiness: () => (unreachable ? { ready: false, reason: 'unreachable' } : { ready: true }),
+
+    async requestPayment(request: PaymentRequest): Promise<PromptResult> {
+      const deadline = new AbortController();
+      const timer = deps.clock.setTimer(PROMPT_DEADLINE_MS, () =>
+        deadline.abort(new Error(`no answer within ${String(PROMPT_DEADLINE_MS / 1000)} s`)),
+      );
+      try {
+        return await prompt(request, deadline.signal);
+      } finally {
+        timer.cancel();
+      }
     },
 
     async queryStatus(invoice): Promise<PaymentStatus> {

@@ -39,8 +39,11 @@ export function selcomSign(secret: string, timestamp: string, fields: [string, u
 export async function startSelcomFake() {
   const orders = new Map<string, FakeOrder>();
   const requests: FakeRequest[] = [];
-  /** pushLost: the USSD push goes out but its answer is lost (a gateway timeout reaches us). */
-  const state = { mode: 'ok' as 'ok' | 'refuse' | 'error500' | 'pushLost' };
+  /**
+   * pushLost: the USSD push goes out but its answer is lost (a gateway timeout reaches us);
+   * pushHangs: the push goes out and its answer never comes.
+   */
+  const state = { mode: 'ok' as 'ok' | 'refuse' | 'error500' | 'pushLost' | 'pushHangs' };
 
   const send = (res: ServerResponse, status: number, body: unknown): true => {
     res.writeHead(status, { 'Content-Type': 'application/json' });
@@ -117,6 +120,7 @@ export async function startSelcomFake() {
       if (!order) return send(res, 200, { resultcode: '404', result: 'FAIL', message: 'Order not found' });
       order.transid = String(fields.transid);
       if (state.mode === 'pushLost') return send(res, 504, { message: 'gateway timeout' });
+      if (state.mode === 'pushHangs') return; // closed by close()
       return send(res, 200, {
         reference: '0289999288',
         resultcode: '111',
@@ -158,7 +162,11 @@ export async function startSelcomFake() {
     orders,
     requests,
     state,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // a hanging answer too
+      }),
   };
 }
 

@@ -26,16 +26,18 @@ function probeRoutes(gate: { entered: boolean; release?: () => void }): Route[] 
       api: 'identity',
       handler: () => ({ data: { items: Array.from({ length: 400 }, (_, i) => ({ i, text: 'hotspot' })) } }),
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/probe/hang',
-      api: 'identity',
-      handler: () =>
-        new Promise((resolve) => {
-          gate.entered = true;
-          gate.release = () => resolve({ data: 'late' });
-        }),
-    }),
+    ...(['identity', 'wifi'] as const).map((api) =>
+      defineRoute({
+        method: 'GET',
+        path: api === 'wifi' ? '/api/v1/probe/hang' : '/probe/hang',
+        api,
+        handler: () =>
+          new Promise((resolve) => {
+            gate.entered = true;
+            gate.release = () => resolve({ data: 'late' });
+          }),
+      }),
+    ),
     defineRoute({
       method: 'GET',
       path: '/api/v1/probe/boom',
@@ -235,6 +237,15 @@ t.test('a handler slower than the timeout gets the timeout answer; its late resu
   const after = await rawRequest(`${base}/healthz`);
   t.equal(after.status, 200, 'the server carries on');
   t.equal(logs.events('http.timeout').length, 1);
+
+  gate.entered = false;
+  const wifi = rawRequest(`${base}/api/v1/probe/hang`);
+  await waitFor(() => gate.entered, 'the Wi-Fi handler to start');
+  clock.advance('6s');
+  const wifiRes = await wifi;
+  t.equal(wifiRes.status, 503);
+  t.same(wifiRes.json(), { message: 'request timed out' }, 'the Wi-Fi API keeps its {message} envelope');
+  gate.release?.();
 });
 
 t.test(

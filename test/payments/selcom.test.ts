@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { ConfigError } from '../../src/config/index.js';
 import { readOutbox } from '../../src/notify/index.js';
 import { expireInvoices, reconcilePayments } from '../../src/wifi/index.js';
-import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
+import { startTestApp, testConfig, waitFor, type TestApp } from '../helpers/app.js';
 import { jsonRequest, rawRequest } from '../helpers/http.js';
 import { SELCOM_KEY, SELCOM_SECRET, selcomCallback, startSelcomFake } from '../helpers/selcom-fake.js';
 import { staffClient } from '../helpers/staff.js';
@@ -108,6 +108,27 @@ t.test('a refusal or an unreachable Selcom is a 502; the invoice fails and the k
     { path: '/checkout/create-order-minimal', reason: 'unreachable', detail: 'HTTP 500' },
   ]);
   t.notMatch(app.logs.raw.join('\n'), SELCOM_SECRET, 'the API secret is never logged');
+});
+
+t.test('a push Selcom never answers is a 502 before the request timeout, not a 503', async (t) => {
+  const { fake, app, plan } = await fixture(t);
+  fake.state.mode = 'pushHangs';
+  let answered = false;
+  const pending = postPurchase(app.base, { plan_id: plan.id, phone: '0712345678' }).finally(
+    () => (answered = true),
+  );
+  await waitFor(() => fake.requests.some((r) => r.path === '/v1/checkout/wallet-payment'), 'the push');
+  app.clock.advance('24s');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.notOk(answered, 'still waiting for the push at 24 s');
+  app.clock.advance('1s'); // 25 s: the prompt's deadline, inside the request's 30 s
+  const res = await pending;
+  t.equal(res.status, 502);
+  t.same(res.body, { message: 'the payment provider could not be reached' });
+  t.match((await wifiRows(app.app.deps.db)).invoices, [
+    { status: 'failed', failure_reason: /unreachable: no answer within 25 s/ },
+  ]);
+  t.equal(app.logs.events('http.timeout').length, 0);
 });
 
 t.test('a Selcom that cannot be reached at all is a 502', async (t) => {
