@@ -43,6 +43,7 @@ export { identityErrors } from './errors.js';
 export { verifyPassword } from './passwords.js';
 export { checkTotp } from './totp.js';
 export type { UserRow } from './users.store.js';
+export { hasPasswordHash } from './users.store.js';
 export { findUser } from './users.js';
 
 export type { BearerVerifier } from './ports.js';

@@ -3,9 +3,9 @@ import { isoNow } from '../lib/time.js';
 import { identityErrors } from './errors.js';
 import { alertUser, isNewLoginAddress, recordEvent } from './events.js';
 import { createMfaChallenge, passMfaChallenge } from './mfa.js';
-import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { burnPasswordCheck, provenPasswordHash, verifyPassword } from './passwords.js';
 import { createSession, type NewSession } from './sessions.js';
-import { findUserByIdentifier, updateUser, type UserRow } from './users.store.js';
+import { findUserByIdentifier, hasPasswordHash, type UserRow } from './users.store.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log' | 'vault' | 'background'>;
 
@@ -21,9 +21,18 @@ export type LoginOutcome =
 export async function signIn(
   deps: Deps,
   user: UserRow,
-  input: { ip: string; deviceLabel?: string | null; method: string },
+  input: {
+    ip: string;
+    deviceLabel?: string | null;
+    method: string;
+    /** A password sign-in: the hash it verified, which must still be the user's (else `changed`). */
+    proof?: { passwordHash: string; changed: () => Error };
+  },
 ): Promise<NewSession> {
   const { session, newAddress } = await deps.db.transaction().execute(async (tx) => {
+    // A reset committed after the password was checked has revoked every session: this one too.
+    if (input.proof && !(await hasPasswordHash(tx, user.id, input.proof.passwordHash)))
+      throw input.proof.changed();
     const fresh = await isNewLoginAddress(tx, user, input.ip);
     const created = await createSession(tx, deps.clock, {
       userId: user.id,
@@ -58,17 +67,22 @@ export async function passwordLogin(
     throw identityErrors.badCredentials();
   }
   if (!(await verifyPassword(user.password_hash, input.password))) throw identityErrors.badCredentials();
-  if (needsRehash(user.password_hash)) {
-    await updateUser(deps.db, user.id, { password_hash: await hashPassword(input.password) });
-  }
+  const proven = await provenPasswordHash(deps.db, user, input.password);
+  if (proven === null) throw identityErrors.badCredentials();
   if (user.totp_enabled === 1) {
-    return {
-      kind: 'mfa_required',
-      user,
-      mfaToken: await createMfaChallenge(deps.db, deps.clock, user.id, input.ip),
-    };
+    const mfaToken = await deps.db.transaction().execute(async (tx) => {
+      // As in signIn: a reset that cancelled the user's challenges must not miss this one.
+      if (!(await hasPasswordHash(tx, user.id, proven))) throw identityErrors.badCredentials();
+      return createMfaChallenge(tx, deps.clock, user.id, input.ip);
+    });
+    return { kind: 'mfa_required', user, mfaToken };
   }
-  return { kind: 'signed_in', user, session: await signIn(deps, user, { ip: input.ip, method: 'password' }) };
+  const proof = { passwordHash: proven, changed: identityErrors.badCredentials };
+  return {
+    kind: 'signed_in',
+    user,
+    session: await signIn(deps, user, { ip: input.ip, method: 'password', proof }),
+  };
 }
 
 /** POST /auth/mfa/verify: finishes a password login. */
@@ -77,5 +91,6 @@ export async function finishMfaLogin(
   input: { mfaToken: string; code: string; ip: string },
 ): Promise<{ user: UserRow; session: NewSession }> {
   const user = await passMfaChallenge(deps, input.mfaToken, input.code);
-  return { user, session: await signIn(deps, user, { ip: input.ip, method: 'password+totp' }) };
+  const proof = { passwordHash: user.password_hash, changed: identityErrors.mfaVerifyFailed };
+  return { user, session: await signIn(deps, user, { ip: input.ip, method: 'password+totp', proof }) };
 }

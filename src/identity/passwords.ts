@@ -1,5 +1,7 @@
 import argon2 from 'argon2';
+import type { Db } from '../db/index.js';
 import { randomToken } from '../lib/crypto.js';
+import { replacePasswordHash } from './users.store.js';
 
 /** OWASP's argon2id baseline: 19 MiB, 2 iterations, 1 lane. */
 export const ARGON2_PARAMS = {
@@ -19,8 +21,21 @@ export async function verifyPassword(hash: string, password: string): Promise<bo
   }
 }
 
-/** True when the stored hash was made with other parameters and should be redone on login. */
-export const needsRehash = (hash: string): boolean => argon2.needsRehash(hash, ARGON2_PARAMS);
+/**
+ * After a login verified `password` against `hash`: the hash that proves it from now on, redone
+ * when it was made with other parameters, or null when a reset or change replaced the password
+ * meanwhile (the old one must not come back, nor sign anyone in). The session or MFA challenge
+ * the login creates checks, in its own transaction, that this hash is still the user's.
+ */
+export async function provenPasswordHash(
+  db: Db,
+  user: { id: string; password_hash: string },
+  password: string,
+): Promise<string | null> {
+  if (!argon2.needsRehash(user.password_hash, ARGON2_PARAMS)) return user.password_hash;
+  const rehashed = await hashPassword(password);
+  return (await replacePasswordHash(db, user.id, user.password_hash, rehashed)) ? rehashed : null;
+}
 
 let decoy: Promise<string> | undefined;
 

@@ -4,7 +4,7 @@ import { uuid } from '../lib/crypto.js';
 import { isoNow } from '../lib/time.js';
 import { identityErrors } from './errors.js';
 import { checkSecondFactor } from './mfa.js';
-import { burnPasswordCheck, hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { burnPasswordCheck, hashPassword, provenPasswordHash, verifyPassword } from './passwords.js';
 import { checkNewPassword } from './rules.js';
 import {
   findUserByEmail,
@@ -12,7 +12,6 @@ import {
   insertUser,
   listStaffUsers,
   setStaffRole,
-  updateUser,
   type UserRow,
 } from './users.store.js';
 
@@ -116,13 +115,13 @@ export async function authenticateStaff(
     return { kind: 'invalid' };
   }
   if (!(await verifyPassword(user.password_hash, input.password))) return { kind: 'invalid' };
-  if (needsRehash(user.password_hash)) {
-    await updateUser(deps.db, user.id, { password_hash: await hashPassword(input.password) });
-  }
+  const proven = await provenPasswordHash(deps.db, user, input.password);
+  if (proven === null) return { kind: 'invalid' };
   if (user.staff_role === null) return { kind: 'not_staff' };
   if (user.totp_enabled === 1) {
     if (input.code === undefined || input.code === '') return { kind: 'mfa_required' };
     if (!(await checkSecondFactor(deps, user.id, input.code))) return { kind: 'mfa_invalid' };
   }
-  return { kind: 'ok', user: { ...user, staff_role: user.staff_role } };
+  // password_hash is the one verified: the session's transaction checks it is still the user's.
+  return { kind: 'ok', user: { ...user, password_hash: proven, staff_role: user.staff_role } };
 }

@@ -38,6 +38,28 @@ export function findUserHolding(db: Db, identifiers: readonly string[]) {
 export const updateUser = (db: Db, id: string, patch: Updateable<UsersTable>) =>
   db.updateTable('users').set(patch).where('id', '=', id).execute();
 
+/** Swaps the hash just verified for `to`; false when the password was changed meanwhile. */
+export async function replacePasswordHash(db: Db, id: string, from: string, to: string): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ password_hash: to })
+    .where('id', '=', id)
+    .where('password_hash', '=', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Whether the user's password hash is still `hash` (the one a login verified). */
+export async function hasPasswordHash(db: Db, id: string, hash: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', id)
+    .where('password_hash', '=', hash)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export const deleteUser = (db: Db, id: string) => db.deleteFrom('users').where('id', '=', id).execute();
 
 export const listStaffUsers = (db: Db) =>

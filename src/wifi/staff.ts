@@ -1,5 +1,5 @@
 import type { StaffRole } from '../db/tables/identity.js';
-import { authenticateStaff, findUser, recordEvent } from '../identity/index.js';
+import { authenticateStaff, findUser, hasPasswordHash, recordEvent } from '../identity/index.js';
 import { randomToken, sha256Hex, uuid } from '../lib/crypto.js';
 import { isoIn, isoNow } from '../lib/time.js';
 import type { Vault } from '../lib/vault.js';
@@ -61,6 +61,9 @@ export async function staffLogin(
   const now = isoNow(deps.clock);
   const id = uuid();
   await deps.db.transaction().execute(async (tx) => {
+    // A password reset committed since the password was checked: this login used the old one.
+    if (!(await hasPasswordHash(tx, auth.user.id, auth.user.password_hash)))
+      throw wifiErrors.invalidCredentials();
     await deleteExpiredAdminSessions(tx, now);
     await insertAdminSession(tx, {
       id,

@@ -10,7 +10,9 @@ import {
   waitForSubject,
 } from '../helpers/identity.js';
 import { startMuteSmtp } from '../helpers/smtp.js';
-import { pruneResetCodeMisses } from '../../src/identity/index.js';
+import { identityErrors, pruneResetCodeMisses, signIn, verifyPassword } from '../../src/identity/index.js';
+import { provenPasswordHash } from '../../src/identity/passwords.js';
+import { findUserByIdentifier } from '../../src/identity/users.store.js';
 
 const NEW_PASSWORD = 'a brand new secret';
 const SENT = { success: true, message: 'if an account exists, a reset link has been sent' };
@@ -342,5 +344,53 @@ t.test(
       new_password: NEW_PASSWORD,
     });
     t.equal(again.status, 200);
+  },
+);
+
+t.test(
+  'a login that checked the old password just before a reset gets no session and cannot restore it',
+  async (t) => {
+    const app = await startTestApp(t);
+    await registered(app, 'race@example.com');
+    const { db } = app.app.deps;
+    // A hash at older argon2 parameters, so the racing login also wants to rehash it.
+    const argon2 = (await import('argon2')).default;
+    const legacy = await argon2.hash(PASSWORD, {
+      type: argon2.argon2id,
+      memoryCost: 4096,
+      timeCost: 1,
+      parallelism: 1,
+    });
+    await db
+      .updateTable('users')
+      .set({ password_hash: legacy })
+      .where('email', '=', 'race@example.com')
+      .execute();
+
+    // The login has read the user and verified the old password (passwordLogin's first steps)...
+    const seen = await findUserByIdentifier(db, 'race@example.com');
+    if (!seen) throw new Error('no user');
+    t.ok(await verifyPassword(seen.password_hash, PASSWORD));
+    // ...when the owner's reset commits.
+    await new Client(app.base).post('/auth/forgot-password', { identifier: 'race@example.com' });
+    const token = linkToken((await waitForSubject(app, 'race@example.com', 'reset your password')).text);
+    const reset = await new Client(app.base).post('/auth/reset-password', {
+      token,
+      new_password: NEW_PASSWORD,
+    });
+    t.equal(reset.status, 200);
+
+    t.equal(await provenPasswordHash(db, seen, PASSWORD), null, 'the rehash finds the password changed');
+    const proof = { passwordHash: seen.password_hash, changed: identityErrors.badCredentials };
+    await t.rejects(
+      signIn(app.app.deps, seen, { ip: '10.0.0.9', method: 'password', proof }),
+      { status: 401, message: 'email/phone or password incorrect' },
+      'the session is refused',
+    );
+    t.same(await db.selectFrom('sessions').select('id').where('user_id', '=', seen.id).execute(), []);
+    const login = (password: string) =>
+      new Client(app.base).post('/auth/login', { identifier: 'race@example.com', password });
+    t.equal((await login(PASSWORD)).status, 401, 'the old password stays gone');
+    t.equal((await login(NEW_PASSWORD)).status, 200, 'the new one works');
   },
 );
