@@ -50,6 +50,25 @@ const TOUCH_MARKERS = [
   'ended-by',
 ].map(marker) as unknown as Touch;
 
+/** The cause of a session closed by closeSilentSessions: our guess, not the router's word. */
+const STALE = 'Stale';
+
+/** Whether the session row being updated was closed as silent and may be open again. */
+const reopens = (eb: ExpressionBuilder<DB, 'radius_sessions'>) =>
+  eb.and([
+    eb('terminate_cause', '=', STALE),
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('radius_sessions as o')
+          .select('o.id')
+          .whereRef('o.device_id', '=', 'radius_sessions.device_id')
+          .whereRef('o.acct_session_id', '=', 'radius_sessions.acct_session_id')
+          .where('o.stopped_at', 'is', null),
+      ),
+    ),
+  ]);
+
 /** The UPDATE of an accounting packet; `stop` adds the stop time and cause. Compiled once each. */
 const touch = (stop: boolean) =>
   prepared(
@@ -78,10 +97,23 @@ const touch = (stop: boolean) =>
           framed_ip: eb.fn.coalesce(eb.val(framedIp), eb.ref('framed_ip')),
           mac: eb.fn.coalesce(eb.val(mac), eb.ref('mac')),
           updated_at: at,
-          ...(stop && {
-            stopped_at: eb.fn.coalesce(eb.ref('stopped_at'), eb.val(stoppedAt)),
-            terminate_cause: cause,
-          }),
+          ...(stop
+            ? {
+                // A session we closed as silent keeps the router's own stop time.
+                stopped_at: eb
+                  .case()
+                  .when('terminate_cause', '=', STALE)
+                  .then(eb.val(stoppedAt))
+                  .else(eb.fn.coalesce(eb.ref('stopped_at'), eb.val(stoppedAt)))
+                  .end(),
+                terminate_cause: cause,
+              }
+            : {
+                // A session we closed as silent is still going: it is open again (unless the
+                // router has since opened another under the same id).
+                stopped_at: eb.case().when(reopens(eb)).then(null).else(eb.ref('stopped_at')).end(),
+                terminate_cause: eb.case().when(reopens(eb)).then(null).else(eb.ref('terminate_cause')).end(),
+              }),
         }))
         .where((eb) =>
           eb(
@@ -138,7 +170,8 @@ const ENDED_GRANT_GRACE_SECONDS = 60;
  * `endedGrantId` is its grant's id when that grant was revoked or had expired more than
  * ENDED_GRANT_GRACE_SECONDS before `eventAt` (the session outlived its grant), otherwise null.
  * Counters only grow (a late Interim-Update cannot undo a Stop's totals) and a closed session
- * stays closed. `begunAt` is when the packet's session began (its event time less
+ * stays closed, except one closed as silent (`Stale`, our guess): a Start or Interim-Update opens
+ * it again, and a Stop gives it the router's stop time. `begunAt` is when the packet's session began (its event time less
  * Acct-Session-Time). A Start after a session with its Acct-Session-Id stopped is a new session
  * (the router reused the id); an Interim-Update or Stop still belongs to a closed session that
  * stopped less than SAME_SESSION_WINDOW_SECONDS before its session began (a resent Stop), otherwise it
@@ -223,7 +256,7 @@ export async function countOpenSessions(db: Db): Promise<number> {
 export async function closeSilentSessions(db: Db, silentSince: string, at: string): Promise<number> {
   const result = await db
     .updateTable('radius_sessions')
-    .set({ stopped_at: at, terminate_cause: 'Stale' })
+    .set({ stopped_at: at, terminate_cause: STALE })
     .where('stopped_at', 'is', null)
     .where('updated_at', '<', silentSince)
     .executeTakeFirst();

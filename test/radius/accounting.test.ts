@@ -404,3 +404,30 @@ t.test('sessions silent for 2.5 interim intervals are closed as stale, others st
     { acct_session_id: 'chatty', stopped_at: null },
   ]);
 });
+
+t.test('a session closed as stale that reports again is open again, and its Stop has the last word', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app);
+  const send = sessionSender(t, app, g.username, 'back');
+  await send('Acct-Status-Type = Start\n');
+  // The daemon was down for a quarter of an hour: at its first run the job closes the session.
+  app.clock.advance('13m');
+  t.equal(await closeStaleSessions(app.app.deps), 1);
+  app.clock.advance('1m');
+  await send('Acct-Status-Type = Interim-Update\nAcct-Session-Time = 840\nAcct-Input-Octets = 5000\n');
+  t.match(await sessions(app), [{ acct_session_id: 'back', stopped_at: null, terminate_cause: null, input_octets: 5000 }]);
+
+  const otherPhone = await radclient(
+    app.auth,
+    'auth',
+    `User-Name = "${g.username}"\nUser-Password = "${g.password}"\nNAS-Identifier = "${NAS_ID}"\nCalling-Station-Id = "AA-AA-AA-AA-AA-AA"\nMessage-Authenticator = 0x00\n`,
+  );
+  t.match(otherPhone.replies, [{ code: 'Access-Reject' }], 'it counts against the grant\'s one device again');
+
+  app.clock.advance('13m');
+  t.equal(await closeStaleSessions(app.app.deps), 1, 'silent again: closed again');
+  await send('Acct-Status-Type = Stop\nAcct-Session-Time = 900\nAcct-Input-Octets = 6000\nAcct-Terminate-Cause = User-Request\n');
+  t.match(await sessions(app), [
+    { stopped_at: '2026-01-15T09:27:00.000Z', terminate_cause: 'User-Request', input_octets: 6000 },
+  ], 'the late Stop replaces our guess with the router\'s stop time and cause');
+});
