@@ -44,7 +44,7 @@ export function checkOrigin(deps: Pick<CoreDeps, 'config'>, req: HttpRequest): v
 /** The session guard: 401 `not authenticated` without a cookie, `session expired or invalid` with a bad one. */
 export function requireSession(deps: Deps) {
   return async (req: HttpRequest, res: ServerResponse): Promise<SessionPrincipal> => {
-    checkOrigin(deps, req);
+    // Who first (no cookie is 401 `not authenticated` whatever the request carries), then where from.
     const token = readCookie(req, SESSION_COOKIE);
     if (token === undefined || token === '') throw identityErrors.notAuthenticated();
     const session = await authenticateSession(deps, token);
@@ -52,6 +52,7 @@ export function requireSession(deps: Deps) {
       res.setHeader('Set-Cookie', clearSessionCookie(deps));
       throw identityErrors.sessionInvalid();
     }
+    checkOrigin(deps, req);
     // Sliding lifetime: when the server extended the session, the browser's cookie is renewed too.
     if (session.extended) res.setHeader('Set-Cookie', sessionCookie(deps, token));
     return { user: session.user, sessionId: session.sessionId, authTime: session.authTime };

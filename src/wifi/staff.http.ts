@@ -30,6 +30,13 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function requireStaff(deps: Deps, needed: StaffRole) {
   const own = new URL(deps.config.publicBaseUrl).origin;
   return async (req: HttpRequest, res: ServerResponse): Promise<StaffPrincipal> => {
+    // Who first (DESIGN §4.4: an unauthenticated call is 401 whatever it carries), then where from.
+    const token = readCookie(req, ADMIN_COOKIE);
+    const principal = token ? await authenticateAdmin(deps, token) : null;
+    if (!principal) {
+      if (token) res.setHeader('Set-Cookie', clearAdminCookie(deps));
+      throw wifiErrors.notAuthenticated();
+    }
     const origin = req.headers.origin;
     if (
       !SAFE.has(req.method) &&
@@ -38,12 +45,6 @@ export function requireStaff(deps: Deps, needed: StaffRole) {
       origin !== deps.config.adminOrigin
     ) {
       throw wifiErrors.originNotAllowed();
-    }
-    const token = readCookie(req, ADMIN_COOKIE);
-    const principal = token ? await authenticateAdmin(deps, token) : null;
-    if (!principal) {
-      if (token) res.setHeader('Set-Cookie', clearAdminCookie(deps));
-      throw wifiErrors.notAuthenticated();
     }
     if (!mayAct(principal.role, needed)) throw wifiErrors.forbidden();
     return principal;

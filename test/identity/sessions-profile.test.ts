@@ -213,6 +213,19 @@ t.test(
     const logout = await c.request('POST', '/auth/logout', undefined, { Origin: 'https://evil.example' });
     t.equal(logout.status, 403);
     t.equal((await c.get('/auth/me')).status, 200, 'still signed in');
+    const anonymous = await new Client(app.base).request(
+      'PATCH',
+      '/profile',
+      { display_name: 'x' },
+      {
+        Origin: 'https://evil.example',
+      },
+    );
+    t.same(
+      [anonymous.status, anonymous.body],
+      [401, { success: false, message: 'not authenticated' }],
+      'no cookie is 401 whatever the Origin',
+    );
     t.equal(
       (
         await c.request(

@@ -257,5 +257,12 @@ t.test(
       201,
     );
     t.equal((await c.get('/api/v1/admin/plans')).body.data.length, 1);
+
+    // Without a session the answer is 401 whatever the Origin (DESIGN §4.4).
+    const anonymous = await new Client(app.base).request('POST', '/api/v1/admin/plans', plan, {
+      Origin: 'https://evil.example',
+    });
+    t.same([anonymous.status, anonymous.body], [401, { message: 'not authenticated' }]);
+    t.equal((await c.get('/api/v1/admin/plans')).body.data.length, 1, 'nothing created');
   },
 );
