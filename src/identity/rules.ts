@@ -8,7 +8,8 @@ export const MIN_PASSWORD_LENGTH = 8;
 export const DISPLAY_NAME_MAX = 100;
 
 export function checkNewPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw identityErrors.passwordTooShort();
+  // Characters, as every other length here: four emoji are four characters, not eight.
+  if (codePoints(password) < MIN_PASSWORD_LENGTH) throw identityErrors.passwordTooShort();
 }
 
 /** Length in characters (code points), not UTF-16 units: "Zoë 🎉" is 5. */

@@ -72,6 +72,12 @@ t.test('POST /auth/register', async (t) => {
       success: false,
       message: 'password must be at least 8 characters',
     });
+    t.same(
+      (await post({ email: 'emoji@example.com', password: '🔑🔑🔑🔑' })).body,
+      { success: false, message: 'password must be at least 8 characters' },
+      'four emoji are four characters (eight UTF-16 units)',
+    );
+    t.equal((await post({ email: 'emoji8@example.com', password: '🔑🔑🔑🔑🔑🔑🔑🔑' })).status, 201);
     t.same((await post({ password: PASSWORD })).body, {
       success: false,
       message: 'email or phone is required',

@@ -28,7 +28,7 @@ if (document.getElementById('reset')) {
     const token = linkToken ?? requiredValue('token');
     const password = token === null ? null : requiredValue('new-password');
     if (token === null || password === null) return;
-    if (password.length < 8) {
+    if (Array.from(password).length < 8) {
       fieldError($('new-password'), t('register.passwordHint'));
       return;
     }

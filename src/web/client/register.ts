@@ -9,7 +9,7 @@ onSubmit('register', async (form) => {
   const identifier = requiredValue('identifier');
   const password = identifier === null ? null : requiredValue('password');
   if (identifier === null || password === null) return;
-  if (password.length < 8) {
+  if (Array.from(password).length < 8) {
     fieldError($('password'), t('register.passwordHint'));
     return;
   }
