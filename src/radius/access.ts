@@ -33,6 +33,8 @@ const REJECT_MESSAGES: Readonly<Record<RejectReason | 'no_credentials', string>>
 };
 
 const GIGA = 2 ** 32;
+/** The largest value of a 4-octet integer attribute such as Session-Timeout (RFC 2865 §5.27). */
+const MAX_INTEGER = GIGA - 1;
 
 /** A 64-bit byte count as a 32-bit value and its gigawords (bits 32..63). */
 const split64 = (bytes: number): { low: number; high: number } => ({
@@ -65,7 +67,8 @@ export function acceptAttributes(
   accept: Extract<Decision, { decision: 'accept' }>,
 ): EncodeAttribute[] {
   return [
-    ['Session-Timeout', accept.secondsLeft],
+    // A plan longer than 136 years (the attribute's range) is as good as unlimited.
+    ['Session-Timeout', Math.min(accept.secondsLeft, MAX_INTEGER)],
     ['Acct-Interim-Interval', config.radiusInterimInterval],
     ...(config.radiusIdleTimeout > 0 ? [['Idle-Timeout', config.radiusIdleTimeout] as const] : []),
     ...(accept.limits.dataLeftBytes === null ? [] : dataLimitAttributes(vendor, accept.limits.dataLeftBytes)),

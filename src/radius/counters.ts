@@ -51,6 +51,12 @@ export class Counters {
     return Object.fromEntries(COUNTERS.map((c) => [c, this.get(c)])) as Record<CounterName, number>;
   }
 
+  /** Gives back the increments of a drain whose write failed: the next drain carries them again. */
+  undrain(deltas: Partial<Record<CounterName, number>>): void {
+    for (const [c, delta] of Object.entries(deltas) as [CounterName, number][])
+      this.#flushed.set(c, (this.#flushed.get(c) ?? 0) - delta);
+  }
+
   /** The increments since the previous drain (only non-zero ones), marked as flushed. */
   drain(): Partial<Record<CounterName, number>> {
     const out: Partial<Record<CounterName, number>> = {};

@@ -102,7 +102,12 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
     async flushCounters() {
       const deltas = counters.drain();
       if (Object.keys(deltas).length === 0) return;
-      await addCounters(deps.db, deltas, deps.clock.now().toISOString());
+      try {
+        await addCounters(deps.db, deltas, deps.clock.now().toISOString());
+      } catch (err) {
+        counters.undrain(deltas); // the database was busy or failing: the next flush retries them
+        throw err;
+      }
       log.info({ event: 'radius.counters', ...deltas }, 'RADIUS counters');
     },
     listening: () => bound,

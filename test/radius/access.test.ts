@@ -61,6 +61,13 @@ t.test('a MikroTik gets Mikrotik-Total-Limit; a plan without a data limit sends 
   ]);
 });
 
+t.test('a plan longer than a 4-octet Session-Timeout gets the largest one, not silence', async (t) => {
+  const app = await startRadiusApp(t);
+  const g = await aGuest(app, { duration_seconds: 2 ** 33 });
+  const run = await radclient(app.auth, 'auth', papRequest(g.username, g.password));
+  t.match(run.replies, [{ code: 'Access-Accept', attributes: { 'Session-Timeout': '4294967295' } }], run.output);
+});
+
 t.test('a router of another make gets both vendor sets, MikroTik and ChilliSpot, with their gigawords', async (t) => {
   const app = await startRadiusApp(t, { device: { model: 'Ubiquiti UniFi U6 Lite' } });
   const g = await aGuest(app, { data_limit_bytes: 5_000_000_000 });

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { CODE, encodeRequest } from '../../src/radius/codec.js';
-import { DropLog } from '../../src/radius/counters.js';
+import { Counters, DropLog } from '../../src/radius/counters.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/log.js';
 import { LogSink } from '../helpers/app.js';
@@ -33,4 +33,17 @@ t.test('counters are stored by the flush and shown by hotspot-ctl status', async
   t.match(JSON.parse(status.stdout).radius_counters, { dropped_unknown_nas: 2, dropped_malformed: 1 });
   const human = await runCli(['status'], cliEnv(app.dataDir));
   t.match(human.stdout, /RADIUS\s+0 auth \(0 accepted, 0 rejected\), 0 accounting; dropped: malformed 1, unknown_nas 2/);
+});
+
+t.test('a drain whose write failed is given back: the next drain carries its increments', (t) => {
+  const counters = new Counters();
+  counters.bump('auth_requests', 3);
+  const first = counters.drain();
+  t.same(first, { auth_requests: 3 });
+  counters.undrain(first); // the database refused the write
+  counters.bump('auth_requests');
+  counters.bump('acct_requests', 2);
+  t.same(counters.drain(), { auth_requests: 4, acct_requests: 2 });
+  t.same(counters.drain(), {}, 'and once stored, not again');
+  t.end();
 });
