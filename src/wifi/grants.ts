@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.js';
+import { mapConcurrent } from '../lib/concurrent.js';
 import { safeEqual, uuid } from '../lib/crypto.js';
 import { newPassword, newUsername } from './codes.js';
 import type { WifiDeps } from './deps.js';
@@ -25,6 +26,9 @@ import { grantUsage } from './sessions.store.js';
  */
 
 export type { GrantRow } from './grants.store.js';
+
+/** Expired grants whose sessions are being disconnected at the same time, at most. */
+const EXPIRY_DISCONNECTS_AT_ONCE = 16;
 
 const passwordContext = (grantId: string): string => `grant-password:${grantId}`;
 
@@ -212,14 +216,14 @@ export async function expireDue(
     );
     return rows;
   });
-  const out: ExpiredGrant[] = [];
-  for (const grant of due) {
+  // Each grant waits on its own routers (a router that never answers costs three tries, ~6 s):
+  // a batch of them must not take one after another.
+  return mapConcurrent(due, EXPIRY_DISCONNECTS_AT_ONCE, async (grant): Promise<ExpiredGrant> => {
     const disconnect = await disconnectGrant(deps, grant.id, 'expired');
     deps.log.info(
       { event: 'grant.expired', grant_id: grant.id, disconnect: disconnect.status },
       'grant expired',
     );
-    out.push({ grantId: grant.id, username: grant.username, disconnect });
-  }
-  return out;
+    return { grantId: grant.id, username: grant.username, disconnect };
+  });
 }

@@ -10,7 +10,7 @@ import {
   type CoaClient,
   type SessionTarget,
 } from '../../src/wifi/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp, waitFor, type TestApp } from '../helpers/app.js';
 import { aDevice, aLiveSession, aPaidPurchase, aPlan } from '../helpers/wifi.js';
 
 /** The credentials of a paid purchase, read back through the access-grant service itself. */
@@ -189,6 +189,31 @@ t.test('expireDue handles each expired grant once, after committing, and leaves 
     [long.grantId],
     'a revoked grant was disconnected when it was revoked',
   );
+});
+
+t.test('expireDue disconnects the expired grants side by side, not one after another', async (t) => {
+  const app = await startTestApp(t);
+  const first = await onlineGrant(app, { duration_seconds: 600 }, 's-1');
+  const second = await onlineGrant(app, { duration_seconds: 600 }, 's-2');
+  // Routers that answer only when told to: one at a time, the second would never be asked.
+  const asked: string[] = [];
+  let answerAll = (): void => undefined;
+  const answered = new Promise<void>((resolve) => (answerAll = resolve));
+  const coa: CoaClient = {
+    async disconnect(target) {
+      asked.push(target.acctSessionId);
+      await answered;
+      return { answer: 'ack' };
+    },
+  };
+  app.clock.advance('10m');
+  const run = expireDue({ ...app.app.deps, coa });
+  await waitFor(() => asked.length === 2, 'both disconnects to be under way');
+  t.same([...asked].sort(), ['s-1', 's-2']);
+  answerAll();
+  const expired = await run;
+  t.same(expired.map((e) => e.grantId).sort(), [first.grantId, second.grantId].sort());
+  t.ok(expired.every((e) => e.disconnect.status === 'disconnected'));
 });
 
 t.test('findLiveForPurchase tells why there are no credentials', async (t) => {
