@@ -37,9 +37,9 @@ export function readAccounting(req: RadiusRequest): AccountingRecord | { malform
   const statusType = enumName(req.attrs, 'Acct-Status-Type');
   if (statusType === null) return { malformed: 'no Acct-Status-Type' };
   const acctSessionId = text(req.attrs, 'Acct-Session-Id') ?? '';
+  // RFC 2866 §5.13 lets a router leave User-Name out: such a session is kept, tied to no grant.
   const username = text(req.attrs, 'User-Name') ?? '';
-  if (SESSION_TYPES.has(statusType) && (acctSessionId === '' || username === ''))
-    return { malformed: 'no Acct-Session-Id or User-Name' };
+  if (SESSION_TYPES.has(statusType) && acctSessionId === '') return { malformed: 'no Acct-Session-Id' };
   return {
     deviceId: req.nas.deviceId,
     statusType,

@@ -246,6 +246,15 @@ t.test('accounting with a wrong secret, an unknown NAS or no session id is dropp
   const onAuthPort = packet(SECRET, [...base, ['Acct-Session-Id', 'x'], ['NAS-Identifier', NAS_ID]]);
   t.same(await sendExpectingDrop(app, app.auth, onAuthPort, 'dropped_unexpected_code'), [], 'accounting on the auth port');
   t.same(await sessions(app), [], 'nothing recorded');
+
+  // RFC 2866 §5.13: User-Name is optional in accounting; the session is kept, tied to no grant.
+  const anonymous = await radclient(
+    app.acct,
+    'acct',
+    `NAS-Identifier = "${NAS_ID}"\nAcct-Session-Id = "no-user"\nAcct-Status-Type = Start\n`,
+  );
+  t.match(anonymous.replies, [{ code: 'Accounting-Response' }], anonymous.output);
+  t.match(await sessions(app), [{ acct_session_id: 'no-user', username: '', grant_id: null }]);
 });
 
 t.test('the Accounting-Response waits for the commit: a record that cannot be written gets none', async (t) => {
