@@ -82,13 +82,14 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
         route: accountingRoute(new AccountingWriter({ ...wifi, log }), (result) => {
           // A Start that reached us after its grant was revoked or expired (the login was
           // accepted just before), or a session still reporting after its grant ended (the
-          // disconnect went unanswered): its sessions get a Disconnect-Request (again).
+          // disconnect went unanswered), or a grant whose sessions used up its data allowance:
+          // its sessions get a Disconnect-Request (again).
           if (result.kind !== 'session' || result.ofEndedGrant === undefined) return;
           const grantId = result.ofEndedGrant;
           deps.background.run(
             'radius.late_session_disconnect_failed',
             'disconnecting a session of an ended grant failed',
-            () => disconnectGrant({ ...wifi, coa, log }, grantId, 'session of an ended grant'),
+            () => disconnectGrant({ ...wifi, coa, log }, grantId, 'session of an ended or used-up grant'),
             { grant_id: grantId },
           );
         }),

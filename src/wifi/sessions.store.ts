@@ -136,12 +136,30 @@ const touch = (stop: boolean) =>
         )
         .returning((eb) => [
           'id',
-          // The session's grant when it was revoked or ran out by `endedBy`, in the same statement.
+          // The session's grant when it was revoked or ran out by `endedBy`, or when its sessions
+          // together have used up its data allowance (each router only enforces what was left
+          // when its own session began), in the same statement.
           eb
             .selectFrom('grants as g')
             .select('g.id')
             .whereRef('g.id', '=', 'radius_sessions.grant_id')
-            .where((w) => w.or([w('g.revoked_at', '<=', endedBy), w('g.expires_at', '<=', endedBy)]))
+            .where((w) =>
+              w.or([
+                w('g.revoked_at', '<=', endedBy),
+                w('g.expires_at', '<=', endedBy),
+                w.and([
+                  w('g.data_limit_bytes', 'is not', null),
+                  w(
+                    'g.data_limit_bytes',
+                    '<=',
+                    w
+                      .selectFrom('radius_sessions as u')
+                      .select(sql<number>`coalesce(sum(u.input_octets + u.output_octets), 0)`.as('used'))
+                      .whereRef('u.grant_id', '=', 'g.id'),
+                  ),
+                ]),
+              ]),
+            )
             .as('ended_grant_id'),
         ]),
     TOUCH_MARKERS,
@@ -168,7 +186,8 @@ const ENDED_GRANT_GRACE_SECONDS = 60;
 /**
  * Refreshes an existing session from an accounting packet; null when there is none yet.
  * `endedGrantId` is its grant's id when that grant was revoked or had expired more than
- * ENDED_GRANT_GRACE_SECONDS before `eventAt` (the session outlived its grant), otherwise null.
+ * ENDED_GRANT_GRACE_SECONDS before `eventAt` (the session outlived its grant), or when its
+ * sessions' octets together reached its data allowance; otherwise null.
  * Counters only grow (a late Interim-Update cannot undo a Stop's totals) and a closed session
  * stays closed, except one closed as silent (`Stale`, our guess): a Start or Interim-Update opens
  * it again, and a Stop gives it the router's stop time. `begunAt` is when the packet's session began (its event time less

@@ -46,7 +46,8 @@ export type AccountingResult =
        * session for a grant that is already revoked or expired (the router accepted the login
        * just before, and its Start came after the disconnects went out), or when a session is
        * still reporting more than a minute after its grant ended (the Disconnect-Request went
-       * unanswered or the router ignored it): each such report brings a new one.
+       * unanswered or the router ignored it): each such report brings a new one. Also set when
+       * the grant's sessions together have used up its data allowance (several devices).
        */
       ofEndedGrant?: string;
     }

@@ -196,6 +196,29 @@ t.test('a session still reporting a minute after its grant ended is disconnected
   });
 });
 
+t.test('sessions that together use up the grant\'s data allowance are disconnected', async (t) => {
+  const listener = new CoaListener(SECRET, () => ({ ack: true }));
+  const port = await listener.listen();
+  t.teardown(() => listener.close());
+  const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
+  // Two devices, 10 kB between them: each router was told 10 kB were left when its session began.
+  const g = await aGuest(app, { data_limit_bytes: 10_000, max_devices: 2 });
+  const send = (session: string, lines: string[]) => account(t, app, g.username, session, lines);
+  await send('phone', ['Acct-Status-Type = Start']);
+  await send('laptop', ['Acct-Status-Type = Start']);
+  app.clock.advance('5m');
+  await send('phone', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 300', 'Acct-Input-Octets = 6000']);
+  t.equal(listener.received.length, 0, '6 kB of 10: nothing');
+  await send('laptop', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 300', 'Acct-Output-Octets = 5000']);
+  t.same(
+    listener.received.map((r) => attrText(r, 44)).sort(),
+    ['laptop', 'phone'],
+    '11 kB of 10: every session of the grant is disconnected',
+  );
+  const login = await radclient(app.auth, 'auth', papRequest(g.username, g.password));
+  t.match(login.replies, [{ code: 'Access-Reject', attributes: { 'Reply-Message': '"The data allowance of this access is used up"' } }]);
+});
+
 t.test('hotspot-ctl sessions list and disconnect report what the router said', async (t) => {
   const { app, session } = await setup(t, () => ({ ack: true }));
   const env = cliEnv(app.dataDir);
