@@ -167,10 +167,12 @@ export async function updateClient(
           : checkOptionalUrl(patch.privacy_policy_url),
       status: patch.status === undefined ? current.status : checkStatus(patch.status),
     };
-    checkStatusMove(current.status, next.status, {
-      redirectUris: next.redirect_uris,
-      homepageUrl: next.homepage_url,
-    });
+    checkStatusMove(
+      current.status,
+      next.status,
+      { redirectUris: next.redirect_uris, homepageUrl: next.homepage_url },
+      patch.status !== undefined,
+    );
     const now = isoNow(deps.clock);
     const row: ClientRow = {
       ...current,

@@ -19,6 +19,7 @@ export const consoleErrors = errorCatalogue({
   urlInvalid: [400, 'logo_url, homepage_url and privacy_policy_url must be http:// or https:// URLs'],
   statusInvalid: [400, 'status must be testing, production or disabled'],
   statusTransition: [400, 'a production client cannot go back to testing; disable it instead'],
+  alreadyDisabled: [400, 'the client is already disabled'],
   publishingGate: [400, 'publishing requires at least one https:// redirect_uri and a homepage_url'],
   publicNoSecret: [400, 'public clients have no secret to rotate'],
 });

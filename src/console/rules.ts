@@ -81,7 +81,9 @@ export function checkStatus(value: string): ClientStatus {
 }
 
 /**
- * identity-service.md §3.1: every move is allowed except production → testing. A move INTO
+ * identity-service.md §3.1: the moves of its table. Outside it: production → testing, and a
+ * requested disabled → disabled (the table has "no change" rows for testing and production
+ * only; a PATCH without a status is no move and passes). A move INTO
  * production (from testing or disabled) must pass the publishing gate (an https redirect URI and
  * a homepage URL, on the PATCH's result); production → production has no condition, so a PATCH
  * that keeps a client in production is not gated (docs/decisions/0004-console.md).
@@ -90,8 +92,10 @@ export function checkStatusMove(
   from: ClientStatus,
   to: ClientStatus,
   result: { redirectUris: readonly string[]; homepageUrl: string | null },
+  requested: boolean,
 ): void {
   if (from === 'production' && to === 'testing') throw consoleErrors.statusTransition();
+  if (requested && from === 'disabled' && to === 'disabled') throw consoleErrors.alreadyDisabled();
   if (to === 'production' && from !== 'production') {
     const https = result.redirectUris.some((u) => u.toLowerCase().startsWith('https://'));
     if (!https || result.homepageUrl === null) throw consoleErrors.publishingGate();

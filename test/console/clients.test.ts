@@ -331,6 +331,20 @@ t.test('the client status table of §3.1, row by row, with the publishing gate',
       patch: { status: 'testing' },
       refused: 'a production client cannot go back to testing; disable it instead',
     },
+    {
+      row: 'disabled → disabled: outside the table (no "no change" row)',
+      from: 'disabled',
+      fields: bare,
+      patch: { status: 'disabled' },
+      refused: 'the client is already disabled',
+    },
+    {
+      row: 'disabled, a rename without a status: no move',
+      from: 'disabled',
+      fields: bare,
+      patch: { name: 'Renamed while disabled' },
+      to: 'disabled',
+    },
   ];
   for (const { row, from, fields, patch, to, refused } of rows) {
     const { url, id } = await clientIn(from, fields);
