@@ -1,7 +1,7 @@
 import argon2 from 'argon2';
 import type { Db } from '../db/index.js';
 import { randomToken } from '../lib/crypto.js';
-import { replacePasswordHash } from './users.store.js';
+import { findUserById, replacePasswordHash } from './users.store.js';
 
 /** OWASP's argon2id baseline: 19 MiB, 2 iterations, 1 lane. */
 export const ARGON2_PARAMS = {
@@ -34,7 +34,11 @@ export async function provenPasswordHash(
 ): Promise<string | null> {
   if (!argon2.needsRehash(user.password_hash, ARGON2_PARAMS)) return user.password_hash;
   const rehashed = await hashPassword(password);
-  return (await replacePasswordHash(db, user.id, user.password_hash, rehashed)) ? rehashed : null;
+  if (await replacePasswordHash(db, user.id, user.password_hash, rehashed)) return rehashed;
+  // Replaced meanwhile: by a concurrent login's rehash of this same password (two tabs), or by
+  // a reset. Whatever is stored now decides.
+  const current = await findUserById(db, user.id);
+  return current && (await verifyPassword(current.password_hash, password)) ? current.password_hash : null;
 }
 
 let decoy: Promise<string> | undefined;

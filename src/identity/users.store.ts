@@ -49,15 +49,20 @@ export async function replacePasswordHash(db: Db, id: string, from: string, to: 
   return result.numUpdatedRows > 0n;
 }
 
-/** Whether the user's password hash is still `hash` (the one a login verified). */
+/**
+ * Inside a transaction: whether the user's password hash is still `hash` (the one a login
+ * verified). A write that changes nothing, so it also locks the row where the database locks
+ * rows (PostgreSQL): a reset then waits for this transaction or is seen by it, never slips in
+ * between the check and the session it guards.
+ */
 export async function hasPasswordHash(db: Db, id: string, hash: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('users')
-    .select('id')
+  const result = await db
+    .updateTable('users')
+    .set((eb) => ({ password_hash: eb.ref('password_hash') }))
     .where('id', '=', id)
     .where('password_hash', '=', hash)
     .executeTakeFirst();
-  return row !== undefined;
+  return result.numUpdatedRows > 0n;
 }
 
 export const deleteUser = (db: Db, id: string) => db.deleteFrom('users').where('id', '=', id).execute();

@@ -149,13 +149,21 @@ const touch = (stop: boolean) =>
                 w('g.expires_at', '<=', endedBy),
                 w.and([
                   w('g.data_limit_bytes', 'is not', null),
+                  // The other sessions' octets plus this row's new ones: a subquery in RETURNING
+                  // sees this row before the update on some databases (PostgreSQL), after it on
+                  // others (SQLite).
                   w(
                     'g.data_limit_bytes',
                     '<=',
-                    w
+                    sql<number>`${w
                       .selectFrom('radius_sessions as u')
                       .select(sql<number>`coalesce(sum(u.input_octets + u.output_octets), 0)`.as('used'))
-                      .whereRef('u.grant_id', '=', 'g.id'),
+                      .whereRef('u.grant_id', '=', 'g.id')
+                      .whereRef(
+                        'u.id',
+                        '<>',
+                        'radius_sessions.id',
+                      )} + radius_sessions.input_octets + radius_sessions.output_octets`,
                   ),
                 ]),
               ]),

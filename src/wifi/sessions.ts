@@ -95,7 +95,10 @@ export async function recordAccounting(
         results.push({
           kind: 'session',
           created: false,
-          ...(endedGrantId !== null && stop === null && { ofEndedGrant: endedGrantId }),
+          // Also on a Stop: the report that used up the allowance is often the Stop of the
+          // session its router cut at its limit, and the grant's other sessions must end too
+          // (disconnectGrant only reaches live sessions).
+          ...(endedGrantId !== null && { ofEndedGrant: endedGrantId }),
         });
         continue;
       }
@@ -151,7 +154,7 @@ export async function closeStaleSessions(deps: Pick<WifiDeps, 'db' | 'clock' | '
 
 /**
  * Recent RADIUS sessions, at most ADMIN_LIST_LIMIT (admin API and `sessions list` alike: sessions
- * grow without bound): every open one first, then closed ones; newest first within each.
+ * grow without bound), newest first: every open one, then the most recently started closed ones.
  */
 export function listSessions(deps: Pick<WifiDeps, 'db'>): Promise<ListedSessionRow[]> {
   return selectRecentSessions(deps.db, ADMIN_LIST_LIMIT);

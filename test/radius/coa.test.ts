@@ -219,6 +219,27 @@ t.test('sessions that together use up the grant\'s data allowance are disconnect
   t.match(login.replies, [{ code: 'Access-Reject', attributes: { 'Reply-Message': '"The data allowance of this access is used up"' } }]);
 });
 
+t.test('a Stop that uses up the data allowance ends the grant\'s other sessions', async (t) => {
+  const listener = new CoaListener(SECRET, () => ({ ack: true }));
+  const port = await listener.listen();
+  t.teardown(() => listener.close());
+  const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
+  const g = await aGuest(app, { data_limit_bytes: 10_000, max_devices: 2 });
+  const send = (session: string, lines: string[]) => account(t, app, g.username, session, lines);
+  await send('phone', ['Acct-Status-Type = Start']);
+  await send('laptop', ['Acct-Status-Type = Start']);
+  app.clock.advance('1m');
+  await send('laptop', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 60', 'Acct-Input-Octets = 4000']);
+  t.equal(listener.received.length, 0);
+  // The phone's router cut its session at the 10 kB it was told: its Stop is the report.
+  await send('phone', ['Acct-Status-Type = Stop', 'Acct-Session-Time = 60', 'Acct-Input-Octets = 10000']);
+  t.same(
+    listener.received.map((r) => attrText(r, 44)),
+    ['laptop'],
+    'the laptop is disconnected; the stopped phone is not asked',
+  );
+});
+
 t.test('hotspot-ctl sessions list and disconnect report what the router said', async (t) => {
   const { app, session } = await setup(t, () => ({ ack: true }));
   const env = cliEnv(app.dataDir);
