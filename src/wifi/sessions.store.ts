@@ -32,6 +32,7 @@ type Touch = [
   stoppedAt: string | null,
   cause: string | null,
   endedBy: string,
+  username: string,
 ];
 
 const TOUCH_MARKERS = [
@@ -48,6 +49,7 @@ const TOUCH_MARKERS = [
   'stopped',
   'cause',
   'ended-by',
+  'username',
 ].map(marker) as unknown as Touch;
 
 /** The cause of a session closed by closeSilentSessions: our guess, not the router's word. */
@@ -87,6 +89,7 @@ const touch = (stop: boolean) =>
       stoppedAt,
       cause,
       endedBy,
+      username,
     ) =>
       db
         .updateTable('radius_sessions')
@@ -96,6 +99,21 @@ const touch = (stop: boolean) =>
           session_time: greatest(eb, 'session_time', sessionTime),
           framed_ip: eb.fn.coalesce(eb.val(framedIp), eb.ref('framed_ip')),
           mac: eb.fn.coalesce(eb.val(mac), eb.ref('mac')),
+          // A session first reported without User-Name (RFC 2866 allows it) takes the first one a
+          // later packet brings, and that user's grant: it then counts for the grant's limits
+          // and can be disconnected (CoovaChilli wants the User-Name in a Disconnect-Request).
+          username: eb.case().when('username', '=', '').then(eb.val(username)).else(eb.ref('username')).end(),
+          grant_id: eb
+            .case()
+            .when(eb.and([eb('username', '=', ''), eb('grant_id', 'is', null)]))
+            .then(
+              eb
+                .selectFrom('grants as n')
+                .select('n.id')
+                .where('n.username', '=', sql<string>`lower(trim(${username}))`),
+            )
+            .else(eb.ref('grant_id'))
+            .end(),
           updated_at: at,
           ...(stop
             ? {
@@ -228,6 +246,7 @@ export async function touchSession(
     stop?.at ?? null,
     stop?.cause ?? null,
     isoPlus(packet.eventAt, -ENDED_GRANT_GRACE_SECONDS),
+    u.username,
   );
   const [row] = rows;
   return row ? { endedGrantId: row.ended_grant_id } : null;

@@ -255,6 +255,16 @@ t.test('accounting with a wrong secret, an unknown NAS or no session id is dropp
   );
   t.match(anonymous.replies, [{ code: 'Accounting-Response' }], anonymous.output);
   t.match(await sessions(app), [{ acct_session_id: 'no-user', username: '', grant_id: null }]);
+  // A later packet that names the user ties the session to that user's grant.
+  const named = await radclient(
+    app.acct,
+    'acct',
+    `${common(g.username.toUpperCase(), 'no-user')}\nAcct-Status-Type = Interim-Update\nAcct-Session-Time = 60\n`,
+  );
+  t.match(named.replies, [{ code: 'Accounting-Response' }], named.output);
+  t.match(await sessions(app), [
+    { acct_session_id: 'no-user', username: g.username.toUpperCase(), grant_id: g.grantId },
+  ]);
 });
 
 t.test('the Accounting-Response waits for the commit: a record that cannot be written gets none', async (t) => {
