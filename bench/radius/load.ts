@@ -39,7 +39,11 @@ function send(): void {
   const p = packets[next];
   if (!p) return;
   next++;
-  sentAt.set(p[1] ?? 0, { at: process.hrtime.bigint(), expect: SUCCESS[p[0] ?? 0] ?? -1 });
+  const id = p[1] ?? 0;
+  // Identifiers repeat every 256 packets: one still unanswered that far back (a datagram the
+  // kernel dropped) is given up as lost, or its slot and the run's total would never close.
+  if (sentAt.delete(id)) lost++;
+  sentAt.set(id, { at: process.hrtime.bigint(), expect: SUCCESS[p[0] ?? 0] ?? -1 });
   socket.send(p, port, '127.0.0.1');
 }
 
