@@ -4,6 +4,30 @@ import { Client } from './client.js';
 
 export const PASSWORD = 'correct horse battery';
 
+/**
+ * Stores, for the account with `email`, a hash of `password` made with older argon2 parameters
+ * (as an account from an earlier release has), so the next login rehashes it. Returns that hash.
+ */
+export async function withLegacyPasswordHash(
+  app: TestApp,
+  email: string,
+  password = PASSWORD,
+): Promise<string> {
+  const argon2 = (await import('argon2')).default;
+  const legacy = await argon2.hash(password, {
+    type: argon2.argon2id,
+    memoryCost: 4096,
+    timeCost: 1,
+    parallelism: 1,
+  });
+  await app.app.deps.db
+    .updateTable('users')
+    .set({ password_hash: legacy })
+    .where('email', '=', email)
+    .execute();
+  return legacy;
+}
+
 /** Messages spooled for `to`, oldest first. */
 export async function outboxFor(dataDir: string, to: string): Promise<OutboxEntry[]> {
   return (await readOutbox(dataDir)).filter((e) => e.to === to);

@@ -3,7 +3,7 @@ import { provenPasswordHash } from '../../src/identity/passwords.js';
 import { findUserByIdentifier } from '../../src/identity/users.store.js';
 import { startTestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
-import { lastCode, outboxFor, PASSWORD, registered } from '../helpers/identity.js';
+import { lastCode, outboxFor, PASSWORD, registered, withLegacyPasswordHash } from '../helpers/identity.js';
 
 const USER_KEYS = ['email', 'email_verified', 'id', 'phone', 'phone_verified'];
 
@@ -220,18 +220,7 @@ t.test('shutting down right after a sign-up still sends its code', async (t) => 
 t.test('a password hashed with older argon2 parameters is rehashed at the next login', async (t) => {
   const app = await startTestApp(t);
   await registered(app, 'old@example.com');
-  const argon2 = (await import('argon2')).default;
-  const legacy = await argon2.hash(PASSWORD, {
-    type: argon2.argon2id,
-    memoryCost: 4096,
-    timeCost: 1,
-    parallelism: 1,
-  });
-  await app.app.deps.db
-    .updateTable('users')
-    .set({ password_hash: legacy })
-    .where('email', '=', 'old@example.com')
-    .execute();
+  const legacy = await withLegacyPasswordHash(app, 'old@example.com');
   const stale = await findUserByIdentifier(app.app.deps.db, 'old@example.com');
   if (!stale) throw new Error('no user');
   // Two tabs sign in at once: both read the old hash; one rehash wins, the other still signs in.

@@ -8,6 +8,7 @@ import {
   registered,
   waitForOutbox,
   waitForSubject,
+  withLegacyPasswordHash,
 } from '../helpers/identity.js';
 import { startMuteSmtp } from '../helpers/smtp.js';
 import { identityErrors, pruneResetCodeMisses, signIn, verifyPassword } from '../../src/identity/index.js';
@@ -354,18 +355,7 @@ t.test(
     await registered(app, 'race@example.com');
     const { db } = app.app.deps;
     // A hash at older argon2 parameters, so the racing login also wants to rehash it.
-    const argon2 = (await import('argon2')).default;
-    const legacy = await argon2.hash(PASSWORD, {
-      type: argon2.argon2id,
-      memoryCost: 4096,
-      timeCost: 1,
-      parallelism: 1,
-    });
-    await db
-      .updateTable('users')
-      .set({ password_hash: legacy })
-      .where('email', '=', 'race@example.com')
-      .execute();
+    await withLegacyPasswordHash(app, 'race@example.com');
 
     // The login has read the user and verified the old password (passwordLogin's first steps)...
     const seen = await findUserByIdentifier(db, 'race@example.com');

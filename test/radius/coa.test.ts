@@ -196,16 +196,24 @@ t.test('a session still reporting a minute after its grant ended is disconnected
   });
 });
 
-t.test('sessions that together use up the grant\'s data allowance are disconnected', async (t) => {
+/**
+ * A grant of two devices sharing 10 kB, online on a 'phone' and a 'laptop' session of a router
+ * that ACKs every Disconnect-Request: each router was told 10 kB were left when its session began.
+ */
+async function sharedAllowance(t: Test) {
   const listener = new CoaListener(SECRET, () => ({ ack: true }));
   const port = await listener.listen();
   t.teardown(() => listener.close());
   const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
-  // Two devices, 10 kB between them: each router was told 10 kB were left when its session began.
   const g = await aGuest(app, { data_limit_bytes: 10_000, max_devices: 2 });
   const send = (session: string, lines: string[]) => account(t, app, g.username, session, lines);
   await send('phone', ['Acct-Status-Type = Start']);
   await send('laptop', ['Acct-Status-Type = Start']);
+  return { app, g, listener, send };
+}
+
+t.test('sessions that together use up the grant\'s data allowance are disconnected', async (t) => {
+  const { app, g, listener, send } = await sharedAllowance(t);
   app.clock.advance('5m');
   await send('phone', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 300', 'Acct-Input-Octets = 6000']);
   t.equal(listener.received.length, 0, '6 kB of 10: nothing');
@@ -220,14 +228,7 @@ t.test('sessions that together use up the grant\'s data allowance are disconnect
 });
 
 t.test('a Stop that uses up the data allowance ends the grant\'s other sessions', async (t) => {
-  const listener = new CoaListener(SECRET, () => ({ ack: true }));
-  const port = await listener.listen();
-  t.teardown(() => listener.close());
-  const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
-  const g = await aGuest(app, { data_limit_bytes: 10_000, max_devices: 2 });
-  const send = (session: string, lines: string[]) => account(t, app, g.username, session, lines);
-  await send('phone', ['Acct-Status-Type = Start']);
-  await send('laptop', ['Acct-Status-Type = Start']);
+  const { app, listener, send } = await sharedAllowance(t);
   app.clock.advance('1m');
   await send('laptop', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 60', 'Acct-Input-Octets = 4000']);
   t.equal(listener.received.length, 0);
