@@ -20,6 +20,11 @@ interface CachedDatabase {
   /** Whether a statement that may write ran since the last call (and forget it). */
   takeWritten(): boolean;
   /**
+   * A number that moves whenever a statement that may write and names one of `tables` runs on
+   * this connection, or another connection (the CLI) commits anything; see `idleChangeVersion`.
+   */
+  changeVersion(tables: readonly string[]): number;
+  /**
    * Queries holding or waiting for the connection through kysely (the driver counts them). At
    * zero, a synchronous statement runs exactly where a queued one would: after everything
    * before it, with nothing in between.
@@ -27,9 +32,48 @@ interface CachedDatabase {
   users: number;
 }
 
+/** Distinct write statements whose names are remembered; past this the memo starts afresh. */
+const WRITE_NAMES_MEMO_SIZE = 1_000;
+
+/** The lower-cased words of a statement: every table it can name is among them (over-counting is harmless). */
+const namesIn = (sql: string): readonly string[] => [
+  ...new Set((sql.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).map((w) => w.toLowerCase())),
+];
+
 function withStatementCache(sqlite: Database.Database): CachedDatabase {
   const cache = new Map<string, Database.Statement>();
   let written = false;
+  /** Tables some cached read depends on, and their writes, counted when a statement that may write is about to run. */
+  const writes = new Map<string, number>();
+  /** Per write statement, the watched tables it names. */
+  const writeNames = new Map<string, readonly string[]>();
+  const noteWrite = (sql: string): void => {
+    let names = writeNames.get(sql);
+    if (!names) {
+      names = namesIn(sql).filter((name) => writes.has(name));
+      if (writeNames.size >= WRITE_NAMES_MEMO_SIZE) writeNames.clear();
+      writeNames.set(sql, names);
+    }
+    for (const name of names) writes.set(name, (writes.get(name) ?? 0) + 1);
+  };
+  /** From now on, writes naming `table` are counted (none before matter: nothing was cached for it). */
+  const watch = (table: string): void => {
+    writes.set(table, 0);
+    writeNames.clear(); // its entries were computed without this table
+  };
+  // SQLite's own counter of commits by other connections (https://sqlite.org/pragma.html#pragma_data_version).
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  let seenDataVersion: unknown = dataVersion.get();
+  let foreignCommits = 0;
+  /**
+   * Reading data_version takes SQLite's WAL read lock (a few µs, the cost of a small query), so
+   * it is read once per turn of the event loop: datagrams handled in the same turn see other
+   * connections' commits as of the first of them, as if they had come a moment earlier.
+   */
+  let dataVersionRead = false;
+  const clearDataVersionRead = (): void => {
+    dataVersionRead = false;
+  };
   const statement = (sql: string): Database.Statement => {
     let stmt = cache.get(sql);
     if (stmt) {
@@ -58,10 +102,32 @@ function withStatementCache(sqlite: Database.Database): CachedDatabase {
     // kysely prepares each statement right before it runs it.
     prepare(sql: string) {
       const stmt = statement(sql);
-      if (!stmt.readonly) written = true;
+      if (!stmt.readonly) {
+        written = true;
+        noteWrite(sql);
+      }
       return stmt;
     },
     statement,
+    changeVersion(tables) {
+      if (!dataVersionRead) {
+        dataVersionRead = true;
+        setImmediate(clearDataVersionRead);
+        const now = dataVersion.get();
+        if (now !== seenDataVersion) {
+          seenDataVersion = now;
+          foreignCommits++;
+        }
+      }
+      // Every term only grows, so the sum is unchanged exactly when none of them moved.
+      let version = foreignCommits;
+      for (const table of tables) {
+        const count = writes.get(table);
+        if (count === undefined) watch(table);
+        else version += count;
+      }
+      return version;
+    },
   };
 }
 
@@ -79,6 +145,21 @@ export function idleReadStatement(db: Db, sql: string): Database.Statement | nul
   if (!cached || cached.users > 0) return null;
   const stmt = cached.statement(sql);
   return stmt.readonly ? stmt : null;
+}
+
+/**
+ * For reads cached between writes (`prepared` with `cacheUntilWritten`): a version of what
+ * `tables` hold, to run right before an idle read (see `idleReadStatement`; null when the
+ * connection is not idle, or `db` is not a database opened here). It moves when a statement
+ * that may write and names one of `tables` (or anything after a cascade: list those tables
+ * too) runs on this connection, and when another connection commits anything (seen from the
+ * next turn of the event loop). A result read at version v is what the database still holds
+ * while the version is v.
+ */
+export function idleChangeVersion(db: Db, tables: readonly string[]): number | null {
+  const cached = opened.get(db);
+  if (!cached || cached.users > 0) return null;
+  return cached.changeVersion(tables);
 }
 
 /**

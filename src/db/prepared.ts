@@ -1,5 +1,21 @@
 import { CompiledQuery, type Compilable } from 'kysely';
-import { idleReadStatement, type Db } from './connect.js';
+import { idleChangeVersion, idleReadStatement, type Db } from './connect.js';
+
+export interface PreparedOptions {
+  /**
+   * Keep each result, by argument values, until a write may have changed it: a statement that
+   * may write and names one of these tables runs on this connection, or another connection
+   * commits (connect.ts `idleChangeVersion`). List every table whose writes can change the
+   * result, including tables whose deletes cascade into it. Only synchronous (idle) reads are
+   * cached; the rows returned are shared and frozen.
+   */
+  cacheUntilWritten?: { tables: readonly string[]; maxEntries: number };
+}
+
+interface Cached {
+  version: number;
+  rows: readonly unknown[];
+}
 
 /**
  * A query built and compiled once, then run with new parameter values. Hot paths (RADIUS
@@ -8,13 +24,17 @@ import { idleReadStatement, type Db } from './connect.js';
  * argument and puts each where its value goes (markers may repeat); any other value it uses is a
  * constant of the query. The first run fixes the SQL for the process's dialect. A query that only
  * reads, run on the database itself (not a transaction) while nothing else uses the connection,
- * runs synchronously (connect.ts `idleReadStatement`).
+ * runs synchronously (connect.ts `idleReadStatement`), and with `cacheUntilWritten` its result
+ * is kept until a write may have changed it.
  */
 export function prepared<A extends unknown[], R>(
   build: (db: Db, ...args: A) => Compilable<R>,
   markers: A,
+  options: PreparedOptions = {},
 ): (db: Db, ...args: A) => Promise<R[]> {
   let plan: { sql: string; slots: ({ arg: number } | { value: unknown })[] } | undefined;
+  const caches = new WeakMap<Db, Map<string, Cached>>();
+  const cacheOptions = options.cacheUntilWritten;
   return async (db, ...args) => {
     if (!plan) {
       const compiled = build(db, ...markers).compile();
@@ -26,10 +46,25 @@ export function prepared<A extends unknown[], R>(
         }),
       };
     }
+    const version = cacheOptions ? idleChangeVersion(db, cacheOptions.tables) : null;
+    let cache: Map<string, Cached> | undefined;
+    let key = '';
+    if (version !== null) {
+      cache = caches.get(db);
+      if (!cache) caches.set(db, (cache = new Map<string, Cached>()));
+      // Unambiguous: a query always has the same number of arguments.
+      key = args.length === 1 && typeof args[0] === 'string' ? args[0] : JSON.stringify(args);
+      const hit = cache.get(key);
+      if (hit?.version === version) return hit.rows as R[];
+    }
     const parameters = plan.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     const read = idleReadStatement(db, plan.sql);
-    if (read) return read.all(parameters) as R[];
-    return (await db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters))).rows;
+    if (!read) return (await db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters))).rows;
+    if (!cache || version === null || !cacheOptions) return read.all(parameters) as R[];
+    const rows = Object.freeze((read.all(parameters) as R[]).map((r) => Object.freeze(r)));
+    if (cache.size >= cacheOptions.maxEntries && !cache.has(key)) cache.clear();
+    cache.set(key, { version, rows });
+    return rows as R[];
   };
 }
 

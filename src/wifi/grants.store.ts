@@ -12,12 +12,19 @@ export function findGrant(db: Db, id: string): Promise<GrantRow | undefined> {
   return db.selectFrom('grants').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Grants kept by username, at most (each a few hundred bytes). */
+const GRANTS_CACHED = 50_000;
+
 const grantByUsername = prepared(
   (db, username: string) => db.selectFrom('grants').selectAll().where('username', '=', username),
   [marker('username')],
+  { cacheUntilWritten: { tables: ['grants'], maxEntries: GRANTS_CACHED } },
 );
 
-/** The grant of a username (RADIUS authorization asks this for every login: compiled once). */
+/**
+ * The grant of a username. RADIUS authorization asks this for every login: compiled once, and
+ * kept until anything writes to grants (a revocation, here or by the CLI). The row is frozen.
+ */
 export async function findGrantByUsername(db: Db, username: string): Promise<GrantRow | undefined> {
   return (await grantByUsername(db, username))[0];
 }

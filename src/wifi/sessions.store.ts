@@ -360,12 +360,15 @@ const usage = prepared(
       ])
       .where('grant_id', '=', grantId),
   [marker('grant'), marker('mac')],
+  // Deleting a router deletes its sessions (ON DELETE CASCADE).
+  { cacheUntilWritten: { tables: ['radius_sessions', 'devices'], maxEntries: 50_000 } },
 );
 
 /**
  * What a grant has used: its open sessions on other devices than `mac` (a phone that reconnects
  * does not count against itself) and the octets of all its sessions. Asked at every login, so
- * compiled once.
+ * compiled once, and kept until the next write to the sessions (a burst of logins between
+ * accounting packets asks the database once per guest).
  */
 export async function grantUsage(
   db: Db,
