@@ -1,5 +1,4 @@
 import type { Config } from '../config/index.js';
-import { safeEqual } from '../lib/crypto.js';
 import { authorize, type Decision, type RejectReason, type WifiDeps } from '../wifi/index.js';
 import {
   ATTR,
@@ -8,6 +7,7 @@ import {
   encodeReply,
   rawValue,
   revealPassword,
+  sameBytes,
   text,
   type EncodeAttribute,
 } from './codec.js';
@@ -81,8 +81,9 @@ function credentialCheck(req: RadiusRequest): ((password: string) => boolean) | 
   if (hidden) {
     const given = revealPassword(hidden, req.nas.secret, req.frame.authenticator);
     if (!given) return null;
-    const plain = given.toString('utf8');
-    return (password) => safeEqual(plain, password);
+    // Constant time over the bytes; a length mismatch answers at once, which tells only that the
+    // guess is not the length every generated grant password has (codes.ts), no secret.
+    return (password) => sameBytes(given, Buffer.from(password, 'utf8'));
   }
   const chap = rawValue(req.frame, ATTR.chapPassword);
   if (chap) {

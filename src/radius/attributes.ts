@@ -94,12 +94,14 @@ const dictionary = radius as unknown as {
   load_dictionaries(): void;
   _attr_to(name: string, vendor: number | undefined, field: number): unknown;
 };
-const definitions = new Map<string, Definition>();
+/** Definitions by vendor (0: standard attributes), then name. */
+const definitions = new Map<number, Map<string, Definition>>();
 
 /** An attribute's number, type and enumerated values, from the package's loaded dictionaries. */
 function definition(name: string, vendor: number | undefined): Definition {
-  const key = `${String(vendor ?? '')}/${name}`;
-  let def = definitions.get(key);
+  let ofVendor = definitions.get(vendor ?? 0);
+  if (!ofVendor) definitions.set(vendor ?? 0, (ofVendor = new Map<string, Definition>()));
+  let def = ofVendor.get(name);
   if (!def) {
     dictionary.load_dictionaries();
     const id = dictionary._attr_to(name, vendor, 0);
@@ -111,7 +113,7 @@ function definition(name: string, vendor: number | undefined): Definition {
       values: (dictionary._attr_to(name, vendor, 4) ?? {}) as Record<string, string>,
       hidden: modifiers['encrypt=1'] === true,
     };
-    definitions.set(key, def);
+    ofVendor.set(name, def);
   }
   return def;
 }

@@ -155,7 +155,22 @@ export const rawValue = (f: Frame, type: number): Buffer | undefined =>
   f.raw.find((a) => a.type === type)?.value;
 
 
-const sameBytes = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
+/** Equal bytes, compared in constant time when the lengths match. */
+export const sameBytes = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
+
+/**
+ * A copy of `bytes` with `authenticator` in the header and, when `maOffset` is given, a zero
+ * Message-Authenticator value: the form both digests are taken over. One copy and one update
+ * cost less than feeding the digest the packet in slices.
+ */
+function signingForm(bytes: Buffer, authenticator: Buffer, maOffset: number | null): Buffer {
+  const out = Buffer.from(bytes);
+  authenticator.copy(out, AUTH_START);
+  if (maOffset !== null) out.fill(0, maOffset, maOffset + MA_LENGTH);
+  return out;
+}
+
+const hmacMd5 = (secret: string, data: Buffer): Buffer => createHmac('md5', secret).update(data).digest();
 
 /**
  * RFC 3579 §3.2: HMAC-MD5 keyed with the secret over the packet, with `authenticator` in the
@@ -167,18 +182,12 @@ export function messageAuthenticator(
   authenticator: Buffer,
   secret: string,
 ): Buffer {
-  return createHmac('md5', secret)
-    .update(bytes.subarray(0, AUTH_START))
-    .update(authenticator)
-    .update(bytes.subarray(AUTH_END, maOffset))
-    .update(ZERO16)
-    .update(bytes.subarray(maOffset + MA_LENGTH))
-    .digest();
+  return hmacMd5(secret, signingForm(bytes, authenticator, maOffset));
 }
 
 /** MD5(Code ‖ Id ‖ Length ‖ `authenticator` ‖ Attributes ‖ Secret): RFC 2865 §3, RFC 2866 §3. */
 function packetDigest(bytes: Buffer, authenticator: Buffer, secret: string): Buffer {
-  return md5(bytes.subarray(0, AUTH_START), authenticator, bytes.subarray(AUTH_END), secret);
+  return md5(signingForm(bytes, authenticator, null), secret);
 }
 
 export type RequestCheck = 'ok' | 'bad_authenticator' | 'bad_message_authenticator';
@@ -264,9 +273,9 @@ export function encodeReply(
     { secret, authenticator: request.authenticator },
     withMa,
   );
-  if (withMa)
-    messageAuthenticator(out, MA_VALUE_OFFSET, request.authenticator, secret).copy(out, MA_VALUE_OFFSET);
-  packetDigest(out, request.authenticator, secret).copy(out, AUTH_START);
+  // `out` holds the request authenticator and a zero Message-Authenticator: sign it as it is.
+  if (withMa) hmacMd5(secret, out).copy(out, MA_VALUE_OFFSET);
+  md5(out, secret).copy(out, AUTH_START);
   return out;
 }
 
@@ -286,8 +295,8 @@ export function encodeRequest(
   const signed = SIGNED_REQUESTS.has(code);
   const start = signed ? ZERO16 : (authenticator ?? randomBytes(16));
   const out = assemble(code, identifier, start, attributes, { secret, authenticator: start }, true);
-  messageAuthenticator(out, MA_VALUE_OFFSET, start, secret).copy(out, MA_VALUE_OFFSET);
-  if (signed) packetDigest(out, ZERO16, secret).copy(out, AUTH_START);
+  hmacMd5(secret, out).copy(out, MA_VALUE_OFFSET); // over `start` and a zero Message-Authenticator
+  if (signed) md5(out, secret).copy(out, AUTH_START); // the header still holds the zero authenticator
   return out;
 }
 

@@ -45,6 +45,14 @@ function openPassword(deps: Pick<WifiDeps, 'vault'>, grant: Pick<GrantRow, 'id' 
   }
   return password;
 }
+/** Parsed expiry times of grant rows (the authorization cache hands out the same row object each login). */
+const expiryOfRow = new WeakMap<GrantRow, number>();
+function expiresAtMs(grant: GrantRow): number {
+  let ms = expiryOfRow.get(grant);
+  if (ms === undefined) expiryOfRow.set(grant, (ms = Date.parse(grant.expires_at)));
+  return ms;
+}
+
 const secondsBetween = (from: Date, to: string): number =>
   Math.floor((new Date(to).getTime() - from.getTime()) / 1000);
 
@@ -123,7 +131,7 @@ export async function authorize(
   if (!grant) return { decision: 'reject', reason: 'unknown' };
   if (!request.check(openPassword(deps, grant))) return { decision: 'reject', reason: 'bad_password' };
   if (grant.revoked_at !== null) return { decision: 'reject', reason: 'revoked' };
-  const secondsLeft = secondsBetween(deps.clock.now(), grant.expires_at);
+  const secondsLeft = Math.floor((expiresAtMs(grant) - deps.clock.now().getTime()) / 1000);
   if (secondsLeft <= 0) return { decision: 'reject', reason: 'expired' };
   const usage = await grantUsage(deps.db, grant.id, request.mac ?? null);
   if (usage.otherLiveSessions >= grant.max_devices) return { decision: 'reject', reason: 'too_many_devices' };
