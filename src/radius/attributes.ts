@@ -124,7 +124,8 @@ export interface EncodeContext {
   authenticator: Buffer;
 }
 
-function valueBytes(def: Definition, value: string | number | Buffer, ctx: EncodeContext): Buffer {
+/** A value's octets, or an integer type's value (written as 4 octets). */
+function valueOf(def: Definition, value: string | number | Buffer, ctx: EncodeContext): Buffer | number {
   if (Buffer.isBuffer(value)) return value;
   if (def.hidden) return hidePassword(String(value), ctx.secret, ctx.authenticator);
   switch (def.type) {
@@ -133,9 +134,7 @@ function valueBytes(def: Definition, value: string | number | Buffer, ctx: Encod
     case 'date': {
       const n = typeof value === 'number' ? value : Number(def.values[value] ?? value);
       if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new Error(`bad integer value for attribute ${String(def.id)}`);
-      const out = Buffer.allocUnsafe(4);
-      out.writeUInt32BE(n);
-      return out;
+      return n;
     }
     case 'ipaddr': {
       const octets = String(value).split('.').map(Number);
@@ -147,24 +146,49 @@ function valueBytes(def: Definition, value: string | number | Buffer, ctx: Encod
   }
 }
 
-function tlv(type: number, value: Buffer): Buffer {
-  if (value.length > 253) throw new Error(`attribute ${String(type)} is longer than 253 octets`);
-  const out = Buffer.allocUnsafe(2 + value.length);
-  out[0] = type;
-  out[1] = 2 + value.length;
-  value.copy(out, 2);
-  return out;
+/**
+ * One attribute ready to be written: its value octets, a 4-octet integer, or a Vendor-Specific
+ * attribute around its vendor's attributes. `size` counts the type and length octets. Packets
+ * are written in one buffer from these, without a buffer per attribute.
+ */
+export type Tlv =
+  | { type: number; size: number; value: Buffer | number }
+  | { type: number; size: number; vendor: number; inner: readonly Tlv[] };
+
+function tlv(type: number, value: Buffer | number): Tlv {
+  const length = typeof value === 'number' ? 4 : value.length;
+  if (length > 253) throw new Error(`attribute ${String(type)} is longer than 253 octets`);
+  return { type, size: 2 + length, value };
+}
+
+/** The octets `list` takes. */
+export const encodedLength = (list: readonly Tlv[]): number => list.reduce((n, t) => n + t.size, 0);
+
+/** Writes `list` into `out` from `at`; returns where it ended. */
+export function writeList(out: Buffer, at: number, list: readonly Tlv[]): number {
+  for (const t of list) {
+    out[at] = t.type;
+    out[at + 1] = t.size;
+    if ('inner' in t) {
+      out.writeUInt32BE(t.vendor, at + 2);
+      writeList(out, at + 6, t.inner);
+    } else if (typeof t.value === 'number') out.writeUInt32BE(t.value, at + 2);
+    else t.value.copy(out, at + 2);
+    at += t.size;
+  }
+  return at;
 }
 
 /** Attributes → TLVs, names resolved through the dictionaries (vendor attributes in a VSA, RFC 2865 §5.26). */
-export function encodeList(attributes: readonly EncodeAttribute[], ctx: EncodeContext, vendor?: number): Buffer[] {
-  const out: Buffer[] = [];
+export function encodeList(attributes: readonly EncodeAttribute[], ctx: EncodeContext, vendor?: number): Tlv[] {
+  const out: Tlv[] = [];
   for (const a of attributes) {
     if (a[0] === 'Vendor-Specific') {
-      const [, vendorId, inner] = a as readonly ['Vendor-Specific', number, readonly EncodeAttribute[]];
-      const head = Buffer.allocUnsafe(4);
-      head.writeUInt32BE(vendorId);
-      out.push(tlv(26, Buffer.concat([head, ...encodeList(inner, ctx, vendorId)])));
+      const [, vendorId, attrs] = a as readonly ['Vendor-Specific', number, readonly EncodeAttribute[]];
+      const inner = encodeList(attrs, ctx, vendorId);
+      const size = 2 + 4 + encodedLength(inner);
+      if (size > 255) throw new Error('attribute 26 is longer than 253 octets');
+      out.push({ type: 26, size, vendor: vendorId, inner });
       continue;
     }
     const [name, value] = a as readonly [string | number, string | number | Buffer];
@@ -173,9 +197,9 @@ export function encodeList(attributes: readonly EncodeAttribute[], ctx: EncodeCo
       continue;
     }
     const def = definition(name, vendor);
-    const bytes = valueBytes(def, value, ctx);
-    if (bytes.length > 0) out.push(tlv(def.id, bytes)); // RADIUS has no empty attributes
+    const encoded = valueOf(def, value, ctx);
+    // RADIUS has no empty attributes
+    if (typeof encoded === 'number' || encoded.length > 0) out.push(tlv(def.id, encoded));
   }
   return out;
 }
-

@@ -1,6 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   encodeList,
+  encodedLength,
+  writeList,
   decodeAttributeList,
   md5,
   type Attributes,
@@ -228,8 +230,8 @@ function assemble(
   ctx: EncodeContext,
   withMa: boolean,
 ): Buffer {
-  const parts = encodeList(attributes, ctx);
-  const length = HEADER_LENGTH + (withMa ? 2 + MA_LENGTH : 0) + parts.reduce((n, p) => n + p.length, 0);
+  const list = encodeList(attributes, ctx);
+  const length = HEADER_LENGTH + (withMa ? 2 + MA_LENGTH : 0) + encodedLength(list);
   if (length > MAX_PACKET_LENGTH) throw new Error('RADIUS packet longer than 4096 octets');
   const out = Buffer.alloc(length);
   out[0] = code;
@@ -242,7 +244,7 @@ function assemble(
     out[at + 1] = 2 + MA_LENGTH;
     at += 2 + MA_LENGTH;
   }
-  for (const p of parts) at += p.copy(out, at);
+  writeList(out, at, list);
   return out;
 }
 
