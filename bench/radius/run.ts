@@ -24,8 +24,8 @@ import { configure, cpuSeconds, start, type Guest } from './freeradius.js';
  *                                   the window loads against our server only, with its CPU per
  *                                   request (and a CPU profile of the PAP load, for DevTools)
  *
- * Both modes end with a bare Node UDP echo under the same PAP window load: what the datagram
- * path of any Node server costs on this box.
+ * Both modes end with two floors under the same PAP window load: a bare Node UDP echo (what the
+ * datagram path costs) and a Node process doing only the protocol's mandatory hashing (see FLOORS).
  */
 
 const GRANTS = Number(process.env.GRANTS ?? 20_000);
@@ -245,27 +245,46 @@ function runRadclient(file: string, port: number, kind: 'auth' | 'acct', count: 
 }
 
 /**
- * The ceiling of any Node RADIUS server on this box: a Node process that only turns each
- * datagram around as an Access-Accept (no decoding, no hashing, no database), driven by the same
- * window load. Its rate and CPU per request are what the datagram path alone costs.
+ * Two ceilings of any Node RADIUS server on this box, each a Node process driven by the same
+ * window load, whose rate and CPU per request show what that much work alone costs:
+ * - `echo` turns each datagram around as an Access-Accept (no decoding, hashing or database);
+ * - `crypto` does only what RFC 2865 and BlastRADIUS make every server do: verify the request's
+ *   Message-Authenticator (HMAC-MD5 over the packet), reveal the User-Password's first block
+ *   (MD5), and sign an Access-Accept with a Message-Authenticator and the Response
+ *   Authenticator, all through node:crypto (no attribute decoding, policy or database).
  */
-async function bareEcho(file: string): Promise<{ rate: number; cpuUs: number }> {
+const FLOORS = {
+  echo: `s.on('message',(m,r)=>{const o=Buffer.from(m);o[0]=2;s.send(o,r.port,r.address)})`,
+  crypto: `const {createHmac,hash,timingSafeEqual}=require('node:crypto');const k=process.argv[1];
+s.on('message',(m,r)=>{let ma=-1;for(let at=20;at+2<=m.length&&m[at+1]>=2;at+=m[at+1])if(m[at]===80)ma=at+2;if(ma<0)return;
+const c=Buffer.from(m);c.fill(0,ma,ma+16);if(!timingSafeEqual(createHmac('md5',k).update(c).digest(),m.subarray(ma,ma+16)))return;
+hash('md5',Buffer.concat([Buffer.from(k),m.subarray(4,20)]),'buffer');
+const o=Buffer.alloc(38);o[0]=2;o[1]=m[1];o.writeUInt16BE(38,2);m.copy(o,4,4,20);o[20]=80;o[21]=18;
+createHmac('md5',k).update(o).digest().copy(o,22);hash('md5',Buffer.concat([o,Buffer.from(k)]),'buffer').copy(o,4);s.send(o,r.port,r.address)})`,
+} as const;
+
+async function nodeFloor(kind: keyof typeof FLOORS, file: string): Promise<{ rate: number; cpuUs: number }> {
   const port = freePort();
-  const script = `const s=require('node:dgram').createSocket('udp4');s.on('message',(m,r)=>{const o=Buffer.from(m);o[0]=2;s.send(o,r.port,r.address)});s.bind(${String(port)},'127.0.0.1',()=>console.log('ready'))`;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const script = `const s=require('node:dgram').createSocket('udp4');${FLOORS[kind]};s.bind(${String(port)},'127.0.0.1',()=>console.log('ready'))`;
+  const child = spawn(process.execPath, ['-e', script, SECRET], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     await new Promise<void>((resolve, reject) => {
       child.stdout.once('data', () => resolve());
-      child.once('exit', (code) => reject(new Error(`bare echo exited ${String(code)}`)));
+      child.once('exit', (code) => reject(new Error(`Node ${kind} floor exited ${String(code)}`)));
     });
     const pid = child.pid ?? 0;
     const c0 = cpuSeconds(pid);
-    const result = await runLoad(file, port, 'bare Node UDP echo');
+    const result = await runLoad(file, port, `Node ${kind} floor`);
     return { rate: result.rate, cpuUs: ((cpuSeconds(pid) - c0) / result.received) * 1e6 };
   } finally {
     child.kill();
   }
 }
+
+const FLOOR_LABELS = {
+  echo: ['bare Node UDP echo, window', 'the datagram path alone'],
+  crypto: ['Node, RFC crypto only', 'verify M-A, reveal password, sign reply: the least any Node server here does'],
+} as const;
 
 interface Row {
   label: string;
@@ -289,7 +308,7 @@ async function main(): Promise<void> {
     if (process.env.ONLY_OURS) {
       // Tuning aid: the PAP and Interim-Update window loads against our server only, with its CPU
       // per request; FreeRADIUS is not started. PROFILE=file also writes a CPU profile of the PAP
-      // load (for Chrome DevTools; profiling inflates the CPU figure).
+      // load, or of PROFILE_LOAD=Interim-Update (for Chrome DevTools; profiling inflates the CPU figure).
       await runLoad(authFile, ours.auth, 'ours, PAP warm-up');
       const cpu = () => {
         const u = process.cpuUsage();
@@ -298,26 +317,29 @@ async function main(): Promise<void> {
       const { Session } = await import('node:inspector/promises');
       const session = new Session();
       const profile = process.env.PROFILE;
+      const profiled = process.env.PROFILE_LOAD ?? 'PAP';
       if (profile) {
         session.connect();
         await session.post('Profiler.enable');
-        await session.post('Profiler.start');
+        await session.post('Profiler.setSamplingInterval', { interval: 50 });
       }
       for (const [name, file, port] of [
         ['PAP', authFile, ours.auth],
         ['Interim-Update', acctFile, ours.acct],
       ] as const) {
+        if (profile && name === profiled) await session.post('Profiler.start');
         const c0 = cpu();
         const result = await runLoad(file, port, `ours, ${name}`);
         const cpuUs = Math.round(((cpu() - c0) / result.received) * 1e6);
         process.stdout.write(`${name}: ${JSON.stringify({ ...result, server_cpu_us_per_request: cpuUs })}\n`);
-        if (profile && name === 'PAP') {
+        if (profile && name === profiled) {
           const { profile: taken } = await session.post('Profiler.stop');
           writeFileSync(profile, JSON.stringify(taken));
         }
       }
       await ours.app.close();
-      process.stdout.write(`bare Node UDP echo (no work), PAP window: ${JSON.stringify(await bareEcho(authFile))}\n`);
+      for (const kind of ['echo', 'crypto'] as const)
+        process.stdout.write(`${FLOOR_LABELS[kind][0]}: ${JSON.stringify(await nodeFloor(kind, authFile))}\n`);
       return;
     }
     const fr = { auth: freePort(), acct: freePort() };
@@ -384,10 +406,13 @@ async function main(): Promise<void> {
         `${r.label.padEnd(28)}${`${fmt(r.ours)} ${r.unit}`.padStart(14)}${`${fmt(r.theirs)} ${r.unit}`.padStart(14)}   ${ratio.toFixed(2)}${r.higherIsBetter ? '' : ' (lower is better)'}\n`,
       );
     }
-    const echo = await bareEcho(authFile);
-    process.stdout.write(
-      `${'bare Node UDP echo, window'.padEnd(28)}${`${fmt(echo.rate)} req/s`.padStart(14)}${`${fmt(echo.cpuUs)} µs`.padStart(14)}   CPU/request; the ceiling of any Node server here (no decoding, hashing or database)\n`,
-    );
+    for (const kind of ['echo', 'crypto'] as const) {
+      const floor = await nodeFloor(kind, authFile);
+      const [label, what] = FLOOR_LABELS[kind];
+      process.stdout.write(
+        `${label.padEnd(28)}${`${fmt(floor.rate)} req/s`.padStart(14)}${`${fmt(floor.cpuUs)} µs`.padStart(14)}   CPU/request; ${what}\n`,
+      );
+    }
     const lost = (m: typeof a) => m.pap.lost + m.interim.lost + m.rcPap.lost + m.rcInterim.lost;
     process.stdout.write(
       `\nevery reply was Access-Accept / Accounting-Response; lost requests: ${String(lost(a))} (ours), ${String(lost(b))} (FreeRADIUS)\n`,
