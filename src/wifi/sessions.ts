@@ -11,6 +11,7 @@ import {
   closeSilentSessions,
   findLiveSession,
   findSession,
+  grantUsage,
   insertSession,
   selectRecentSessions,
   touchSession,
@@ -122,10 +123,16 @@ export async function recordAccounting(
         terminate_cause: stop?.cause ?? null,
       });
       const ended = grant !== undefined && (grant.revoked_at !== null || grant.expires_at <= heard);
+      // A session first seen with octets (its Start was lost) can use up the grant's allowance
+      // too; its other sessions must then end, as when an update of a known session does.
+      const usedUp =
+        grant !== undefined &&
+        grant.data_limit_bytes !== null &&
+        (await grantUsage(tx, grant.id, null)).usedOctets >= grant.data_limit_bytes;
       results.push({
         kind: 'session',
         created: true,
-        ...(ended && stop === null && { ofEndedGrant: grant.id }),
+        ...(grant !== undefined && ((ended && stop === null) || usedUp) && { ofEndedGrant: grant.id }),
       });
     }
     return results;

@@ -241,6 +241,20 @@ t.test('a Stop that uses up the data allowance ends the grant\'s other sessions'
   );
 });
 
+t.test('a session first reported mid-way (its Start lost) that uses up the allowance ends the others', async (t) => {
+  const { app, listener, send } = await sharedAllowance(t);
+  app.clock.advance('5m');
+  await send('laptop', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 300', 'Acct-Input-Octets = 4000']);
+  t.equal(listener.received.length, 0);
+  // A tablet's Start never arrived; its first report already brings the total to 10 kB.
+  await send('tablet', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 300', 'Acct-Input-Octets = 6000']);
+  t.same(
+    listener.received.map((r) => attrText(r, 44)).sort(),
+    ['laptop', 'phone', 'tablet'],
+    'every live session of the grant is disconnected, the new one too',
+  );
+});
+
 t.test('hotspot-ctl sessions list and disconnect report what the router said', async (t) => {
   const { app, session } = await setup(t, () => ({ ack: true }));
   const env = cliEnv(app.dataDir);
