@@ -65,15 +65,6 @@ function withStatementCache(sqlite: Database.Database): CachedDatabase {
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   let seenDataVersion: unknown = dataVersion.get();
   let foreignCommits = 0;
-  /**
-   * Reading data_version takes SQLite's WAL read lock (a few µs, the cost of a small query), so
-   * it is read once per turn of the event loop: datagrams handled in the same turn see other
-   * connections' commits as of the first of them, as if they had come a moment earlier.
-   */
-  let dataVersionRead = false;
-  const clearDataVersionRead = (): void => {
-    dataVersionRead = false;
-  };
   const statement = (sql: string): Database.Statement => {
     let stmt = cache.get(sql);
     if (stmt) {
@@ -110,14 +101,12 @@ function withStatementCache(sqlite: Database.Database): CachedDatabase {
     },
     statement,
     changeVersion(tables) {
-      if (!dataVersionRead) {
-        dataVersionRead = true;
-        setImmediate(clearDataVersionRead);
-        const now = dataVersion.get();
-        if (now !== seenDataVersion) {
-          seenDataVersion = now;
-          foreignCommits++;
-        }
+      // Read every time (it takes the WAL read lock, as a small query does): a login that comes
+      // right after the CLI's revocation, even one the revocation's disconnect caused, sees it.
+      const now = dataVersion.get();
+      if (now !== seenDataVersion) {
+        seenDataVersion = now;
+        foreignCommits++;
       }
       // Every term only grows, so the sum is unchanged exactly when none of them moved.
       let version = foreignCommits;
@@ -152,9 +141,8 @@ export function idleReadStatement(db: Db, sql: string): Database.Statement | nul
  * `tables` hold, to run right before an idle read (see `idleReadStatement`; null when the
  * connection is not idle, or `db` is not a database opened here). It moves when a statement
  * that may write and names one of `tables` (or anything after a cascade: list those tables
- * too) runs on this connection, and when another connection commits anything (seen from the
- * next turn of the event loop). A result read at version v is what the database still holds
- * while the version is v.
+ * too) runs on this connection, and when another connection commits anything. A result read
+ * at version v is what the database still holds while the version is v. `tables` are lower-case.
  */
 export function idleChangeVersion(db: Db, tables: readonly string[]): number | null {
   const cached = opened.get(db);

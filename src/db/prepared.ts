@@ -34,7 +34,10 @@ export function prepared<A extends unknown[], R>(
 ): (db: Db, ...args: A) => Promise<R[]> {
   let plan: { sql: string; slots: ({ arg: number } | { value: unknown })[] } | undefined;
   const caches = new WeakMap<Db, Map<string, Cached>>();
-  const cacheOptions = options.cacheUntilWritten;
+  const cacheOptions = options.cacheUntilWritten && {
+    ...options.cacheUntilWritten,
+    tables: options.cacheUntilWritten.tables.map((t) => t.toLowerCase()), // as connect.ts counts them
+  };
   return async (db, ...args) => {
     if (!plan) {
       const compiled = build(db, ...markers).compile();
@@ -52,8 +55,9 @@ export function prepared<A extends unknown[], R>(
     if (version !== null) {
       cache = caches.get(db);
       if (!cache) caches.set(db, (cache = new Map<string, Cached>()));
-      // Unambiguous: a query always has the same number of arguments.
-      key = args.length === 1 && typeof args[0] === 'string' ? args[0] : JSON.stringify(args);
+      // Unambiguous for strings, numbers and null (what hot queries take): a lone string is
+      // prefixed, everything else is JSON.
+      key = args.length === 1 && typeof args[0] === 'string' ? `s${args[0]}` : JSON.stringify(args);
       const hit = cache.get(key);
       if (hit?.version === version) return hit.rows as R[];
     }

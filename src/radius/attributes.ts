@@ -94,13 +94,13 @@ const dictionary = radius as unknown as {
   load_dictionaries(): void;
   _attr_to(name: string, vendor: number | undefined, field: number): unknown;
 };
-/** Definitions by vendor (0: standard attributes), then name. */
+/** Definitions by vendor (-1: standard attributes), then name. */
 const definitions = new Map<number, Map<string, Definition>>();
 
 /** An attribute's number, type and enumerated values, from the package's loaded dictionaries. */
 function definition(name: string, vendor: number | undefined): Definition {
-  let ofVendor = definitions.get(vendor ?? 0);
-  if (!ofVendor) definitions.set(vendor ?? 0, (ofVendor = new Map<string, Definition>()));
+  let ofVendor = definitions.get(vendor ?? -1);
+  if (!ofVendor) definitions.set(vendor ?? -1, (ofVendor = new Map<string, Definition>()));
   let def = ofVendor.get(name);
   if (!def) {
     dictionary.load_dictionaries();
