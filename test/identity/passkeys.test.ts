@@ -18,6 +18,7 @@ function rows(app: TestApp, table: string): Record<string, unknown>[] {
 
 /** What a refused call must leave as it was: passkeys, security events, the outbox. */
 async function snapshot(app: TestApp) {
+  await app.app.deps.background.drain(); // a notice of the last change is mailed after its answer
   return {
     passkeys: rows(app, 'passkeys'),
     events: rows(app, 'security_events'),
