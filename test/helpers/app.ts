@@ -1,4 +1,4 @@
-import { createSocket } from 'node:dgram';
+import { createSocket, type Socket } from 'node:dgram';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -89,12 +89,9 @@ export async function startTestApp(t: Test, options: TestAppOptions = {}): Promi
   const selfEnv = options.selfIssuer
     ? { HTTP_PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${String(port)}` }
     : {};
+  const [authPort, acctPort] = options.radius ? await freeUdpPorts(2) : [];
   const radiusEnv = options.radius
-    ? {
-        RADIUS_HOST: '127.0.0.1',
-        RADIUS_AUTH_PORT: String(await freeUdpPort()),
-        RADIUS_ACCT_PORT: String(await freeUdpPort()),
-      }
+    ? { RADIUS_HOST: '127.0.0.1', RADIUS_AUTH_PORT: String(authPort), RADIUS_ACCT_PORT: String(acctPort) }
     : {};
   const config = testConfig(dataDir, { ...selfEnv, ...radiusEnv, ...options.env });
   const clock = options.clock ?? new ManualClock();
@@ -113,16 +110,25 @@ export async function startTestApp(t: Test, options: TestAppOptions = {}): Promi
   return { app, config, clock, logs, base: `http://127.0.0.1:${String(http.port)}`, dataDir };
 }
 
-/** A UDP port nobody listens on right now (on loopback). */
-export function freeUdpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createSocket('udp4');
-    probe.once('error', reject);
-    probe.bind(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
+/**
+ * `count` distinct UDP ports nobody listens on right now (on loopback). The probes are all bound
+ * before any is closed: a port freed by one probe can be handed straight to the next.
+ */
+export async function freeUdpPorts(count: number): Promise<number[]> {
+  const probes = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const probe = createSocket('udp4');
+          probe.once('error', reject);
+          probe.bind(0, '127.0.0.1', () => resolve(probe));
+        }),
+    ),
+  );
+  const ports = probes.map((p) => p.address().port);
+  await Promise.all(probes.map((p) => new Promise<void>((resolve) => p.close(() => resolve()))));
+  return ports;
 }
 
 /** Resolves when `predicate` holds, checking after every log line (no sleeping). */
