@@ -45,6 +45,7 @@ function openPassword(deps: Pick<WifiDeps, 'vault'>, grant: Pick<GrantRow, 'id' 
   }
   return password;
 }
+
 /** Parsed expiry times of grant rows (the authorization cache hands out the same row object each login). */
 const expiryOfRow = new WeakMap<GrantRow, number>();
 function expiresAtMs(grant: GrantRow): number {
