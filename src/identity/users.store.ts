@@ -55,15 +55,8 @@ export async function replacePasswordHash(db: Db, id: string, from: string, to: 
  * rows (PostgreSQL): a reset then waits for this transaction or is seen by it, never slips in
  * between the check and the session it guards.
  */
-export async function hasPasswordHash(db: Db, id: string, hash: string): Promise<boolean> {
-  const result = await db
-    .updateTable('users')
-    .set((eb) => ({ password_hash: eb.ref('password_hash') }))
-    .where('id', '=', id)
-    .where('password_hash', '=', hash)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
+export const hasPasswordHash = (db: Db, id: string, hash: string): Promise<boolean> =>
+  replacePasswordHash(db, id, hash, hash);
 
 export const deleteUser = (db: Db, id: string) => db.deleteFrom('users').where('id', '=', id).execute();
 

@@ -216,12 +216,12 @@ const ENDED_GRANT_GRACE_SECONDS = 60;
  * sessions' octets together reached its data allowance; otherwise null.
  * Counters only grow (a late Interim-Update cannot undo a Stop's totals) and a closed session
  * stays closed, except one closed as silent (`Stale`, our guess): a Start or Interim-Update opens
- * it again, and a Stop gives it the router's stop time. `begunAt` is when the packet's session began (its event time less
- * Acct-Session-Time). A Start after a session with its Acct-Session-Id stopped is a new session
- * (the router reused the id); an Interim-Update or Stop still belongs to a closed session that
- * stopped less than SAME_SESSION_WINDOW_SECONDS before its session began (a resent Stop), otherwise it
- * is a new one whose Start was lost (docs/decisions/0021). Runs for every accounting packet, so
- * compiled once.
+ * it again, and a Stop gives it the router's stop time. `begunAt` is when the packet's session
+ * began (its event time less Acct-Session-Time). A Start after a session with its Acct-Session-Id
+ * stopped is a new session (the router reused the id); an Interim-Update or Stop still belongs to
+ * a closed session that stopped less than SAME_SESSION_WINDOW_SECONDS before its session began (a
+ * resent Stop), otherwise it is a new one whose Start was lost (docs/decisions/0021). Runs for
+ * every accounting packet, so compiled once.
  */
 export async function touchSession(
   db: Db,
