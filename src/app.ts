@@ -31,7 +31,7 @@ import {
   reconcilePayments,
   type CoaClient,
 } from './wifi/index.js';
-import { adminRoutes, staffRoutes } from './wifi/index.js';
+import { accessRoutes, adminRoutes, staffRoutes } from './wifi/index.js';
 import { planRoutes } from './wifi/plans.routes.js';
 import { purchaseRoutes } from './wifi/purchases.routes.js';
 import { webRoutes } from './web/index.js';
@@ -129,6 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...oauthRoutes(deps),
     ...planRoutes(deps),
     ...purchaseRoutes(deps),
+    ...accessRoutes(deps),
     ...webhookRoutes(deps),
     ...staffRoutes(deps),
     ...adminRoutes({
@@ -174,6 +175,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       scheduler.add({ name: 'oauth.keys', cron: '* * * * *', run: () => keys.dropUnpublished() });
       for (const job of wifiJobs(deps)) scheduler.add(job);
       scheduler.add({ name: 'radius.counters', cron: '* * * * *', run: () => radius.flushCounters() });
+      scheduler.add({ name: 'radius.last-seen', cron: '*/30 * * * * *', run: () => radius.flushLastSeen() });
       return { http: address, radius: radiusAddresses };
     },
     async close({ graceMs = 10_000 } = {}) {
@@ -184,6 +186,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await scheduler.stop(); // lets a job that is running finish before the database closes
       await radius.flushCounters().catch((err: unknown) => {
         log.warn({ event: 'radius.counters_flush_failed', err }, 'RADIUS counters not saved');
+      });
+      await radius.flushLastSeen().catch((err: unknown) => {
+        log.warn({ event: 'radius.last_seen_flush_failed', err }, 'routers last seen not saved');
       });
       notifier.close();
       await db.destroy();

@@ -90,6 +90,8 @@ async function ourServer(dir: string) {
         duration_seconds: 86_400,
         data_limit_bytes: 1_000_000_000,
         max_devices: 1,
+        download_kbps: null,
+        upload_kbps: null,
         status: 'paid',
         purchase_key_hash: uuid(),
         provider: 'sandbox',

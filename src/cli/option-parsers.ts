@@ -28,3 +28,22 @@ export function parseBytes(value: string): number | 'none' {
   if (!match) throw new InvalidArgumentError('must be bytes, or a number with KB, MB, GB or TB, or none');
   return Number(match[1]) * (BYTE_UNITS[(match[2] ?? '').toUpperCase()] ?? 1);
 }
+
+const SPEED_UNITS: Readonly<Record<string, number>> = { '': 1, K: 1, M: 1000, G: 1_000_000 };
+
+/**
+ * A speed in kbit/s: a number of kbit/s, or with k, M or G (decimal: 1M = 1000k; `1.5M` is 1500k),
+ * or `none` for no limit. The range (64 kbit/s at least) is the domain's to check.
+ */
+export function parseSpeed(value: string): number | 'none' {
+  const text = value.trim();
+  if (text.toLowerCase() === 'none') return 'none';
+  const match = /^(\d{1,9})(?:\.(\d{1,6}))?\s*([kmg])?$/i.exec(text);
+  const unit = SPEED_UNITS[(match?.[3] ?? '').toUpperCase()] ?? 1;
+  const fraction = match?.[2] ?? '';
+  // Exact decimal arithmetic: the fraction must come to whole kbit/s in this unit.
+  const scaled = Number(fraction.padEnd(6, '0')) * unit;
+  if (!match || scaled % 1_000_000 !== 0)
+    throw new InvalidArgumentError('must be kbit/s (512, 512k) or with M or G (4M, 1.5M, 1G), or none');
+  return Number(match[1]) * unit + scaled / 1_000_000;
+}

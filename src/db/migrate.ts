@@ -14,6 +14,7 @@ import * as m0013 from '../../migrations/0013_password_changed_at.js';
 import * as m0014 from '../../migrations/0014_social_display_name.js';
 import * as m0015 from '../../migrations/0015_device_global_secret.js';
 import * as m0016 from '../../migrations/0016_acct_session_reuse.js';
+import * as m0017 from '../../migrations/0017_router_handoff.js';
 import type { Db } from './connect.js';
 
 /**
@@ -36,6 +37,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0014_social_display_name': m0014,
   '0015_device_global_secret': m0015,
   '0016_acct_session_reuse': m0016,
+  '0017_router_handoff': m0017,
 };
 
 function migrator(db: Db): Migrator {

@@ -2,7 +2,10 @@ import type { Clock } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
 import type { Logger } from '../lib/log.js';
 
-/** The limiters of identity-service.md §8; routes name the one they use. */
+/**
+ * The limiters of identity-service.md §8, and the portal's (DESIGN.md §4.8); routes name the one
+ * they use. `access-login` counts failed guesses only (docs/decisions/0023).
+ */
 export const LIMITERS = {
   register: { max: 5, windowSeconds: 60 },
   login: { max: 10, windowSeconds: 60 },
@@ -12,14 +15,18 @@ export const LIMITERS = {
   'admin-login': { max: 10, windowSeconds: 60 },
   'console-project-create': { max: 5, windowSeconds: 3600 },
   'console-client-create': { max: 20, windowSeconds: 3600 },
+  'access-login': { max: 10, windowSeconds: 60 },
 } as const satisfies Record<string, { max: number; windowSeconds: number }>;
 
 export type LimiterName = keyof typeof LIMITERS;
 
 /** Where fixed-window counters live. A failing store makes limiting fail open. */
 export interface RateLimitStore {
-  /** Adds one hit to `key` (which names its window) and returns the count so far. */
-  increment(key: string, expiresAtMs: number): number | Promise<number>;
+  /**
+   * Adds `by` hits (1 unless given; -1 takes one back) to `key`, which names its window, and
+   * returns the count so far.
+   */
+  increment(key: string, expiresAtMs: number, by?: number): number | Promise<number>;
   /** Forgets windows that ended before `nowMs`. */
   prune(nowMs: number): void;
 }
@@ -27,11 +34,11 @@ export interface RateLimitStore {
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #counters = new Map<string, { count: number; expiresAtMs: number }>();
 
-  increment(key: string, expiresAtMs: number): number {
+  increment(key: string, expiresAtMs: number, by = 1): number {
     const entry = this.#counters.get(key);
-    if (entry) return ++entry.count;
-    this.#counters.set(key, { count: 1, expiresAtMs });
-    return 1;
+    if (entry) return (entry.count += by);
+    this.#counters.set(key, { count: by, expiresAtMs });
+    return by;
   }
 
   prune(nowMs: number): void {
@@ -58,25 +65,47 @@ export class RateLimiter {
 
   /** Counts one request from `ip` against `name`; throws a 429 AppError past the budget. */
   async hit(name: LimiterName, ip: string): Promise<void> {
-    const { max, windowSeconds } = LIMITERS[name];
-    const windowMs = windowSeconds * 1000;
+    const window = this.#window(name, ip);
+    const count = await this.#ask(name, () => this.#store.increment(window.key, window.endMs));
+    if (count > LIMITERS[name].max) throw tooMany(window);
+  }
+
+  /**
+   * For limiters of failed guesses: counts this attempt against `name` (a 429 past the budget, as
+   * `hit`), and gives back the means to take it back when the attempt turns out not to have
+   * failed. Counting up front keeps concurrent guesses within the budget too.
+   */
+  async attempt(name: LimiterName, ip: string): Promise<{ takeBack(): Promise<void> }> {
+    const window = this.#window(name, ip);
+    const count = await this.#ask(name, () => this.#store.increment(window.key, window.endMs));
+    if (count > LIMITERS[name].max) {
+      await this.#ask(name, () => this.#store.increment(window.key, window.endMs, -1));
+      throw tooMany(window);
+    }
+    return {
+      takeBack: async () => {
+        await this.#ask(name, () => this.#store.increment(window.key, window.endMs, -1));
+      },
+    };
+  }
+
+  #window(name: LimiterName, ip: string): { key: string; endMs: number; nowMs: number } {
+    const windowMs = LIMITERS[name].windowSeconds * 1000;
     const nowMs = this.#clock.now().getTime();
-    const windowStart = Math.floor(nowMs / windowMs) * windowMs;
-    let count: number;
+    const start = Math.floor(nowMs / windowMs) * windowMs;
+    return { key: `${name}|${ip}|${String(start)}`, endMs: start + windowMs, nowMs };
+  }
+
+  /** The store's answer; 0 (allow) when it fails. */
+  async #ask(name: LimiterName, query: () => number | Promise<number>): Promise<number> {
     try {
-      count = await this.#store.increment(`${name}|${ip}|${String(windowStart)}`, windowStart + windowMs);
+      return await query();
     } catch (err) {
       this.#log.warn(
         { event: 'rate_limit.store_failed', limiter: name, err },
         'rate-limit store failed; allowing',
       );
-      return;
-    }
-    if (count > max) {
-      const retryAfter = Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000));
-      throw new AppError('rate_limited', 429, TOO_MANY_REQUESTS, {
-        headers: { 'Retry-After': String(retryAfter) },
-      });
+      return 0;
     }
   }
 
@@ -87,4 +116,11 @@ export class RateLimiter {
       this.#log.warn({ event: 'rate_limit.prune_failed', err }, 'rate-limit store prune failed');
     }
   }
+}
+
+function tooMany(window: { endMs: number; nowMs: number }): AppError {
+  const retryAfter = Math.max(1, Math.ceil((window.endMs - window.nowMs) / 1000));
+  return new AppError('rate_limited', 429, TOO_MANY_REQUESTS, {
+    headers: { 'Retry-After': String(retryAfter) },
+  });
 }

@@ -45,6 +45,11 @@ export interface RouteSpec<B, P> {
   api: ApiFamily;
   /** Fixed-window per-IP limiter, counted before anything else. */
   limiter?: LimiterName;
+  /**
+   * A fixed-window per-IP limiter of failed guesses: a 401 or 404 answer (a wrong login, an
+   * unknown code) counts; past its budget every request is refused with 429 until the window ends.
+   */
+  failureLimiter?: LimiterName;
   /** Authenticates the request or throws an AppError (401/403). */
   auth?: (req: HttpRequest, res: ServerResponse) => P | Promise<P>;
   body?: BodySpec<B>;
@@ -81,8 +86,10 @@ export function defineRoute<B = undefined, P = undefined>(spec: RouteSpec<B, P>)
     limiter: spec.limiter,
     async handle(req, res, rt) {
       req.routeName = `${spec.method} ${spec.path}`;
+      let attempt: { takeBack(): Promise<void> } | undefined;
       try {
         if (spec.limiter) await rt.limiter.hit(spec.limiter, req.ip);
+        attempt = spec.failureLimiter ? await rt.limiter.attempt(spec.failureLimiter, req.ip) : undefined;
         const principal = (spec.auth ? await spec.auth(req, res) : undefined) as P;
         const body = (spec.body ? await readBody(req, spec.body) : undefined) as B;
         const result = await spec.handler({
@@ -94,6 +101,7 @@ export function defineRoute<B = undefined, P = undefined>(spec: RouteSpec<B, P>)
           principal,
           ip: req.ip,
         });
+        await attempt?.takeBack();
         render(res, spec.api, result);
       } catch (err) {
         // Anything not meant for the caller is logged here, whoever renders it.
@@ -103,6 +111,9 @@ export function defineRoute<B = undefined, P = undefined>(spec: RouteSpec<B, P>)
             'unhandled error',
           );
         }
+        // Only a wrong guess keeps counting; anything else (a bad router parameter) is given back.
+        if (attempt && !(isAppError(err) && (err.status === 401 || err.status === 404)))
+          await attempt.takeBack();
         const custom = spec.renderError?.(err);
         if (custom) {
           sendJson(res, custom.status, custom.body, custom.headers);

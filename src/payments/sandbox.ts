@@ -21,6 +21,7 @@ export function createSandboxProvider(deps: {
   const log = deps.log.child({ feature: 'payments', provider: 'sandbox' });
   return {
     name: 'sandbox',
+    guestHosts: [],
 
     // Nothing to reach, and its webhook secret is always there (configured or generated).
     readiness: () => ({ ready: true }),

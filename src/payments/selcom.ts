@@ -179,6 +179,8 @@ export function createSelcomProvider(deps: {
 
   return {
     name: 'selcom',
+    // Its API host: the walled garden lets guests reach it before they are online.
+    guestHosts: [new URL(config.selcomBaseUrl).hostname],
 
     // Its credentials are there: createPaymentProvider refuses to start without them.
     readiness: () => (unreachable ? { ready: false, reason: 'unreachable' } : { ready: true }),

@@ -11,7 +11,7 @@ import {
   text,
   type EncodeAttribute,
 } from './codec.js';
-import { VENDOR } from './dictionary.js';
+import { dataLimitAttributes, rateAttributes } from './limits.js';
 import { normaliseMac } from './mac.js';
 import type { NasVendor } from './nas.js';
 import type { RadiusRequest, RouteResult } from './server.js';
@@ -32,33 +32,8 @@ const REJECT_MESSAGES: Readonly<Record<RejectReason | 'no_credentials', string>>
   data_exhausted: 'The data allowance of this access is used up',
 };
 
-const GIGA = 2 ** 32;
 /** The largest value of a 4-octet integer attribute such as Session-Timeout (RFC 2865 §5.27). */
-const MAX_INTEGER = GIGA - 1;
-
-/** A 64-bit byte count as a 32-bit value and its gigawords (bits 32..63). */
-const split64 = (bytes: number): { low: number; high: number } => ({
-  low: bytes % GIGA,
-  high: Math.floor(bytes / GIGA),
-});
-
-/** The data-limit attributes each router family honours; unknown models get both sets. */
-function dataLimitAttributes(vendor: NasVendor, bytes: number): EncodeAttribute[] {
-  const { low, high } = split64(bytes);
-  const chilli: EncodeAttribute = [
-    'Vendor-Specific',
-    VENDOR.chillispot,
-    [['ChilliSpot-Max-Total-Octets', low], ...(high > 0 ? [['CoovaChilli-Max-Total-Gigawords', high] as const] : [])],
-  ];
-  const mikrotik: EncodeAttribute = [
-    'Vendor-Specific',
-    VENDOR.mikrotik,
-    [['Mikrotik-Total-Limit', low], ...(high > 0 ? [['Mikrotik-Total-Limit-Gigawords', high] as const] : [])],
-  ];
-  if (vendor === 'chillispot') return [chilli];
-  if (vendor === 'mikrotik') return [mikrotik];
-  return [chilli, mikrotik];
-}
+export const MAX_INTEGER = 2 ** 32 - 1;
 
 /** Access-Accept attributes for an accepted grant. */
 export function acceptAttributes(
@@ -72,6 +47,7 @@ export function acceptAttributes(
     ['Acct-Interim-Interval', config.radiusInterimInterval],
     ...(config.radiusIdleTimeout > 0 ? [['Idle-Timeout', config.radiusIdleTimeout] as const] : []),
     ...(accept.limits.dataLeftBytes === null ? [] : dataLimitAttributes(vendor, accept.limits.dataLeftBytes)),
+    ...rateAttributes(vendor, accept.limits),
   ];
 }
 

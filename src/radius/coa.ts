@@ -1,9 +1,11 @@
 import dgram from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
+import type { Config } from '../config/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
-import type { CoaClient, DisconnectAnswer, SessionTarget } from '../wifi/index.js';
+import type { CoaClient, DisconnectAnswer, SessionTarget, SessionTerms } from '../wifi/index.js';
+import { MAX_INTEGER } from './access.js';
 import {
   CODE,
   decodeAttributes,
@@ -14,13 +16,14 @@ import {
   verifyReply,
   type EncodeAttribute,
 } from './codec.js';
-import type { NasDirectory } from './nas.js';
+import { dataLimitAttributes, rateAttributes } from './limits.js';
+import type { NasDirectory, NasVendor } from './nas.js';
 
 /**
- * The RFC 5176 Disconnect-Request sender behind the Wi-Fi domain's CoaClient port. One request
- * per session, from its own socket; retransmissions reuse the identifier, authenticator and
- * source port (RFC 5176 §2.3, RFC 5080 §2.2.1). A reply counts only when its Response
- * Authenticator (and Message-Authenticator, if any) verifies with the router's secret.
+ * The RFC 5176 Disconnect-Request and CoA-Request sender behind the Wi-Fi domain's CoaClient
+ * port. One request per session, from its own socket; retransmissions reuse the identifier,
+ * authenticator and source port (RFC 5176 §2.3, RFC 5080 §2.2.1). A reply counts only when its
+ * Response Authenticator (and Message-Authenticator, if any) verifies with the router's secret.
  */
 
 export interface CoaOptions {
@@ -39,7 +42,15 @@ export interface CoaDeps {
   nas: NasDirectory;
   /** Source address to send from (RADIUS_HOST unless that is a wildcard). */
   bindHost: string;
+  config: Pick<Config, 'radiusInterimInterval' | 'radiusIdleTimeout'>;
 }
+
+/** The answers each request kind expects (RFC 5176 §3). */
+const ANSWERS = {
+  [CODE.disconnectRequest]: { ack: CODE.disconnectAck, nak: CODE.disconnectNak },
+  [CODE.coaRequest]: { ack: CODE.coaAck, nak: CODE.coaNak },
+} as const;
+type RequestCode = keyof typeof ANSWERS;
 
 /** The identifiers CoovaChilli and RouterOS match a session on (User-Name is mandatory for chilli). */
 export function disconnectAttributes(target: SessionTarget): EncodeAttribute[] {
@@ -53,26 +64,61 @@ export function disconnectAttributes(target: SessionTarget): EncodeAttribute[] {
   ];
 }
 
+/**
+ * A CoA-Request's attributes: the session's identifiers and its new terms. CoovaChilli applies a
+ * CoA like a new Access-Accept and clears every limit the request leaves out, counting
+ * Session-Timeout and the octet limits from the session's start, so it gets the whole set,
+ * measured from the start; RouterOS changes only what the request carries, so it gets the rate
+ * (or "0/0" for none). A router of unknown make gets both.
+ */
+export function changeAttributes(
+  config: Pick<Config, 'radiusInterimInterval' | 'radiusIdleTimeout'>,
+  vendor: NasVendor,
+  target: SessionTarget,
+  terms: SessionTerms,
+): EncodeAttribute[] {
+  const rate = rateAttributes(vendor, terms, { lift: true });
+  if (vendor === 'mikrotik') return [...disconnectAttributes(target), ...rate];
+  return [
+    ...disconnectAttributes(target),
+    ['Session-Timeout', Math.min(terms.sessionSeconds + terms.secondsLeft, MAX_INTEGER)],
+    ['Acct-Interim-Interval', config.radiusInterimInterval],
+    ...(config.radiusIdleTimeout > 0 ? [['Idle-Timeout', config.radiusIdleTimeout] as const] : []),
+    ...(terms.dataLeftBytes === null
+      ? []
+      : dataLimitAttributes('chillispot', terms.sessionOctets + terms.dataLeftBytes)),
+    ...rate,
+  ];
+}
+
 export function createCoaClient(deps: CoaDeps, options: CoaOptions = {}): CoaClient {
-  const timeoutMs = options.timeoutMs ?? COA_TIMEOUT_MS;
-  const attempts = options.attempts ?? COA_ATTEMPTS;
+  const limits = { timeoutMs: options.timeoutMs ?? COA_TIMEOUT_MS, attempts: options.attempts ?? COA_ATTEMPTS };
+  /** Sends one request to the session's router and logs what it answered. */
+  const send = async (
+    code: RequestCode,
+    target: SessionTarget,
+    attributes: (vendor: NasVendor) => EncodeAttribute[],
+  ): Promise<DisconnectAnswer> => {
+    const nas = await deps.nas.find(target.nasId);
+    if (!nas) return { answer: 'no_answer' };
+    const request = encodeRequest(code, randomInt(256), attributes(nas.vendor), nas.secret);
+    const answer = await exchange(deps, target, request, nas.secret, ANSWERS[code], limits);
+    const kind = code === CODE.coaRequest ? 'CoA-Request' : 'Disconnect-Request';
+    deps.log.info(
+      {
+        event: code === CODE.coaRequest ? 'coa.change' : 'coa.disconnect',
+        nas_id: target.nasId,
+        to: `${target.clientIp}:${String(target.coaPort)}`,
+        ...answer,
+      },
+      `${kind} answered`,
+    );
+    return answer;
+  };
   return {
-    async disconnect(target) {
-      const nas = await deps.nas.find(target.nasId);
-      if (!nas) return { answer: 'no_answer' };
-      const request = encodeRequest(
-        CODE.disconnectRequest,
-        randomInt(256),
-        disconnectAttributes(target),
-        nas.secret,
-      );
-      const answer = await exchange(deps, target, request, nas.secret, { timeoutMs, attempts });
-      deps.log.info(
-        { event: 'coa.disconnect', nas_id: target.nasId, to: `${target.clientIp}:${String(target.coaPort)}`, ...answer },
-        'Disconnect-Request answered',
-      );
-      return answer;
-    },
+    disconnect: (target) => send(CODE.disconnectRequest, target, () => disconnectAttributes(target)),
+    change: (target, terms) =>
+      send(CODE.coaRequest, target, (vendor) => changeAttributes(deps.config, vendor, target, terms)),
   };
 }
 
@@ -81,6 +127,7 @@ function exchange(
   target: SessionTarget,
   request: Buffer,
   secret: string,
+  codes: { ack: number; nak: number },
   limits: { timeoutMs: number; attempts: number },
 ): Promise<DisconnectAnswer> {
   const v6 = isIPv6(target.clientIp);
@@ -110,11 +157,11 @@ function exchange(
       const framed = frame(msg);
       if (!framed.ok || !verifyReply(request, framed.frame, secret)) return; // not our router's answer
       const reply = framed.frame;
-      if (reply.code === CODE.disconnectAck) {
+      if (reply.code === codes.ack) {
         finish({ answer: 'ack' });
         return;
       }
-      if (reply.code !== CODE.disconnectNak) return;
+      if (reply.code !== codes.nak) return;
       const attrs = decodeAttributes(reply);
       const cause = attrs && (text(attrs, 'Error-Cause') ?? integer(attrs, 'Error-Cause'));
       finish({ answer: 'nak', errorCause: cause === undefined || cause === null ? null : String(cause) });

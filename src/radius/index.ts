@@ -5,13 +5,14 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import type { Background } from '../lib/background.js';
 import type { Vault } from '../lib/vault.js';
-import { disconnectGrant, type CoaClient, type WifiDeps } from '../wifi/index.js';
+import { disconnectGrant, markRoutersSeen, type CoaClient, type WifiDeps } from '../wifi/index.js';
 import { accessRoute } from './access.js';
 import { AccountingWriter, accountingRoute } from './accounting.js';
 import { CODE } from './codec.js';
 import { createCoaClient, type CoaOptions } from './coa.js';
 import { Counters } from './counters.js';
 import { addCounters, selectCounters } from './counters.store.js';
+import { LastSeen } from './last-seen.js';
 import { NasDirectory } from './nas.js';
 import { RadiusListener, type ListenerOptions } from './server.js';
 
@@ -39,6 +40,8 @@ export interface Radius {
   listening(): { auth: AddressInfo | null; acct: AddressInfo | null };
   /** Adds what was counted since the last flush to the stored totals, and logs it. */
   flushCounters(): Promise<void>;
+  /** Writes when each router was last heard from (devices' last_seen_at). */
+  flushLastSeen(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,12 +51,19 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
   const log = deps.log.child({ feature: 'radius' });
   const nas = new NasDirectory(deps);
   const counters = new Counters();
+  const lastSeen = new LastSeen(deps.clock);
   const coa = createCoaClient(
-    { clock: deps.clock, log, nas, bindHost: wildcard(deps.config.radiusHost) ? '0.0.0.0' : deps.config.radiusHost },
+    {
+      clock: deps.clock,
+      log,
+      nas,
+      bindHost: wildcard(deps.config.radiusHost) ? '0.0.0.0' : deps.config.radiusHost,
+      config: deps.config,
+    },
     coaOptions,
   );
   const listeners: RadiusListener[] = [];
-  const server = { clock: deps.clock, log, nas, counters };
+  const server = { clock: deps.clock, log, nas, counters, lastSeen };
   let bound: { auth: AddressInfo | null; acct: AddressInfo | null } = { auth: null, acct: null };
 
   return {
@@ -110,6 +120,15 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
         throw err;
       }
       log.info({ event: 'radius.counters', ...deltas }, 'RADIUS counters');
+    },
+    async flushLastSeen() {
+      const seen = lastSeen.drain();
+      try {
+        await markRoutersSeen(deps, seen);
+      } catch (err) {
+        lastSeen.undrain(seen); // the next flush retries them
+        throw err;
+      }
     },
     listening: () => bound,
     async close() {

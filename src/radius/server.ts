@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import { decodeAttributes, frame, text, verifyRequest, type Attributes, type Frame } from './codec.js';
 import { DropLog, LogBudget, type CounterName, type Counters, type DropReason } from './counters.js';
+import type { LastSeen } from './last-seen.js';
 import type { Nas, NasDirectory } from './nas.js';
 
 /**
@@ -85,6 +86,7 @@ export interface ServerDeps {
   log: Logger;
   nas: NasDirectory;
   counters: Counters;
+  lastSeen: LastSeen;
 }
 
 /** One UDP socket and its pipeline. */
@@ -202,6 +204,7 @@ export class RadiusListener {
       }
     }
     if (check !== 'ok') return this.#fail('bad_authenticator', source, nasId, check);
+    this.deps.lastSeen.seen(nas.deviceId);
     this.deps.counters.bump(this.options.requests);
     const result = await this.options.route({ frame: f, attrs, nas, source });
     if ('drop' in result) return this.#fail(result.drop, source, nasId, result.detail);

@@ -10,7 +10,8 @@ import { presentPlan } from './plans.present.js';
 import { portalConfig, type PortalFacts } from './portal-config.js';
 import { guests, invoices, overview, payments } from './records.js';
 import { disconnectSession, listSessions } from './sessions.js';
-import { presentDisconnect, presentSession } from './sessions.present.js';
+import { presentDisconnect, presentSession, presentSpeedChange } from './sessions.present.js';
+import { applyPlanSpeedToLive } from './speed.js';
 import { requireStaff } from './staff.http.js';
 
 type Deps = WifiDeps & { portal: PortalFacts };
@@ -55,6 +56,16 @@ export function adminRoutes(deps: Deps): Route[] {
       body: { kind: 'json', parse: planBody },
       handler: async ({ params, body }) => ({
         data: presentPlan(await replacePlanValues(deps, id(params), body)),
+      }),
+    }),
+    defineRoute({
+      // DESIGN.md §4.7: the plan's speed to its live grants, and a CoA-Request to their sessions.
+      method: 'POST',
+      path: '/api/v1/admin/plans/:id/apply-to-live',
+      api: 'wifi',
+      auth: admin,
+      handler: async ({ params }) => ({
+        data: presentSpeedChange(await applyPlanSpeedToLive(deps, id(params))),
       }),
     }),
     defineRoute({

@@ -1,11 +1,11 @@
-import { radiusSecretSource } from './devices.js';
-import type { DeviceRow } from './devices.store.js';
+import { radiusSecretSource, type DeviceView } from './devices.js';
 
 /**
  * A device as staff and the CLI see it: never its secrets, only whether it has a RADIUS secret of
- * its own (`own`) or uses RADIUS_SECRET (`global`), and whether a uam secret is set.
+ * its own (`own`) or uses RADIUS_SECRET (`global`), and whether a uam secret is set; and its
+ * health (DESIGN.md §4.7): when its last RADIUS packet came, and whether that makes it online.
  */
-export function presentDevice(row: DeviceRow): Record<string, unknown> {
+export function presentDevice(row: DeviceView): Record<string, unknown> {
   return {
     id: row.id,
     name: row.name,
@@ -20,6 +20,8 @@ export function presentDevice(row: DeviceRow): Record<string, unknown> {
     uam_auth: row.uam_auth,
     has_uam_secret: row.uam_secret_enc !== null,
     require_message_authenticator: row.require_message_authenticator === 1,
+    last_seen_at: row.last_seen_at,
+    online: row.online,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

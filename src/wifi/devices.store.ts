@@ -49,3 +49,28 @@ export function selectDevices(db: Db, options: { limit: number | null }): Promis
   const query = db.selectFrom('devices').selectAll().orderBy('name').orderBy('id');
   return (options.limit === null ? query : query.limit(options.limit)).execute();
 }
+
+/** Moves a device's last_seen_at forward to `at` (never back: flushes may overlap). */
+export async function markSeen(db: Db, id: string, at: string): Promise<void> {
+  await db
+    .updateTable('devices')
+    .set({ last_seen_at: at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', at)]))
+    .execute();
+}
+
+/** How many devices there are, and how many were seen at `since` or later. */
+export async function countSeenSince(db: Db, since: string): Promise<{ total: number; seen: number }> {
+  const row = await db
+    .selectFrom('devices')
+    .select((eb) => [
+      eb.fn.countAll().as('total'),
+      eb.fn
+        .sum<number | string | null>(eb.case().when('last_seen_at', '>=', since).then(1).else(0).end())
+        .as('seen'),
+    ])
+    .executeTakeFirstOrThrow();
+  // Counts and sums come back as strings from some drivers (PostgreSQL's bigint).
+  return { total: Number(row.total), seen: Number(row.seen ?? 0) };
+}

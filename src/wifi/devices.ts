@@ -15,25 +15,68 @@ import {
   findClash,
   findDevice,
   findDeviceByNasId,
+  countSeenSince,
   insertDevice,
+  markSeen,
   selectDevices,
   updateDeviceRow,
   type DeviceRow,
 } from './devices.store.js';
 import { wifiErrors } from './errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
-import { ipv4ToNumber, networkContains, parseIpv4Cidr } from './net.js';
+import { ipv4ToNumber, networkContains, parseIpv4Cidr, type Ipv4Network } from './net.js';
 
 export type { DeviceRow } from './devices.store.js';
 
-type Deps = Pick<WifiDeps, 'db' | 'clock' | 'vault'>;
+/**
+ * A router is online when its last valid RADIUS packet came within this many interim intervals
+ * (DESIGN.md §4.7): a router with guests reports every interval. One with none sends nothing,
+ * so an idle router reads offline; `last_seen_at` says since when.
+ */
+export const ONLINE_WITHIN_INTERVALS = 2.5;
+
+/** A device as staff see it: its row and whether it is online now. */
+export type DeviceView = DeviceRow & { online: boolean };
+
+const onlineSince = (deps: Pick<WifiDeps, 'clock' | 'config'>): string =>
+  new Date(
+    deps.clock.now().getTime() - deps.config.radiusInterimInterval * ONLINE_WITHIN_INTERVALS * 1000,
+  ).toISOString();
+
+export function viewDevice(deps: Pick<WifiDeps, 'clock' | 'config'>, row: DeviceRow): DeviceView {
+  return { ...row, online: row.last_seen_at !== null && row.last_seen_at >= onlineSince(deps) };
+}
+
+/**
+ * Records when routers were last heard from (radius/ calls this with what its listener saw since
+ * the last time, device id → ISO time).
+ */
+export async function markRoutersSeen(
+  deps: Pick<WifiDeps, 'db'>,
+  seen: ReadonlyMap<string, string>,
+): Promise<void> {
+  if (seen.size === 0) return;
+  await deps.db.transaction().execute(async (tx) => {
+    for (const [id, at] of seen) await markSeen(tx, id, at);
+  });
+}
+
+/** For `hotspot-ctl status`: how many routers are registered and how many are online. */
+export async function routersOnline(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
+): Promise<{ registered: number; online: number }> {
+  const { total, seen } = await countSeenSince(deps.db, onlineSince(deps));
+  return { registered: total, online: seen };
+}
+
+type Deps = Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>;
 
 /**
  * A device with its own RADIUS secret in the clear: shown once after `add` and `rotate-secret`;
  * null when the device has none of its own (RADIUS_SECRET applies, and is never shown here).
  */
 export interface DeviceWithSecret {
-  device: DeviceRow;
+  device: DeviceView;
   radiusSecret: string | null;
 }
 
@@ -45,6 +88,21 @@ export const radiusSecretSource = (device: Pick<DeviceRow, 'radius_secret_enc'>)
 
 const radiusContext = (id: string): string => `device-radius-secret:${id}`;
 const uamContext = (id: string): string => `device-uam-secret:${id}`;
+
+/** A device's own secrets in the clear, each null when it has none (for its router set-up). */
+export function openDeviceSecrets(
+  deps: Pick<WifiDeps, 'vault'>,
+  device: DeviceRow,
+): { radiusSecret: string | null; uamSecret: string | null } {
+  return {
+    radiusSecret:
+      device.radius_secret_enc === null
+        ? null
+        : deps.vault.open(device.radius_secret_enc, radiusContext(device.id)),
+    uamSecret:
+      device.uam_secret_enc === null ? null : deps.vault.open(device.uam_secret_enc, uamContext(device.id)),
+  };
+}
 
 /**
  * Registers a router; its RADIUS secret is the one given, a generated one, or (`radius_secret:
@@ -61,16 +119,17 @@ export async function registerDevice(deps: Deps, request: DeviceRequest): Promis
     ...toColumns(deps, id, { ...values, radiusSecret }),
     created_at: now,
     updated_at: now,
+    last_seen_at: null,
   } as DeviceRow;
   await deps.db.transaction().execute(async (tx) => {
     await refuseClash(tx, values, null);
     await insertDevice(tx, row);
   });
-  return { device: row, radiusSecret };
+  return { device: viewDevice(deps, row), radiusSecret };
 }
 
 /** Changes the settings the request supplies; 404 for an unknown device. */
-export async function updateDevice(deps: Deps, id: string, request: DeviceRequest): Promise<DeviceRow> {
+export async function updateDevice(deps: Deps, id: string, request: DeviceRequest): Promise<DeviceView> {
   const values = parseDeviceChanges(request);
   return deps.db.transaction().execute(async (tx) => {
     if (!(await findDevice(tx, id))) throw wifiErrors.deviceNotFound();
@@ -79,7 +138,7 @@ export async function updateDevice(deps: Deps, id: string, request: DeviceReques
       ...toColumns(deps, id, values),
       updated_at: deps.clock.now().toISOString(),
     });
-    return (await findDevice(tx, id)) as DeviceRow;
+    return viewDevice(deps, (await findDevice(tx, id)) as DeviceRow);
   });
 }
 
@@ -98,13 +157,13 @@ export async function rotateDeviceSecret(
 }
 
 /** GET /api/v1/admin/devices: devices by name, at most 200. */
-export function listDevices(deps: Pick<WifiDeps, 'db'>): Promise<DeviceRow[]> {
-  return selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT });
+export async function listDevices(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>): Promise<DeviceView[]> {
+  return (await selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT })).map((d) => viewDevice(deps, d));
 }
 
 /** `hotspot-ctl devices list`: every device, however many (docs/decisions/0007-admin-api.md). */
-export function listAllDevices(deps: Pick<WifiDeps, 'db'>): Promise<DeviceRow[]> {
-  return selectDevices(deps.db, { limit: null });
+export async function listAllDevices(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>): Promise<DeviceView[]> {
+  return (await selectDevices(deps.db, { limit: null })).map((d) => viewDevice(deps, d));
 }
 
 /** A router as RADIUS needs it: the shared secret its packets are signed with, in the clear. */
@@ -126,53 +185,60 @@ export async function deviceByNasId(
 ): Promise<NasDevice | undefined> {
   const device = await findDeviceByNasId(deps.db, nasId);
   if (!device) return undefined;
-  return device.radius_secret_enc === null
+  const own = openDeviceSecrets(deps, device).radiusSecret;
+  return own === null
     ? { device, radiusSecret: deps.config.radiusSecret, secretSource: 'global' }
-    : {
-        device,
-        radiusSecret: deps.vault.open(device.radius_secret_enc, radiusContext(device.id)),
-        secretSource: 'own',
-      };
+    : { device, radiusSecret: own, secretSource: 'own' };
 }
 
-/** The router a UAM request comes through, with what uam-login needs to encode the password. */
-export interface UamDevice {
+/** The router a portal request comes through, with what the hand-off needs to encode the password. */
+export interface PortalRouter {
   device: DeviceRow;
+  network: Ipv4Network;
   /** The device's own uam secret; null when it has none. */
   uamSecret: string | null;
   uamAuth: UamAuth;
 }
 
 /**
- * The registered router whose local network contains `uamip`; when networks overlap, the most
- * specific one (longest prefix), then the oldest registration.
+ * The router a portal request names (DESIGN.md §4.7): the device whose NAS id is `nasid`; without
+ * one, the only device whose local network holds `uamip`. Several devices holding it (two sites
+ * on CoovaChilli's default 10.1.0.0/24) is refused rather than guessed: each may have its own uam
+ * secret. With both, `uamip` must lie in the named router's network (wifi-access-api.md §4.2).
  */
-export async function deviceForUamIp(
+export async function findPortalRouter(
   deps: Pick<WifiDeps, 'db' | 'vault'>,
-  uamip: string,
-): Promise<UamDevice | undefined> {
-  const address = ipv4ToNumber(uamip);
-  if (address === null) return undefined;
-  let best: { device: DeviceRow; prefix: number } | undefined;
-  for (const device of await selectDevices(deps.db, { limit: null })) {
-    const network = parseIpv4Cidr(device.local_network);
-    if (!network || !networkContains(network, address)) continue;
-    if (
-      !best ||
-      network.prefix > best.prefix ||
-      (network.prefix === best.prefix && device.created_at < best.device.created_at)
-    )
-      best = { device, prefix: network.prefix };
+  request: { nasid: string | undefined; uamip: string | undefined },
+): Promise<PortalRouter> {
+  const address = request.uamip === undefined ? null : ipv4ToNumber(request.uamip);
+  let device: DeviceRow;
+  if (request.nasid !== undefined) {
+    const named = await findDeviceByNasId(deps.db, request.nasid);
+    if (!named) throw wifiErrors.routerUnknown();
+    if (address !== null && !networkContains(networkOf(named), address))
+      throw wifiErrors.uamipOutsideRouter();
+    device = named;
+  } else {
+    if (address === null) throw wifiErrors.routerParamsMissing();
+    const holding = (await selectDevices(deps.db, { limit: null })).filter((d) =>
+      networkContains(networkOf(d), address),
+    );
+    const [only, ...others] = holding;
+    if (!only) throw wifiErrors.uamipUnknown();
+    if (others.length > 0) throw wifiErrors.routerAmbiguous();
+    device = only;
   }
-  if (!best) return undefined;
-  const { device } = best;
   return {
     device,
-    uamSecret:
-      device.uam_secret_enc === null ? null : deps.vault.open(device.uam_secret_enc, uamContext(device.id)),
+    network: networkOf(device),
+    uamSecret: openDeviceSecrets(deps, device).uamSecret,
     uamAuth: device.uam_auth === 'pap' ? 'pap' : 'chap',
   };
 }
+
+/** A stored network is canonical CIDR (checked when it was saved). */
+const networkOf = (device: Pick<DeviceRow, 'local_network'>): Ipv4Network =>
+  parseIpv4Cidr(device.local_network) ?? { base: 0, prefix: 32, text: device.local_network };
 
 async function refuseClash(db: Db, values: Partial<DeviceValues>, exceptId: string | null): Promise<void> {
   if (values.radiusNasId === undefined && values.macAddress === undefined) return;

@@ -19,12 +19,17 @@ export interface CoaOutcome {
   sessions: SessionDisconnect[];
 }
 
-const SUMMARY: Readonly<Record<DisconnectAnswer['answer'], CoaOutcome['status']>> = {
-  ack: 'disconnected',
-  nak: 'nak',
-  no_answer: 'no_answer',
-  not_available: 'not_available',
-};
+/** What a set of answers comes to: `ack` when every router acknowledged (said as the caller likes). */
+export function summarise<Ack extends string>(
+  answers: readonly DisconnectAnswer[],
+  ack: Ack,
+): Ack | Exclude<CoaOutcome['status'], 'disconnected'> {
+  const kinds = new Set(answers.map((a) => a.answer));
+  const [only] = kinds;
+  if (only === undefined) return 'no_sessions';
+  if (kinds.size > 1) return 'partial';
+  return only === 'ack' ? ack : only;
+}
 
 export const toTarget = (s: LiveSessionRow): SessionTarget => ({
   sessionId: s.id,
@@ -61,10 +66,7 @@ export async function disconnectSessions(
       return { sessionId: s.id, nasId: s.radius_nas_id, acctSessionId: s.acct_session_id, ...answer };
     }),
   );
-  const kinds = new Set(results.map((r) => r.answer));
-  const [only] = kinds;
-  const status = only === undefined ? 'no_sessions' : kinds.size === 1 ? SUMMARY[only] : 'partial';
-  return { status, sessions: results };
+  return { status: summarise(results, 'disconnected'), sessions: results };
 }
 
 /** Disconnects every live session of a grant. */

@@ -28,6 +28,31 @@ export const wifiErrors = errorCatalogue({
   challengeInvalid: [422, 'challenge must be 32 hexadecimal characters'],
   userurlInvalid: [422, 'userurl must be an http or https URL'],
   uamipUnknown: [422, 'uamip is not inside any registered device network'],
+
+  // Finding the router, and the MikroTik hand-off (DESIGN.md §4.7)
+  nasidInvalid: [422, 'nasid must be 1-253 printable characters'],
+  routerUnknown: [422, 'nasid is not a registered router'],
+  routerAmbiguous: [422, 'ambiguous router: send nasid'],
+  uamipOutsideRouter: [422, 'uamip is not inside the network of the router named by nasid'],
+  routerParamsMissing: [
+    422,
+    'send uamip, uamport and challenge (CoovaChilli) or nasid and link_login_only (MikroTik)',
+  ],
+  routerParamsMixed: [
+    422,
+    "send either CoovaChilli's uamip, uamport and challenge or MikroTik's link_login_only, not both",
+  ],
+  linkLoginOnlyInvalid: [422, 'link_login_only must be an http or https URL without query or credentials'],
+  linkLoginOnlyOutside: [422, "link_login_only must point into the router's network"],
+  chapIdInvalid: [422, 'chap_id must be one octet in octal escapes, such as \\371'],
+  chapChallengeInvalid: [422, 'chap_challenge must be 16 octets in octal escapes'],
+  chapIncomplete: [422, 'chap_id and chap_challenge must be sent together'],
+  dstInvalid: [422, 'dst must be an http or https URL'],
+
+  // Returning guests (DESIGN.md §4.8)
+  loginValuesInvalid: [422, 'username and password must be non-empty strings'],
+  invalidLogin: [401, 'invalid login'],
+  grantUsedUp: [409, 'the data allowance is used up'],
   purchaseKeyMismatch: [403, 'purchase key does not match this invoice'],
   grantNotPaid: [409, 'the invoice is not paid'],
   grantExpired: [409, 'the access has expired'],
@@ -63,6 +88,8 @@ export const wifiErrors = errorCatalogue({
   planActiveInvalid: [422, 'active must be true or false'],
   planSortOrderInvalid: [422, 'sort_order must be a whole number'],
   planMaxDevicesInvalid: [422, 'max_devices must be a whole number from 1 to 100'],
+  planDownloadInvalid: [422, 'download_kbps must be a whole number of kbit/s from 64 to 4000000, or null'],
+  planUploadInvalid: [422, 'upload_kbps must be a whole number of kbit/s from 64 to 4000000, or null'],
 
   // RADIUS sessions
   sessionNotFound: [404, 'session not found'],

@@ -65,3 +65,21 @@ export async function markEnded(db: Db, ids: readonly string[], at: string): Pro
   if (ids.length === 0) return;
   await db.updateTable('grants').set({ ended_at: at }).where('id', 'in', ids).execute();
 }
+
+/** The live grants (not revoked, not expired by `now`) bought on `planId` get this speed; how many. */
+export async function setLiveGrantsSpeed(
+  db: Db,
+  planId: string,
+  now: string,
+  speed: Pick<GrantRow, 'download_kbps' | 'upload_kbps'>,
+): Promise<number> {
+  const result = await db
+    .updateTable('grants')
+    .set({ download_kbps: speed.download_kbps, upload_kbps: speed.upload_kbps })
+    .where('revoked_at', 'is', null)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('invoice_id', 'in', (eb) => eb.selectFrom('invoices').select('id').where('plan_id', '=', planId))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

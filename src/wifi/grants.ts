@@ -70,7 +70,10 @@ export async function issue(
   tx: Db,
   deps: Pick<WifiDeps, 'vault'>,
   input: {
-    invoice: Pick<InvoiceRow, 'id' | 'duration_seconds' | 'data_limit_bytes' | 'max_devices'>;
+    invoice: Pick<
+      InvoiceRow,
+      'id' | 'duration_seconds' | 'data_limit_bytes' | 'max_devices' | 'download_kbps' | 'upload_kbps'
+    >;
     paidAt: Date;
   },
 ): Promise<IssuedGrant> {
@@ -85,6 +88,8 @@ export async function issue(
     password_enc: deps.vault.seal(password, passwordContext(id)),
     data_limit_bytes: input.invoice.data_limit_bytes,
     max_devices: input.invoice.max_devices,
+    download_kbps: input.invoice.download_kbps,
+    upload_kbps: input.invoice.upload_kbps,
     issued_at: input.paidAt.toISOString(),
     expires_at: new Date(input.paidAt.getTime() + input.invoice.duration_seconds * 1000).toISOString(),
     revoked_at: null,
@@ -113,6 +118,9 @@ export type Decision =
         /** What is left of it after every session's octets so far (> 0), or null. */
         dataLeftBytes: number | null;
         maxDevices: number;
+        /** The grant's speed limits in kbit/s (download: to the guest), each null when none. */
+        downloadKbps: number | null;
+        uploadKbps: number | null;
       };
     }
   | { decision: 'reject'; reason: RejectReason };
@@ -148,8 +156,39 @@ export async function authorize(
       dataLimitBytes: grant.data_limit_bytes,
       dataLeftBytes: dataLeft,
       maxDevices: grant.max_devices,
+      downloadKbps: grant.download_kbps,
+      uploadKbps: grant.upload_kbps,
     },
   };
+}
+
+/** A typed login checked against the grants: the live grant and its password, or why not. */
+export type LoginCheck =
+  | { kind: 'live'; grant: GrantRow; password: string }
+  | { kind: 'invalid' | 'revoked' | 'expired' | 'used_up' };
+
+/**
+ * A username and password a guest typed on the portal (DESIGN.md §4.8). Both are generated in
+ * lower case (codes.ts), so case and surrounding spaces are forgiven: phones capitalise the first
+ * letter. An unknown username and a wrong password answer alike. The device limit is not checked
+ * here: the router asks over RADIUS with the device's real MAC address, which the portal cannot
+ * vouch for.
+ */
+export async function checkLogin(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'vault'>,
+  typed: { username: string; password: string },
+): Promise<LoginCheck> {
+  const grant = await findGrantByUsername(deps.db, typed.username.trim().toLowerCase());
+  const password = grant ? openPassword(deps, grant) : '';
+  if (!grant || !safeEqual(typed.password.trim().toLowerCase(), password)) return { kind: 'invalid' };
+  if (grant.revoked_at !== null) return { kind: 'revoked' };
+  if (expiresAtMs(grant) <= deps.clock.now().getTime()) return { kind: 'expired' };
+  if (
+    grant.data_limit_bytes !== null &&
+    (await grantUsage(deps.db, grant.id, null)).usedOctets >= grant.data_limit_bytes
+  )
+    return { kind: 'used_up' };
+  return { kind: 'live', grant, password };
 }
 
 export type LiveGrantLookup =

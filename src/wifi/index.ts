@@ -6,6 +6,7 @@ export type {
   CoaClient,
   DisconnectAnswer,
   SessionTarget,
+  SessionTerms,
   PaymentEvent,
   PaymentGateway,
   PaymentRequest,
@@ -36,13 +37,18 @@ export {
   listDevices,
   listAllDevices,
   deviceByNasId,
-  deviceForUamIp,
+  findPortalRouter,
+  viewDevice,
+  markRoutersSeen,
+  routersOnline,
+  ONLINE_WITHIN_INTERVALS,
+  type DeviceView,
   radiusSecretSource,
   type DeviceRow,
   type DeviceWithSecret,
   type NasDevice,
   type RadiusSecretSource,
-  type UamDevice,
+  type PortalRouter,
 } from './devices.js';
 export { presentDevice } from './devices.present.js';
 export type { DeviceRequest } from './devices.schema.js';
@@ -68,7 +74,7 @@ export {
   type LiveGrantLookup,
   type ExpiredGrant,
 } from './grants.js';
-export { uamLogin } from './uam-login.js';
+export { uamLogin, hotspotLogin, accessLogin, checkRouter } from './hand-off.js';
 
 // RADIUS sessions (accounting) and disconnects
 export type { CoaOutcome, SessionDisconnect } from './disconnect.js';
@@ -84,7 +90,13 @@ export {
   type SessionRow,
   type ListedSessionRow,
 } from './sessions.js';
-export { presentSession, presentDisconnect } from './sessions.present.js';
+export {
+  presentSession,
+  presentDisconnect,
+  presentSpeedChange,
+  type RouterAnswer,
+} from './sessions.present.js';
+export { applyPlanSpeedToLive, type SpeedChangeOutcome } from './speed.js';
 export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jobs.js';
 
 // Staff admin API
@@ -97,3 +109,4 @@ export { staffRoutes } from './staff.routes.js';
 export { adminRoutes } from './admin.routes.js';
 export { planRoutes } from './plans.routes.js';
 export { purchaseRoutes } from './purchases.routes.js';
+export { accessRoutes } from './access.routes.js';

@@ -15,7 +15,7 @@ export function ipv4ToNumber(address: string): number | null {
   return address.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
 }
 
-const numberToIpv4 = (n: number): string =>
+export const numberToIpv4 = (n: number): string =>
   [24, 16, 8, 0].map((shift) => String(Math.floor(n / 2 ** shift) % 256)).join('.');
 
 const maskOf = (prefix: number): number => (prefix === 0 ? 0 : 2 ** 32 - 2 ** (32 - prefix));

@@ -8,11 +8,16 @@ const basics = (row: PlanRow) => ({
   duration_seconds: row.duration_seconds,
 });
 
-/** Plan (public), wifi-access-api.md §2: data_limit_bytes only when the plan has one. */
+/**
+ * Plan (public), wifi-access-api.md §2: data_limit_bytes only when the plan has one; likewise the
+ * speed limits of DESIGN.md §4.7, each only when set.
+ */
 export function presentPublicPlan(row: PlanRow): Record<string, unknown> {
   return {
     ...basics(row),
     ...(row.data_limit_bytes === null ? {} : { data_limit_bytes: row.data_limit_bytes }),
+    ...(row.download_kbps === null ? {} : { download_kbps: row.download_kbps }),
+    ...(row.upload_kbps === null ? {} : { upload_kbps: row.upload_kbps }),
   };
 }
 
@@ -24,6 +29,8 @@ export function presentPlan(row: PlanRow): Record<string, unknown> {
     active: row.active === 1,
     sort_order: row.sort_order,
     max_devices: row.max_devices,
+    download_kbps: row.download_kbps,
+    upload_kbps: row.upload_kbps,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

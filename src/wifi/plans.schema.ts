@@ -3,7 +3,8 @@ import { isWholeNumber as isInt, parseChanges, type Checks } from './values.js';
 
 /**
  * The Plan request of wifi-access-api.md §2, with the optional sort_order of DESIGN.md §3.2 and the
- * optional max_devices (simultaneous-use limit, default 1; docs/decisions/0021-radius-sessions.md).
+ * optional max_devices (simultaneous-use limit, default 1; docs/decisions/0021-radius-sessions.md)
+ * and the optional speed limits of DESIGN.md §4.7 (kbit/s, null: none).
  */
 export const PLAN_FIELDS = [
   'name',
@@ -14,6 +15,8 @@ export const PLAN_FIELDS = [
   'active',
   'sort_order',
   'max_devices',
+  'download_kbps',
+  'upload_kbps',
 ] as const;
 export type PlanField = (typeof PLAN_FIELDS)[number];
 
@@ -29,11 +32,27 @@ export interface PlanValues {
   active: boolean;
   sortOrder: number;
   maxDevices: number;
+  downloadKbps: number | null;
+  uploadKbps: number | null;
 }
 
 export const MIN_PRICE_TZS = 500;
 /** Upper bound of a plan's simultaneous-use limit (devices online at once on one grant). */
 export const MAX_DEVICES = 100;
+/**
+ * A speed limit's range in kbit/s: routers do not shape below 64 kbit/s usefully, and WISPr's
+ * bit/s attributes are 32-bit (at most about 4.29 Gbit/s).
+ */
+export const MIN_SPEED_KBPS = 64;
+export const MAX_SPEED_KBPS = 4_000_000;
+
+const speed =
+  (error: () => Error) =>
+  (v: unknown): number | null => {
+    if (v === null) return null;
+    if (!isInt(v) || v < MIN_SPEED_KBPS || v > MAX_SPEED_KBPS) throw error();
+    return v;
+  };
 
 const checks: Checks<PlanValues> = {
   name: (v) => {
@@ -69,6 +88,8 @@ const checks: Checks<PlanValues> = {
     if (!isInt(v) || v < 1 || v > MAX_DEVICES) throw wifiErrors.planMaxDevicesInvalid();
     return v;
   },
+  downloadKbps: speed(wifiErrors.planDownloadInvalid),
+  uploadKbps: speed(wifiErrors.planUploadInvalid),
 };
 
 const WIRE: { readonly [K in keyof PlanValues]: PlanField } = {
@@ -80,9 +101,14 @@ const WIRE: { readonly [K in keyof PlanValues]: PlanField } = {
   active: 'active',
   sortOrder: 'sort_order',
   maxDevices: 'max_devices',
+  downloadKbps: 'download_kbps',
+  uploadKbps: 'upload_kbps',
 };
 
-/** A new plan: name, price and duration required; the rest default (active, sort order 0, 1 device). */
+/**
+ * A new plan: name, price and duration required; the rest default (active, sort order 0, 1 device,
+ * no data or speed limit).
+ */
 export function parsePlanCreate(request: PlanRequest): PlanValues {
   return {
     name: checks.name(request.name),
@@ -93,6 +119,8 @@ export function parsePlanCreate(request: PlanRequest): PlanValues {
     active: checks.active(request.active ?? true),
     sortOrder: checks.sortOrder(request.sort_order ?? 0),
     maxDevices: checks.maxDevices(request.max_devices ?? 1),
+    downloadKbps: checks.downloadKbps(request.download_kbps ?? null),
+    uploadKbps: checks.uploadKbps(request.upload_kbps ?? null),
   };
 }
 

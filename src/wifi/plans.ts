@@ -71,5 +71,7 @@ function toColumns(values: Partial<PlanValues>): Partial<PlanRow> {
   if (values.active !== undefined) columns.active = values.active ? 1 : 0;
   if (values.sortOrder !== undefined) columns.sort_order = values.sortOrder;
   if (values.maxDevices !== undefined) columns.max_devices = values.maxDevices;
+  if (values.downloadKbps !== undefined) columns.download_kbps = values.downloadKbps;
+  if (values.uploadKbps !== undefined) columns.upload_kbps = values.uploadKbps;
   return columns;
 }

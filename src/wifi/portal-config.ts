@@ -21,6 +21,9 @@ export function portalConfig(deps: Pick<WifiDeps, 'config' | 'payments'>, facts:
       purchases: `${api}/public/purchases`,
       purchase_status: `${api}/public/purchases/{invoice_id}`,
       uam_login: `${api}/public/purchases/{invoice_id}/uam-login`,
+      hotspot_login: `${api}/public/purchases/{invoice_id}/hotspot-login`,
+      access_login: `${api}/public/access/login`,
+      router_check: `${api}/public/router`,
       payment_webhook: `${base}/webhooks/${deps.payments.name}`,
     },
     payment_provider: {

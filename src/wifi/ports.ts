@@ -50,6 +50,11 @@ export interface PaymentGateway {
   readonly name: string;
   /** Cheap (no network): for the portal config's readiness. */
   readiness(): ProviderReadiness;
+  /**
+   * Hosts a guest's device may need before it is logged in (a checkout page the provider shows),
+   * for the routers' walled garden (DESIGN.md §4.7); none for a push to the phone only.
+   */
+  readonly guestHosts: readonly string[];
   requestPayment(request: PaymentRequest): Promise<PromptResult>;
   /** Asks the provider what became of an invoice (for boxes the callback never reaches). */
   queryStatus(invoice: {
@@ -84,12 +89,37 @@ export type DisconnectAnswer =
   /** No CoA client is wired. */
   | { answer: 'not_available' };
 
-/** RFC 5176 Disconnect-Request sender (radius/coa.ts implements it): retries, then reports. */
+/**
+ * What a live session may use from now on, for a CoA-Request that changes it without cutting it
+ * (a plan's new speed applied to live sessions). Routers count some limits from the session's
+ * start (CoovaChilli: Session-Timeout and the octet limits), so both sides are given.
+ */
+export interface SessionTerms {
+  /** Seconds since the session started, as far as this box knows. */
+  sessionSeconds: number;
+  /** Seconds left on the session's grant (> 0). */
+  secondsLeft: number;
+  /** Octets the session has used so far (its last accounting report). */
+  sessionOctets: number;
+  /** What is left of the grant's data allowance, or null when it has none. */
+  dataLeftBytes: number | null;
+  /** Speed limits in kbit/s (download: to the guest), null: none. */
+  downloadKbps: number | null;
+  uploadKbps: number | null;
+}
+
+/**
+ * The RFC 5176 sender (radius/coa.ts implements it): Disconnect-Request to end a session,
+ * CoA-Request to change its terms; each retries, then reports what the router answered (a CoA
+ * answer uses the same shape: ACK, NAK with its Error-Cause, or nothing).
+ */
 export interface CoaClient {
   disconnect(target: SessionTarget): Promise<DisconnectAnswer>;
+  change(target: SessionTarget, terms: SessionTerms): Promise<DisconnectAnswer>;
 }
 
 /** A box without the RADIUS feature has nothing to disconnect through. */
 export const coaNotAvailable: CoaClient = {
   disconnect: () => Promise.resolve({ answer: 'not_available' }),
+  change: () => Promise.resolve({ answer: 'not_available' }),
 };

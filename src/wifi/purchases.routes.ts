@@ -5,7 +5,7 @@ import { wifiErrors } from './errors.js';
 import { getPurchase, startPurchase } from './purchases.js';
 import { presentPurchaseStart, presentPurchaseStatus } from './purchases.present.js';
 import { parseIdempotencyKey, PURCHASE_FIELDS } from './purchases.schema.js';
-import { uamLogin, UAM_LOGIN_FIELDS } from './uam-login.js';
+import { HOTSPOT_LOGIN_FIELDS, hotspotLogin, uamLogin, UAM_LOGIN_FIELDS } from './hand-off.js';
 
 type Deps = Pick<WifiDeps, 'db' | 'clock' | 'config' | 'payments' | 'log' | 'vault'>;
 
@@ -52,6 +52,16 @@ export function purchaseRoutes(deps: Deps): Route[] {
         // (docs/decisions/0012-uam-login-response.md).
         return { raw: { data: { redirect_url: redirectUrl }, redirect_url: redirectUrl } };
       },
+    }),
+    defineRoute({
+      // DESIGN.md §4.7: the MikroTik hand-off, `{data: {redirect_url}}` like every Wi-Fi route.
+      method: 'POST',
+      path: '/api/v1/public/purchases/:invoiceId/hotspot-login',
+      api: 'wifi',
+      body: { kind: 'json', parse: (raw) => strictObject(raw, HOTSPOT_LOGIN_FIELDS, wifiErrors.invalidBody) },
+      handler: async ({ params, body }) => ({
+        data: { redirect_url: await hotspotLogin(deps, { invoiceId: params.invoiceId ?? '', ...body }) },
+      }),
     }),
   ];
 }

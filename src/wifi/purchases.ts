@@ -91,6 +91,8 @@ async function findOrCreateInvoice(
     duration_seconds: plan.duration_seconds,
     data_limit_bytes: plan.data_limit_bytes,
     max_devices: plan.max_devices,
+    download_kbps: plan.download_kbps,
+    upload_kbps: plan.upload_kbps,
     status: 'pending',
     purchase_key_hash: details.keyHash,
     provider: deps.payments.name,

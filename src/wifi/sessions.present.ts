@@ -1,5 +1,6 @@
 import type { CoaOutcome, SessionDisconnect } from './disconnect.js';
 import type { ListedSessionRow, SessionRow } from './sessions.store.js';
+import type { SpeedChangeOutcome } from './speed.js';
 
 /** A RADIUS session as staff and the CLI see it; octet totals are 64-bit (gigawords folded in). */
 export function presentSession(row: ListedSessionRow): Record<string, unknown> {
@@ -38,31 +39,38 @@ export function presentDisconnect(result: {
     session_id: result.session.id,
     grant_id: result.session.grant_id,
     grant_revoked: result.grantRevoked,
-    disconnect: {
-      status: result.disconnect.status,
-      sessions: result.disconnect.sessions.map((s) => ({
-        session_id: s.sessionId,
-        nas_id: s.nasId,
-        acct_session_id: s.acctSessionId,
-        answer: s.answer,
-        ...(s.answer === 'nak' && { error_cause: s.errorCause }),
-      })),
-    },
+    disconnect: { status: result.disconnect.status, sessions: presentAnswers(result.disconnect.sessions) },
   };
 }
+
+/** Each router's answer about one session (Disconnect- or CoA-Request). */
+export const presentAnswers = (sessions: readonly SessionDisconnect[]): RouterAnswer[] =>
+  sessions.map((s) => ({
+    session_id: s.sessionId,
+    nas_id: s.nasId,
+    acct_session_id: s.acctSessionId,
+    answer: s.answer,
+    ...(s.answer === 'nak' && { error_cause: s.errorCause }),
+  }));
+
+export interface RouterAnswer {
+  session_id: string;
+  nas_id: string;
+  acct_session_id: string;
+  answer: SessionDisconnect['answer'];
+  error_cause?: string | null;
+}
+
+/** The outcome of applying a plan's speed to its live grants (admin API and CLI). */
+export const presentSpeedChange = (outcome: SpeedChangeOutcome) => ({
+  grants_updated: outcome.grants,
+  status: outcome.status,
+  sessions: presentAnswers(outcome.sessions),
+});
 
 export interface DisconnectReport {
   session_id: string;
   grant_id: string | null;
   grant_revoked: boolean;
-  disconnect: {
-    status: CoaOutcome['status'];
-    sessions: {
-      session_id: string;
-      nas_id: string;
-      acct_session_id: string;
-      answer: SessionDisconnect['answer'];
-      error_cause?: string | null;
-    }[];
-  };
+  disconnect: { status: CoaOutcome['status']; sessions: RouterAnswer[] };
 }

@@ -412,6 +412,46 @@ export function selectLiveSessionsOfGrant(db: Db, grantId: string): Promise<Live
   return liveSessions(db).where('s.grant_id', '=', grantId).orderBy('s.started_at').execute();
 }
 
+/** A live session of a live grant with what a CoA-Request needs to restate the grant's terms. */
+export interface LiveSessionTermsRow extends LiveSessionRow {
+  grant_id: string;
+  started_at: string;
+  input_octets: number;
+  output_octets: number;
+  expires_at: string;
+  data_limit_bytes: number | null;
+  download_kbps: number | null;
+  upload_kbps: number | null;
+}
+
+/** The live sessions of the live grants (not revoked, not expired by `now`) bought on `planId`. */
+export function selectLiveSessionsOfPlan(
+  db: Db,
+  planId: string,
+  now: string,
+): Promise<LiveSessionTermsRow[]> {
+  return liveSessions(db)
+    .innerJoin('grants as g', 'g.id', 's.grant_id')
+    .innerJoin('invoices as i', 'i.id', 'g.invoice_id')
+    .select([
+      'g.id as grant_id',
+      's.started_at',
+      's.input_octets',
+      's.output_octets',
+      'g.expires_at',
+      'g.data_limit_bytes',
+      'g.download_kbps',
+      'g.upload_kbps',
+    ])
+    .where('i.plan_id', '=', planId)
+    .where('g.revoked_at', 'is', null)
+    .where('g.ended_at', 'is', null)
+    .where('g.expires_at', '>', now)
+    .orderBy('s.started_at')
+    .orderBy('s.id')
+    .execute();
+}
+
 export function findLiveSession(db: Db, id: string): Promise<LiveSessionRow | undefined> {
   return liveSessions(db).where('s.id', '=', id).executeTakeFirst();
 }

@@ -210,8 +210,9 @@ t.test(
       'before: unique forever',
     );
 
+    const upTo0016 = migratorBefore(db, '0017');
     t.same(
-      (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+      ((await upTo0016.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
       [['0016_acct_session_reuse', 'Success']],
     );
     t.same(read('select * from radius_sessions order by id'), old.rows, 'every session row as it was');
@@ -228,15 +229,53 @@ t.test(
     insert.run('s4', 'acct-2', at, at, at);
     t.pass('nor does a closed one stop another from being open');
 
-    const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
-    t.match((await all.migrateDown()).error, {
+    t.match((await upTo0016.migrateDown()).error, {
       message: 'cannot undo 0016: some routers reused an Acct-Session-Id; those sessions would collide',
     });
     sqlite.prepare(`delete from radius_sessions where id in ('s3', 's4')`).run();
-    t.error((await all.migrateDown()).error, 'undone once no id is shared');
+    t.error((await upTo0016.migrateDown()).error, 'undone once no id is shared');
     t.same(indexes(), old.indexes, 'the indexes of 0010 again');
     t.same(read('select * from radius_sessions order by id'), old.rows);
     t.throws(() => insert.run('s3', 'acct-1', at, at, null), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
     t.equal(sqlite.pragma('foreign_keys', { simple: true }), 1);
   },
 );
+
+t.test('0017 adds speed limits and router health as empty columns, and undoes cleanly', async (t) => {
+  const { db, sqlite } = openDatabase(path.join(t.testdir(), 'speed.db'));
+  t.teardown(() => db.destroy());
+  t.error((await migratorBefore(db, '0017').migrateToLatest()).error);
+  const at = '2026-01-15T09:00:00.000Z';
+  insertLobbyRouter(sqlite, at);
+  sqlite
+    .prepare(`insert into plans values ('p1', '1 hour', '', 1000, 3600, null, 1, 0, 1, ?, ?)`)
+    .run(at, at);
+  const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+  const before = { plans: read('select * from plans'), devices: read('select * from devices') };
+  const columnsOf = (table: string) =>
+    read(`select name from pragma_table_info('${table}')`).map((c) => c.name);
+  const old = Object.fromEntries(['plans', 'invoices', 'grants', 'devices'].map((n) => [n, columnsOf(n)]));
+
+  t.same(
+    (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+    [['0017_router_handoff', 'Success']],
+  );
+  for (const table of ['plans', 'invoices', 'grants'])
+    t.same(columnsOf(table), [...(old[table] ?? []), 'download_kbps', 'upload_kbps'], table);
+  t.same(columnsOf('devices'), [...(old.devices ?? []), 'last_seen_at']);
+  t.same(
+    read('select * from plans'),
+    before.plans.map((p) => ({ ...p, download_kbps: null, upload_kbps: null })),
+    'no speed limit on the plans sold so far',
+  );
+  t.same(
+    read('select * from devices'),
+    before.devices.map((d) => ({ ...d, last_seen_at: null })),
+    'routers never seen yet',
+  );
+
+  const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
+  t.error((await all.migrateDown()).error);
+  for (const table of ['plans', 'invoices', 'grants', 'devices']) t.same(columnsOf(table), old[table], table);
+  t.same(read('select * from plans'), before.plans);
+});

@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 
 /**
- * A router's RFC 5176 Disconnect endpoint for tests, written from the RFC independently of
+ * A router's RFC 5176 Disconnect/CoA endpoint for tests, written from the RFC independently of
  * src/radius: it checks the request authenticator (MD5 over the packet with a zero authenticator
  * and the secret, §3.5) and the Message-Authenticator (HMAC-MD5 over the packet with a zero
  * authenticator and the M-A zeroed, §3.4), then answers ACK or NAK (with Error-Cause) as told.
@@ -123,14 +123,18 @@ export class CoaListener {
     };
   }
 
-  /** ACK (41) or NAK (42) with Error-Cause, Response Authenticator over the request's authenticator. */
+  /**
+   * ACK or NAK (with Error-Cause) of the request's kind: Disconnect 40 → 41/42, CoA 43 → 44/45;
+   * Response Authenticator over the request's authenticator.
+   */
   #reply(request: Buffer, answer: Reply): Buffer {
     const attrs =
       'nak' in answer
         ? Buffer.from([101, 6, 0, 0, (answer.nak >> 8) & 0xff, answer.nak & 0xff])
         : Buffer.alloc(0);
     const identifier = ((request[1] ?? 0) + (answer.forged === 'identifier' ? 1 : 0)) & 0xff;
-    const head = Buffer.from(['nak' in answer ? 42 : 41, identifier, 0, 0]);
+    const code = (request[0] ?? 40) + ('nak' in answer ? 2 : 1);
+    const head = Buffer.from([code, identifier, 0, 0]);
     head.writeUInt16BE(20 + attrs.length, 2);
     const secret = answer.forged === 'authenticator' ? `not-${this.secret}` : this.secret;
     const auth = md5(head, request.subarray(4, 20), attrs, Buffer.from(secret));

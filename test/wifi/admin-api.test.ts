@@ -305,6 +305,9 @@ t.test('portal config: endpoints and readiness, never a secret', async (t) => {
     portal_url: 'https://wifi.venue.example/portal',
     endpoints: {
       plans: 'https://wifi.venue.example/api/v1/public/plans',
+      hotspot_login: 'https://wifi.venue.example/api/v1/public/purchases/{invoice_id}/hotspot-login',
+      access_login: 'https://wifi.venue.example/api/v1/public/access/login',
+      router_check: 'https://wifi.venue.example/api/v1/public/router',
       payment_webhook: 'https://wifi.venue.example/webhooks/sandbox',
     },
     payment_provider: { name: 'sandbox', ready: true, sandbox: true },

@@ -1,7 +1,7 @@
 import t from 'tap';
 import {
   deviceByNasId,
-  deviceForUamIp,
+  findPortalRouter,
   listDevices,
   presentDevice,
   rotateDeviceSecret,
@@ -44,6 +44,8 @@ t.test('a registered device gets a RADIUS secret, sealed at rest and readable fo
     uam_auth: 'chap',
     has_uam_secret: true,
     require_message_authenticator: true,
+    last_seen_at: null,
+    online: false,
     created_at: '2026-01-15T09:00:00.000Z',
     updated_at: '2026-01-15T09:00:00.000Z',
   });
@@ -141,25 +143,57 @@ t.test('updates change only what is given; rotate-secret replaces the secret', a
   });
 });
 
-t.test('the device for a uamip is the most specific network holding it', async (t) => {
-  const { app } = await startTestApp(t);
-  const wide = await aDevice(app, { local_network: '10.0.0.0/8', uam_secret: 'wide' });
-  const narrow = await aDevice(app, {
-    radius_nas_id: 'bar',
-    mac_address: '02:00:00:00:00:02',
-    local_network: '10.1.0.0/24',
-    uam_auth: 'pap',
-  });
-  t.match(await deviceForUamIp(app.deps, '10.1.0.1'), {
-    device: { id: narrow.device.id },
-    uamSecret: null,
-    uamAuth: 'pap',
-  });
-  t.match(await deviceForUamIp(app.deps, '10.2.0.1'), {
-    device: { id: wide.device.id },
-    uamSecret: 'wide',
-    uamAuth: 'chap',
-  });
-  t.equal(await deviceForUamIp(app.deps, '192.168.1.1'), undefined);
-  t.equal(await deviceForUamIp(app.deps, 'not-an-ip'), undefined);
-});
+t.test(
+  'the router of a portal request is the one named by nasid; by uamip only when one network holds it (issue 17)',
+  async (t) => {
+    const { app } = await startTestApp(t);
+    // Two sites on CoovaChilli's default network, each with its own uam secret.
+    const first = await aDevice(app, { radius_nas_id: 'site-a', uam_secret: 'secret-a' });
+    const second = await aDevice(app, {
+      radius_nas_id: 'site-b',
+      mac_address: '02:00:00:00:00:02',
+      uam_secret: 'secret-b',
+      uam_auth: 'pap',
+    });
+    const other = await aDevice(app, {
+      radius_nas_id: 'bar',
+      mac_address: '02:00:00:00:00:03',
+      local_network: '10.9.0.0/16',
+    });
+    t.match(await findPortalRouter(app.deps, { nasid: 'site-a', uamip: '10.1.0.1' }), {
+      device: { id: first.device.id },
+      uamSecret: 'secret-a',
+      uamAuth: 'chap',
+    });
+    t.match(await findPortalRouter(app.deps, { nasid: 'site-b', uamip: '10.1.0.1' }), {
+      device: { id: second.device.id },
+      uamSecret: 'secret-b',
+      uamAuth: 'pap',
+    });
+    t.match(await findPortalRouter(app.deps, { nasid: 'bar', uamip: undefined }), {
+      device: { id: other.device.id },
+      uamSecret: null,
+    });
+    t.match(
+      await findPortalRouter(app.deps, { nasid: undefined, uamip: '10.9.3.1' }),
+      { device: { id: other.device.id } },
+      'without nasid, the only network holding uamip',
+    );
+    await t.rejects(findPortalRouter(app.deps, { nasid: undefined, uamip: '10.1.0.1' }), {
+      status: 422,
+      message: 'ambiguous router: send nasid',
+    });
+    await t.rejects(findPortalRouter(app.deps, { nasid: 'site-a', uamip: '10.9.0.1' }), {
+      status: 422,
+      message: 'uamip is not inside the network of the router named by nasid',
+    });
+    await t.rejects(findPortalRouter(app.deps, { nasid: 'SITE-A', uamip: '10.1.0.1' }), {
+      status: 422,
+      message: 'nasid is not a registered router',
+    });
+    await t.rejects(findPortalRouter(app.deps, { nasid: undefined, uamip: '192.168.1.1' }), {
+      status: 422,
+      message: 'uamip is not inside any registered device network',
+    });
+  },
+);

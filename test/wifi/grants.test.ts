@@ -29,7 +29,7 @@ const chap = (ident: number, response: Buffer, challenge: Buffer) => (stored: st
 
 t.test('authorize accepts the grant with PAP or CHAP and reports seconds left and limits', async (t) => {
   const app = await startTestApp(t);
-  const g = await paidGrant(app, { data_limit_bytes: 2_000_000_000 });
+  const g = await paidGrant(app, { data_limit_bytes: 2_000_000_000, download_kbps: 4000, upload_kbps: 1000 });
   t.match(g.username, /^[a-z2-9]{8}$/);
   t.match(g.password, /^[a-z2-9]{10}$/);
   const accept = {
@@ -38,7 +38,13 @@ t.test('authorize accepts the grant with PAP or CHAP and reports seconds left an
     username: g.username,
     expiresAt: '2026-01-15T10:00:00.000Z',
     secondsLeft: 3600,
-    limits: { dataLimitBytes: 2_000_000_000, dataLeftBytes: 2_000_000_000, maxDevices: 1 },
+    limits: {
+      dataLimitBytes: 2_000_000_000,
+      dataLeftBytes: 2_000_000_000,
+      maxDevices: 1,
+      downloadKbps: 4000,
+      uploadKbps: 1000,
+    },
   };
   t.same(await authorize(app.app.deps, { username: g.username, check: pap(g.password) }), accept);
 
@@ -95,6 +101,7 @@ t.test('authorize rejects unknown users, wrong passwords, revoked and expired gr
 function recordingCoa(app: TestApp) {
   const calls: { target: SessionTarget; committed: unknown }[] = [];
   const coa: CoaClient = {
+    ...coaNotAvailable,
     async disconnect(target) {
       const row = await app.app.deps.db
         .selectFrom('radius_sessions as s')
@@ -200,6 +207,7 @@ t.test('expireDue disconnects the expired grants side by side, not one after ano
   let answerAll = (): void => undefined;
   const answered = new Promise<void>((resolve) => (answerAll = resolve));
   const coa: CoaClient = {
+    ...coaNotAvailable,
     async disconnect(target) {
       asked.push(target.acctSessionId);
       await answered;

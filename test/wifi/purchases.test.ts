@@ -265,6 +265,7 @@ t.test(
     const payments = {
       name: 'sandbox',
       readiness: () => ({ ready: true as const }),
+      guestHosts: [],
       requestPayment: () => Promise.reject(new Error('socket hang up')),
       queryStatus: () => Promise.resolve({ status: 'pending' as const }),
     };

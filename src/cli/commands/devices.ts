@@ -7,14 +7,14 @@ import {
   rotateDeviceSecret,
   updateDevice,
   type DeviceRequest,
-  type DeviceRow,
+  type DeviceView,
   type DeviceWithSecret,
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
 import { parseWholeNumber } from '../option-parsers.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
 
-const COLUMNS: readonly Column<DeviceRow>[] = [
+const COLUMNS: readonly Column<DeviceView>[] = [
   ['id', (d) => d.id],
   ['name', (d) => d.name],
   ['nas_id', (d) => d.radius_nas_id],
@@ -25,6 +25,8 @@ const COLUMNS: readonly Column<DeviceRow>[] = [
   ['secret', (d) => radiusSecretSource(d)],
   ['uam', (d) => d.uam_auth],
   ['msg_auth', (d) => (d.require_message_authenticator === 1 ? 'required' : 'legacy')],
+  ['online', (d) => (d.online ? 'yes' : 'no')],
+  ['last_seen', (d) => d.last_seen_at ?? 'never'],
 ];
 
 interface DeviceFlags {
@@ -66,7 +68,7 @@ function deviceRequest(flags: DeviceFlags): DeviceRequest {
   };
 }
 
-const showDevice = (device: DeviceRow): string => formatRecord(Object.entries(presentDevice(device)));
+const showDevice = (device: DeviceView): string => formatRecord(Object.entries(presentDevice(device)));
 
 /**
  * `add` and `rotate-secret` show the device's own RADIUS secret once, in both outputs; it is never

@@ -1,16 +1,23 @@
 import { Option, type Command } from 'commander';
 import { formatDuration } from '../../lib/duration.js';
 import {
+  applyPlanSpeedToLive,
   createPlan,
   listAllPlans,
   presentPlan,
+  presentSpeedChange,
   updatePlan,
   type PlanRequest,
   type PlanRow,
 } from '../../wifi/index.js';
+import { formatAnswers } from '../answers.js';
 import { contextOf, withApp } from '../context.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
-import { parseBytes, parseDurationOption, parseWholeNumber } from '../option-parsers.js';
+import { parseBytes, parseDurationOption, parseSpeed, parseWholeNumber } from '../option-parsers.js';
+
+/** A speed for people: 4000 → "4M", 512 → "512k". */
+const speed = (kbps: number | null): string =>
+  kbps === null ? '' : kbps % 1000 === 0 ? `${String(kbps / 1000)}M` : `${String(kbps)}k`;
 
 const COLUMNS: readonly Column<PlanRow>[] = [
   ['id', (p) => p.id],
@@ -21,6 +28,8 @@ const COLUMNS: readonly Column<PlanRow>[] = [
   ['active', (p) => p.active === 1],
   ['sort_order', (p) => p.sort_order],
   ['max_devices', (p) => p.max_devices],
+  ['download', (p) => speed(p.download_kbps)],
+  ['upload', (p) => speed(p.upload_kbps)],
 ];
 
 interface PlanFlags {
@@ -33,6 +42,9 @@ interface PlanFlags {
   maxDevices?: number;
   active?: boolean;
   inactive?: boolean;
+  download?: number | 'none';
+  upload?: number | 'none';
+  applyToLive?: boolean;
 }
 
 /** Flags → the Plan request the admin API takes, so both surfaces share validation and messages. */
@@ -46,6 +58,8 @@ function planRequest(flags: PlanFlags): PlanRequest {
     sort_order: flags.sortOrder,
     max_devices: flags.maxDevices,
     active: flags.inactive ? false : flags.active,
+    download_kbps: flags.download === 'none' ? null : flags.download,
+    upload_kbps: flags.upload === 'none' ? null : flags.upload,
   };
 }
 
@@ -67,11 +81,13 @@ function valueOptions(cmd: Command): Command {
       parseBytes,
     )
     .option('--sort-order <n>', 'position in the portal list (lower first, default 0)', parseWholeNumber)
+    .option('--max-devices <n>', 'devices one purchase may have online at once (default 1)', parseWholeNumber)
     .option(
-      '--max-devices <n>',
-      'devices one purchase may have online at once (default 1)',
-      parseWholeNumber,
-    );
+      '--download <speed>',
+      'speed limit to the guest: kbit/s, or 512k, 4M, 1G (1M = 1000k); none = no limit',
+      parseSpeed,
+    )
+    .option('--upload <speed>', 'speed limit from the guest, as --download', parseSpeed);
 }
 
 export function registerPlans(program: Command): void {
@@ -119,10 +135,33 @@ export function registerPlans(program: Command): void {
         parseDurationOption,
       )
       .addOption(new Option('--active', 'put the plan on sale').conflicts('inactive'))
-      .option('--inactive', 'take the plan off sale'),
+      .option('--inactive', 'take the plan off sale')
+      .option(
+        '--apply-to-live',
+        "also give the plan's speed to access already sold and still live, and tell the routers (CoA)",
+      ),
   ).action(async (id: string, flags: PlanFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
-    const plan = await withApp(ctx, (app) => updatePlan(app.deps, id, planRequest(flags)));
-    ctx.out.result(presentPlan(plan), () => showPlan(plan));
+    const { plan, applied } = await withApp(ctx, async (app) => {
+      const updated = await updatePlan(app.deps, id, planRequest(flags));
+      return {
+        plan: updated,
+        applied: flags.applyToLive ? presentSpeedChange(await applyPlanSpeedToLive(app.deps, id)) : null,
+      };
+    });
+    if (!applied) {
+      ctx.out.result(presentPlan(plan), () => showPlan(plan));
+      return;
+    }
+    ctx.out.result({ ...presentPlan(plan), apply_to_live: applied }, () =>
+      [
+        showPlan(plan),
+        formatRecord([
+          ['live grants changed', applied.grants_updated],
+          ['routers', applied.status],
+        ]),
+        formatAnswers(applied.sessions, 'no live sessions to change'),
+      ].join('\n'),
+    );
   });
 }

@@ -7,6 +7,7 @@ import {
   type ListedSessionRow,
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
+import { formatAnswers } from '../answers.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
 
 const COLUMNS: readonly Column<ListedSessionRow>[] = [
@@ -54,15 +55,7 @@ export function registerSessions(program: Command): void {
             ['grant revoked', doc.grant_revoked ? 'yes' : 'no (the session has no grant)'],
             ['routers', doc.disconnect.status],
           ]),
-          doc.disconnect.sessions.length === 0
-            ? 'no live sessions to disconnect\n'
-            : formatTable(doc.disconnect.sessions, [
-                ['session', (s) => s.session_id],
-                ['nas_id', (s) => s.nas_id],
-                ['acct_session_id', (s) => s.acct_session_id],
-                ['answer', (s) => s.answer],
-                ['error_cause', (s) => s.error_cause],
-              ]),
+          formatAnswers(doc.disconnect.sessions, 'no live sessions to disconnect'),
         ].join('\n'),
       );
     });

@@ -6,6 +6,7 @@ import { migrationState, rowCounts } from '../../db/index.js';
 import type { Config } from '../../config/index.js';
 import { readOutbox } from '../../notify/index.js';
 import { storedCounters } from '../../radius/index.js';
+import { ONLINE_WITHIN_INTERVALS, routersOnline } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
 import { formatRecord } from '../output.js';
 
@@ -78,6 +79,8 @@ export function registerStatus(program: Command): void {
             ]),
             // Totals the daemon stores every minute (docs/decisions/0022-radius-security.md).
             radius_counters: migrations.pending.length === 0 ? await storedCounters(app.deps.db) : {},
+            // Heard from within 2.5 interim intervals (DESIGN.md §4.7).
+            routers: migrations.pending.length === 0 ? await routersOnline(app.deps) : null,
           };
         },
         { migrate: false },
@@ -103,6 +106,14 @@ export function registerStatus(program: Command): void {
           ),
           ...Object.entries(report.counts).map(([table, n]) => [table, n ?? '-'] as const),
           ['RADIUS', radiusLine(report.radius_counters)],
+          [
+            'routers',
+            report.routers === null
+              ? '-'
+              : `${String(report.routers.online)} of ${String(report.routers.registered)} online (RADIUS heard within ${String(
+                  (config.radiusInterimInterval * ONLINE_WITHIN_INTERVALS) / 60,
+                )} min)`,
+          ],
         ]),
       );
     });

@@ -12,6 +12,9 @@ export interface PlansTable {
   sort_order: number;
   /** Simultaneous-use limit: devices one grant may have online at once (migration 0010). */
   max_devices: number;
+  /** Speed limit in kbit/s (download: to the guest; upload: from the guest), or null (migration 0017). */
+  download_kbps: number | null;
+  upload_kbps: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -37,6 +40,8 @@ export interface DevicesTable {
   require_message_authenticator: number;
   created_at: string;
   updated_at: string;
+  /** When its last valid RADIUS packet arrived (migration 0017); null: never. */
+  last_seen_at: string | null;
 }
 
 export interface InvoicesTable {
@@ -52,6 +57,9 @@ export interface InvoicesTable {
   duration_seconds: number;
   data_limit_bytes: number | null;
   max_devices: number;
+  /** Speed limit in kbit/s (download: to the guest; upload: from the guest), or null (migration 0017). */
+  download_kbps: number | null;
+  upload_kbps: number | null;
   /** 'pending' | 'paid' | 'failed' | 'expired' */
   status: string;
   /** SHA-256 (hex) of the purchase key (the Idempotency-Key). */
@@ -81,6 +89,9 @@ export interface GrantsTable {
   data_limit_bytes: number | null;
   /** Simultaneous-use limit, from the plan at purchase time. */
   max_devices: number;
+  /** Speed limit in kbit/s (download: to the guest; upload: from the guest), or null (migration 0017). */
+  download_kbps: number | null;
+  upload_kbps: number | null;
   issued_at: string;
   expires_at: string;
   revoked_at: string | null;
