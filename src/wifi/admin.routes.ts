@@ -3,6 +3,7 @@ import { deviceBody, planBody, smsBody } from './admin.schema.js';
 import type { WifiDeps } from './deps.js';
 import { listDevices, registerDevice, rotateDeviceSecret, updateDevice } from './devices.js';
 import { presentDevice } from './devices.present.js';
+import { routerConfig } from './router-setup.js';
 import { wifiErrors } from './errors.js';
 import { messages, sendStaffSms } from './messages.js';
 import { createPlan, listPlans, replacePlanValues } from './plans.js';
@@ -95,6 +96,23 @@ export function adminRoutes(deps: Deps): Route[] {
         // only from rotate-secret, which shows it once.
         if (body.radius_secret !== undefined && body.radius_secret !== null) throw wifiErrors.invalidBody();
         return { data: presentDevice(await updateDevice(deps, id(params), body)) };
+      },
+    }),
+    defineRoute({
+      // DESIGN.md §4.7: the router's set-up as text, for a download (it holds the router's secret).
+      method: 'GET',
+      path: '/api/v1/admin/devices/:id/router-config',
+      api: 'wifi',
+      auth: admin,
+      handler: async ({ params, query }) => {
+        const format = query.format ?? 'routeros';
+        const text = await routerConfig(deps, id(params), { format, radiusAddress: query.radius_address });
+        const file = `hotspot-ctl-${id(params).slice(0, 8)}.${format === 'routeros' ? 'rsc' : 'sh'}`;
+        return {
+          body: text,
+          type: 'text/plain; charset=utf-8',
+          headers: { 'Cache-Control': 'no-store', 'Content-Disposition': `attachment; filename="${file}"` },
+        };
       },
     }),
     defineRoute({

@@ -110,4 +110,7 @@ export const wifiErrors = errorCatalogue({
   deviceMessageAuthInvalid: [422, 'require_message_authenticator must be true or false'],
   deviceNasIdTaken: [409, 'a device with this radius_nas_id is already registered'],
   deviceMacTaken: [409, 'a device with this mac_address is already registered'],
+  routerConfigFormatInvalid: [422, 'format must be routeros, coovachilli or openwrt'],
+  radiusAddressInvalid: [422, 'radius_address must be an IPv4 address'],
+  radiusDisabled: [409, 'RADIUS is off on this box (RADIUS_AUTH_PORT or RADIUS_ACCT_PORT is 0)'],
 });

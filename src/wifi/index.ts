@@ -51,6 +51,8 @@ export {
   type PortalRouter,
 } from './devices.js';
 export { presentDevice } from './devices.present.js';
+export { routerConfig } from './router-setup.js';
+export { ROUTER_CONFIG_FORMATS, type RouterConfigFormat } from './router-config.js';
 export type { DeviceRequest } from './devices.schema.js';
 
 // Purchases, payments, access grants

@@ -63,3 +63,62 @@ export function hotspotLoginUrl(input: {
   if (input.dst !== undefined) url.searchParams.set('dst', input.dst);
   return url.href;
 }
+
+/*
+ * The login.html of the router's hotspot directory (router-config-routeros.ts writes it there).
+ */
+
+const htmlAttr = (value: string): string =>
+  value.replace(/[&"'<>$]/g, (c) => `&#${String(c.charCodeAt(0))};`);
+
+/** The fields the portal receives (GET), each a RouterOS servlet variable ("Hotspot customisation"). */
+export const MIKROTIK_LOGIN_FIELDS = [
+  ['res', '$(if error)failed$(else)notyet$(endif)'],
+  ['nasid', '$(identity)'],
+  ['mac', '$(mac)'],
+  ['ip', '$(ip)'],
+  ['link_login_only', '$(link-login-only)'],
+  ['chap_id', '$(chap-id)'],
+  ['chap_challenge', '$(chap-challenge)'],
+  ['dst', '$(link-orig)'],
+  ['error', '$(error)'],
+] as const;
+
+/**
+ * RouterOS serves this as login.html to a guest who is not logged in: it sends the browser
+ * straight on to the portal with a GET form (a query string in `portalUrl` becomes hidden
+ * inputs, since a GET form replaces the action's query). `$` in the URL is written as an
+ * entity so RouterOS's $(…) substitution cannot touch it.
+ */
+export function mikrotikLoginHtml(portalUrl: string): string {
+  const withoutFragment = portalUrl.split('#')[0] ?? '';
+  const q = withoutFragment.indexOf('?');
+  const action = q < 0 ? withoutFragment : withoutFragment.slice(0, q);
+  const ours = new Set<string>(MIKROTIK_LOGIN_FIELDS.map(([name]) => name));
+  const carried = q < 0 ? [] : [...new URLSearchParams(withoutFragment.slice(q + 1))];
+  const hidden = (name: string, value: string): string =>
+    `<input type="hidden" name="${name}" value="${value}">`;
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta http-equiv="pragma" content="no-cache">',
+    '<meta http-equiv="expires" content="-1">',
+    '<title>Wi-Fi sign-in</title>',
+    '</head>',
+    '<body>',
+    `<form name="portal" action="${htmlAttr(action)}" method="get">`,
+    ...carried
+      .filter(([name]) => !ours.has(name))
+      .map(([name, value]) => hidden(htmlAttr(name), htmlAttr(value))),
+    ...MIKROTIK_LOGIN_FIELDS.map(([name, value]) => hidden(name, value)),
+    '<noscript><p>Continue to sign in to the Wi-Fi.</p><input type="submit" value="Continue"></noscript>',
+    '</form>',
+    '<script>document.forms[0].submit();</script>',
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}

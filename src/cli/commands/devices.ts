@@ -5,6 +5,8 @@ import {
   radiusSecretSource,
   registerDevice,
   rotateDeviceSecret,
+  routerConfig,
+  ROUTER_CONFIG_FORMATS,
   updateDevice,
   type DeviceRequest,
   type DeviceView,
@@ -172,5 +174,26 @@ export function registerDevices(program: Command): void {
     .action(async (id: string, flags: { secret?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       printWithSecret(ctx, await withApp(ctx, (app) => rotateDeviceSecret(app.deps, id, flags.secret)));
+    });
+
+  devices
+    .command('router-config')
+    .description('Print a ready-to-paste configuration for a router (its own secret included)')
+    .argument('<id>', 'device id')
+    .addOption(
+      new Option('--format <format>', 'the router software')
+        .choices(ROUTER_CONFIG_FORMATS)
+        .default('routeros'),
+    )
+    .option(
+      '--radius-address <ip>',
+      "this box's IPv4 address as the router reaches it (default: RADIUS_HOST, else the portal's host)",
+    )
+    .action(async (id: string, flags: { format: string; radiusAddress?: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const text = await withApp(ctx, (app) =>
+        routerConfig(app.deps, id, { format: flags.format, radiusAddress: flags.radiusAddress }),
+      );
+      ctx.out.result({ format: flags.format, config: text }, () => text);
     });
 }

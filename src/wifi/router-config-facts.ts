@@ -1,0 +1,123 @@
+import { isIPv4 } from 'node:net';
+import { numberToIpv4, parseIpv4Cidr } from './net.js';
+
+/**
+ * What every router configuration format shares (router-config.ts): the input, the placeholders
+ * printed where the box must not (or cannot) print a value, and the facts derived from the input.
+ */
+
+export interface RouterConfigInput {
+  device: {
+    name: string;
+    nasId: string;
+    localNetwork: string;
+    uamServer: string;
+    coaPort: number;
+    uamAuth: 'chap' | 'pap';
+  };
+  /** The router's own RADIUS secret, or null when it uses the global RADIUS_SECRET (never printed). */
+  radiusSecret: string | null;
+  uamSecret: { source: 'own'; value: string } | { source: 'global' } | { source: 'none' };
+  radius: {
+    /** This box's IPv4 address as the router reaches it; null when unknown (placeholder). */
+    address: string | null;
+    authPort: number;
+    acctPort: number;
+    interimSeconds: number;
+  };
+  /** Hosts guests reach before login (portal host, payment API hosts): IPv4 literals or DNS names. */
+  walledGarden: readonly string[];
+  serviceName: string;
+  generatedAt: Date;
+}
+
+/** What is printed instead of a value the box must not (or cannot) print. */
+export const PLACEHOLDERS = {
+  radiusAddress: 'REPLACE_WITH_HOTSPOT_CTL_ADDRESS',
+  radiusSecret: 'REPLACE_WITH_GLOBAL_RADIUS_SECRET',
+  uamSecret: 'REPLACE_WITH_GLOBAL_UAM_SECRET',
+} as const;
+
+export interface Facts {
+  address: string;
+  secret: string;
+  /** null: no uam secret at all. */
+  uamSecret: string | null;
+  portalHost: string | null;
+  garden: { ipv4: string[]; names: string[]; all: string[] };
+  network: { cidr: string; address: string; netmask: string; listen: string } | null;
+  notes: string[];
+}
+
+export function hostOf(url: string): string | null {
+  try {
+    const host = new URL(url).hostname;
+    return host === '' ? null : host;
+  } catch {
+    return null;
+  }
+}
+
+/** The walled garden: the portal's host first, then the caller's hosts, each once (DNS is case-blind). */
+export function walledGardenHosts(input: Pick<RouterConfigInput, 'device' | 'walledGarden'>): string[] {
+  const seen = new Set<string>();
+  for (const raw of [hostOf(input.device.uamServer) ?? '', ...input.walledGarden]) {
+    const host = raw.trim().toLowerCase();
+    if (host !== '') seen.add(host);
+  }
+  return [...seen];
+}
+
+function networkFacts(cidr: string): Facts['network'] {
+  const network = parseIpv4Cidr(cidr);
+  if (!network || network.prefix > 30) return null;
+  return {
+    cidr: network.text,
+    address: numberToIpv4(network.base),
+    netmask: numberToIpv4(network.prefix === 0 ? 0 : 2 ** 32 - 2 ** (32 - network.prefix)),
+    listen: numberToIpv4(network.base + 1),
+  };
+}
+
+export function factsOf(input: RouterConfigInput): Facts {
+  const all = walledGardenHosts(input);
+  const notes: string[] = [];
+  if (input.radius.address === null) {
+    notes.push(
+      `This box's address is not known: replace ${PLACEHOLDERS.radiusAddress} below with the IPv4 address`,
+      'the router reaches hotspot-ctl on (RADIUS, CoA and the portal).',
+    );
+  }
+  if (input.radiusSecret === null) {
+    notes.push(
+      'This router uses the global RADIUS_SECRET, which hotspot-ctl never prints: replace',
+      `${PLACEHOLDERS.radiusSecret} below with it (or give the router its own secret with`,
+      '"hotspot-ctl devices rotate-secret" and print this again).',
+    );
+  }
+  return {
+    address: input.radius.address ?? PLACEHOLDERS.radiusAddress,
+    secret: input.radiusSecret ?? PLACEHOLDERS.radiusSecret,
+    uamSecret:
+      input.uamSecret.source === 'own'
+        ? input.uamSecret.value
+        : input.uamSecret.source === 'global'
+          ? PLACEHOLDERS.uamSecret
+          : null,
+    portalHost: hostOf(input.device.uamServer),
+    garden: { ipv4: all.filter((h) => isIPv4(h)), names: all.filter((h) => !isIPv4(h)), all },
+    network: networkFacts(input.device.localNetwork),
+    notes,
+  };
+}
+
+export function headerLines(input: RouterConfigInput, title: string, notes: readonly string[]): string[] {
+  return [
+    `hotspot-ctl router configuration: ${title}`,
+    `Service: ${input.serviceName}`,
+    `Router: ${input.device.name}`,
+    `NAS-Identifier: ${input.device.nasId}`,
+    `Generated: ${input.generatedAt.toISOString()}`,
+    ...(notes.length > 0 ? ['', ...notes] : []),
+  ];
+}
