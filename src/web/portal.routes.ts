@@ -44,6 +44,7 @@ function portalMain(s: Readonly<Record<PortalKey, string>>) {
 <h2 ${T('notHotspot.heading')}</h2>
 <p ${T('notHotspot.body')}</p>
 </section>
+<p id="unknown-router" class="notice warn" role="alert" hidden ${T('router.unknown')}</p>
 <section id="creds" class="card" hidden aria-labelledby="creds-heading">
 <h2 id="creds-heading" ${T('creds.heading')}</h2>
 <p ${T('creds.body')}</p>
@@ -82,10 +83,32 @@ function portalMain(s: Readonly<Record<PortalKey, string>>) {
 </div>
 <button type="submit" id="pay" class="primary" ${T('pay.button')}</button>
 <p class="error" id="buy-error" role="alert" hidden></p>
-</form>`;
+</form>
+<p><button type="button" id="buy-more" hidden ${T('buyMore')}</button></p>
+<details id="have-login" class="card" hidden>
+<summary ${T('login.heading')}</summary>
+<p ${T('login.body')}</p>
+<form id="login" novalidate>
+<div class="field">
+<label for="login-user" ${T('creds.username')}</label>
+<input id="login-user" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required aria-describedby="login-user-error">
+<p class="error" id="login-user-error" hidden></p>
+</div>
+<div class="field">
+<label for="login-pass" ${T('creds.password')}</label>
+<input id="login-pass" name="password" type="password" autocomplete="current-password" autocapitalize="none" required aria-describedby="login-pass-error">
+<p class="error" id="login-pass-error" hidden></p>
+</div>
+<button type="submit" id="login-submit" class="primary" ${T('login.button')}</button>
+<p class="error" id="login-error" role="alert" hidden></p>
+</form>
+</details>`;
 }
 
-/** GET /portal: where CoovaChilli sends guests (`res=notyet&uamip&uamport&challenge…`). */
+/**
+ * GET /portal: where CoovaChilli sends guests (`res=notyet&uamip&uamport&challenge…`), and our
+ * MikroTik login.html (`res=notyet&nasid&link_login_only&chap_id…`; DESIGN.md §4.7).
+ */
 export function portalRoutes(deps: Pick<CoreDeps, 'config'>, assets: Assets): Route[] {
   return [
     defineRoute({

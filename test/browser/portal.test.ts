@@ -48,12 +48,19 @@ const expectedChap = (password: string, challenge: string): string =>
 
 async function setUp(t: Test) {
   const app = await startTestApp(t);
-  const plan = await aPlan(app.app, { name: '1 hour', price_tzs: 1000, duration_seconds: 3600 });
+  const plan = await aPlan(app.app, {
+    name: '1 hour',
+    price_tzs: 1000,
+    duration_seconds: 3600,
+    download_kbps: 2000,
+    upload_kbps: 512,
+  });
   await aPlan(app.app, {
     name: 'Day pass',
     price_tzs: 3000,
     duration_seconds: 86_400,
     data_limit_bytes: 2e9,
+    download_kbps: 4000,
   });
   await aDevice(app.app, { uam_secret: UAM_SECRET });
   const context = await launchBrowser(t);
@@ -99,6 +106,8 @@ t.test(
     await page.getByText('Day pass').waitFor();
     t.ok(await page.getByText('1 hour · No data limit').isVisible(), 'duration in words, no data limit');
     t.ok(await page.getByText('1 day · 2 GB of data').isVisible(), 'data limit in words');
+    t.ok(await page.getByText('2 Mbit/s download · 512 kbit/s upload').isVisible(), 'speeds in words');
+    t.ok(await page.getByText('4 Mbit/s download', { exact: true }).isVisible(), 'only the speed it has');
     t.ok(await page.getByText('TZS 3,000').isVisible(), 'price in TZS');
     t.ok(await page.locator('#not-hotspot').isHidden(), 'on the hotspot');
 

@@ -43,6 +43,10 @@ export function bytesWords(bytes: number): string {
   return `${String(bytes)} B`;
 }
 
+/** A speed in kbit/s in the unit people know: 4000 → "4 Mbit/s", 1500 → "1.5 Mbit/s", 512 → "512 kbit/s". */
+export const speedWords = (kbps: number): string =>
+  kbps >= 1000 ? `${String(Math.round(kbps / 100) / 10)} Mbit/s` : `${String(kbps)} kbit/s`;
+
 /**
  * A Tanzanian mobile number the way guests type it (`0712 345 678`, `255712345678`,
  * `+255 712 345 678`, `712345678`) as E.164, or another country's number written with `+`.

@@ -1,6 +1,6 @@
 import { api, dataOf } from './api.js';
 import { $ } from './dom.js';
-import { amount, bytesWords, durationWords, type Strings } from './portal-format.js';
+import { amount, bytesWords, durationWords, speedWords, type Strings } from './portal-format.js';
 
 /** The portal's plan list: fetched once, drawn as radio cards in the current language. */
 
@@ -11,6 +11,8 @@ export interface Plan {
   price_tzs: number;
   duration_seconds: number;
   data_limit_bytes?: number;
+  download_kbps?: number;
+  upload_kbps?: number;
 }
 
 type Translate = (key: string, vars?: Readonly<Record<string, string | number>>) => string;
@@ -73,6 +75,13 @@ function planCard(
     line('plan-price', t('price', { amount: amount(plan.price_tzs) })),
     line('plan-meta', `${durationWords(plan.duration_seconds, strings)} · ${data}`),
   );
+  const speeds = [
+    ...(plan.download_kbps === undefined
+      ? []
+      : [t('plan.speedDown', { speed: speedWords(plan.download_kbps) })]),
+    ...(plan.upload_kbps === undefined ? [] : [t('plan.speedUp', { speed: speedWords(plan.upload_kbps) })]),
+  ];
+  if (speeds.length > 0) label.append(line('plan-meta plan-speed', speeds.join(' · ')));
   if (plan.description) label.append(line('plan-desc', plan.description));
   return label;
 }

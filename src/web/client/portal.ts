@@ -13,21 +13,22 @@ import {
 } from './dom.js';
 import { amount, displayPhone, normalisePhone, type Strings } from './portal-format.js';
 import { fetchPlans, selectedPlan, showPlans } from './portal-plans.js';
+import { canHandOff, checkRouter, purchaseHandOff, readRouter, wantedUrl } from './hotspot.js';
+import { initTypedLogin } from './portal-login.js';
 import {
   forgetPurchase,
   loadPurchase,
   newPurchaseKey,
   pollPurchase,
-  readChilli,
   savePurchase,
   startPurchase,
-  uamLogin,
   type PurchaseStatus,
   type StoredPurchase,
 } from './purchase.js';
 
 /**
- * The captive portal: plans → phone → "confirm on your phone" (polling) → UAM login. Every
+ * The captive portal: plans → phone → "confirm on your phone" (polling) → the router's own login
+ * (CoovaChilli's /logon or MikroTik's link-login-only), or a login the guest already has. Every
  * visible word comes from the language tables the server put in the page.
  */
 type Lang = 'en' | 'sw';
@@ -40,12 +41,18 @@ type Known = StoredPurchase & { invoiceId: string };
 const POLL_MS = 3000;
 const LANG_KEY = 'hotspot.lang';
 const data = pageData() as Data;
-const chilli = readChilli(location.search);
+const router = readRouter(location.search);
+/** The router said the device is online already (it sent the guest back after a login). */
+const online = router !== null && (router.res === 'success' || router.res === 'already');
 let lang: Lang = storedLang() ?? data.lang;
 let current: StoredPurchase | null = null;
 let pollTimer: number | undefined;
-/** Log in by ourselves at most once per page load, and never right after the router refused. */
-let mayAutoConnect = chilli !== null && !['failed', 'success', 'already', 'logoff'].includes(chilli.res);
+/** Whether this box knows the router: nothing is sold on one it does not (asked at load). */
+let routerKnown = true;
+/** After "buy more time" on a page that says the device is online. */
+let buyingMore = false;
+/** Log in by ourselves at most once per page load, and only when the router asked for a login. */
+let mayAutoConnect = router !== null && canHandOff(router) && router.res === 'notyet';
 
 const t = (key: string, vars?: Readonly<Record<string, string | number>>): string =>
   fill(data.strings[lang][key] ?? data.strings.en[key] ?? key, vars);
@@ -90,8 +97,12 @@ function status(message: string | null, tone: 'info' | 'warn' = 'info'): void {
   show(box, message !== null);
 }
 
+/** The buy form is offered on a known router, and on an online device only when asked for. */
+const mayBuy = (): boolean => routerKnown && (!online || buyingMore);
+
 function step(which: 'buy' | 'waiting' | 'outcome' | 'none'): void {
-  show($('buy'), which === 'buy' || which === 'outcome');
+  show($('buy'), (which === 'buy' || which === 'outcome') && mayBuy());
+  show($('buy-more'), online && !buyingMore && routerKnown && which !== 'waiting');
   show($('waiting'), which === 'waiting');
   show($('outcome'), which === 'outcome');
 }
@@ -239,16 +250,16 @@ function credentials(c: NonNullable<PurchaseStatus['credentials']>): void {
   };
   refreshTexts();
   show($('creds'));
-  show($('connect'), chilli !== null);
+  show($('connect'), router !== null && canHandOff(router) && routerKnown);
 }
 
 async function connect(): Promise<void> {
-  if (!chilli || !current?.invoiceId) return;
+  if (!router || !current?.invoiceId) return;
   mayAutoConnect = false;
   const button = $('connect', HTMLButtonElement);
   busy(button, true);
   status(t('connecting'));
-  const result = await uamLogin(current as Known, chilli);
+  const result = await purchaseHandOff(current.invoiceId, current.key, router);
   busy(button, false);
   if ('url' in result) {
     go(result.url);
@@ -263,16 +274,23 @@ async function connect(): Promise<void> {
     outcome('ended');
     return;
   }
-  status(
-    t(
-      error.status === 422 && /uamip/.test(messageOf(error))
-        ? 'router.unknown'
-        : error.status === 0
-          ? 'error.network'
-          : 'error.generic',
-    ),
-    'warn',
-  );
+  if (error.status === 422 && /router|uamip|nasid|link_login_only/.test(messageOf(error))) {
+    status(null);
+    unknownRouter();
+    return;
+  }
+  status(t(error.status === 0 ? 'error.network' : 'error.generic'), 'warn');
+}
+
+/** The box does not know this router: say so, sell nothing, hand nothing off. */
+function unknownRouter(): void {
+  routerKnown = false;
+  mayAutoConnect = false;
+  show($('unknown-router'));
+  show($('have-login'), false);
+  show($('connect'), false);
+  if (!$('buy').hidden) step('none');
+  show($('buy-more'), false);
 }
 
 function startOver(): void {
@@ -281,6 +299,25 @@ function startOver(): void {
   current = null;
   status(null);
   step('buy');
+}
+
+/** What the router said when it sent the guest here; kept apart from our own progress line. */
+function routerNote(): void {
+  const res = router?.res;
+  if (res === 'success' || res === 'already' || res === 'failed' || res === 'logoff') {
+    const note = $('router');
+    note.dataset.t = `res.${res}`;
+    note.textContent = t(`res.${res}`);
+    note.classList.toggle('warn', res === 'failed');
+    show(note);
+  }
+  const wanted = router && online ? wantedUrl(router) : undefined;
+  if (wanted !== undefined) {
+    const link = $('continue', HTMLAnchorElement);
+    link.href = wanted;
+    link.textContent = t('continue', { url: new URL(wanted).host });
+    show(link);
+  }
 }
 
 function init(): void {
@@ -296,22 +333,20 @@ function init(): void {
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible' && !$('waiting').hidden) void poll();
   });
+  $('buy-more').addEventListener('click', () => {
+    buyingMore = true;
+    step('buy');
+    $('plans').focus();
+  });
   applyLang();
-  show($('not-hotspot'), chilli === null);
-  const res = chilli?.res;
-  if (res === 'success' || res === 'already' || res === 'failed' || res === 'logoff') {
-    // What the router said when it sent the guest here; kept apart from our own progress line.
-    const note = $('router');
-    note.dataset.t = `res.${res}`;
-    note.textContent = t(`res.${res}`);
-    note.classList.toggle('warn', res === 'failed');
-    show(note);
-  }
-  if (res === 'success' && chilli?.userurl) {
-    const link = $('continue', HTMLAnchorElement);
-    link.href = chilli.userurl;
-    link.textContent = t('continue', { url: new URL(chilli.userurl).host });
-    show(link);
+  show($('not-hotspot'), router === null);
+  routerNote();
+  if (router) {
+    show($('have-login'), canHandOff(router));
+    if (canHandOff(router)) initTypedLogin(router, t);
+    void checkRouter(router).then((known) => {
+      if (known === 'unknown') unknownRouter();
+    });
   }
   void loadPlans();
   current = loadPurchase();
@@ -319,6 +354,7 @@ function init(): void {
     step('buy');
     return;
   }
+  if (online) step('none');
   $('phone', HTMLInputElement).value = current.phone;
   step('none');
   void (current.invoiceId ? poll() : submit());

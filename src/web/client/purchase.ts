@@ -1,4 +1,4 @@
-import { api, dataOf, type ApiResult } from './api.js';
+import { api, type ApiResult } from './api.js';
 
 /**
  * The guest's purchase as this browser remembers it. The purchase key is made here (Web Crypto)
@@ -72,52 +72,3 @@ export const startPurchase = (p: StoredPurchase): Promise<ApiResult> =>
 
 export const pollPurchase = (p: StoredPurchase & { invoiceId: string }): Promise<ApiResult> =>
   api('GET', `${BASE}/${encodeURIComponent(p.invoiceId)}`, undefined, { 'X-Purchase-Key': p.key });
-
-export interface Chilli {
-  res: string;
-  uamip: string;
-  uamport: number;
-  challenge: string;
-  userurl: string | undefined;
-}
-
-/** The CoovaChilli redirect's parameters, or null when the page was not opened through it. */
-export function readChilli(search: string): Chilli | null {
-  const q = new URLSearchParams(search);
-  const uamip = q.get('uamip') ?? '';
-  const uamport = Number(q.get('uamport'));
-  const challenge = q.get('challenge') ?? '';
-  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(uamip) || !Number.isInteger(uamport) || uamport < 1 || uamport > 65535)
-    return null;
-  if (!/^[0-9a-f]{32}$/i.test(challenge)) return null;
-  const userurl = q.get('userurl') ?? '';
-  return {
-    res: q.get('res') ?? 'notyet',
-    uamip,
-    uamport,
-    challenge,
-    // Only a URL the API accepts; anything else would make the whole login fail.
-    userurl: /^https?:\/\//i.test(userurl) && userurl.length <= 2048 ? userurl : undefined,
-  };
-}
-
-/** Asks the server for the router's logon URL; returns it only if it points at that router. */
-export async function uamLogin(
-  p: StoredPurchase & { invoiceId: string },
-  chilli: Chilli,
-): Promise<{ url: string } | { error: ApiResult }> {
-  const result = await api('POST', `${BASE}/${encodeURIComponent(p.invoiceId)}/uam-login`, {
-    purchase_key: p.key,
-    uamip: chilli.uamip,
-    uamport: chilli.uamport,
-    challenge: chilli.challenge,
-    ...(chilli.userurl === undefined ? {} : { userurl: chilli.userurl }),
-  });
-  const url =
-    result.status === 200
-      ? (dataOf(result) as { redirect_url?: unknown } | undefined)?.redirect_url
-      : undefined;
-  if (typeof url === 'string' && url.startsWith(`http://${chilli.uamip}:${String(chilli.uamport)}/logon?`))
-    return { url };
-  return { error: result };
-}

@@ -60,7 +60,19 @@ export const portalEn = {
   'res.logoff': 'You have signed out of the Wi-Fi.',
   continue: 'Continue to {url}',
   'router.unknown':
-    'This hotspot is not set up on the server yet. Sign in with the username and password below, or ask the staff.',
+    'This Wi-Fi point is not set up on the hotspot server yet, so nothing can be bought or signed in here. Please ask the staff.',
+  'plan.speedDown': '{speed} download',
+  'plan.speedUp': '{speed} upload',
+  buyMore: 'Buy more time',
+  'login.heading': 'I already have a login',
+  'login.body':
+    'Use the username and password you got when you paid, to connect another device or this one again.',
+  'login.button': 'Sign in',
+  'login.userRequired': 'Enter the username.',
+  'login.passRequired': 'Enter the password.',
+  'login.invalid': 'Wrong username or password. Check them and try again.',
+  'login.ended': 'This login has ended: its time or data is used up, or it was stopped. Choose a new plan.',
+  'login.tooMany': 'Too many wrong tries. Wait a minute, then try again.',
 } as const;
 
 export type PortalKey = keyof typeof portalEn;

@@ -62,5 +62,18 @@ export const portalSw: Readonly<Record<PortalKey, string>> = {
   'res.logoff': 'Umetoka kwenye Wi-Fi.',
   continue: 'Endelea kwenda {url}',
   'router.unknown':
-    'Hotspot hii bado haijasajiliwa kwenye seva. Ingia kwa jina la mtumiaji na nenosiri hapa chini, au waulize wahudumu.',
+    'Kituo hiki cha Wi-Fi bado hakijasajiliwa kwenye seva ya hotspot, kwa hiyo huwezi kununua wala kuingia hapa. Tafadhali waulize wahudumu.',
+  'plan.speedDown': 'kupakua {speed}',
+  'plan.speedUp': 'kupakia {speed}',
+  buyMore: 'Nunua muda zaidi',
+  'login.heading': 'Tayari nina taarifa za kuingia',
+  'login.body':
+    'Tumia jina la mtumiaji na nenosiri ulilopata ulipolipa, ili kuunganisha kifaa kingine au hiki tena.',
+  'login.button': 'Ingia',
+  'login.userRequired': 'Andika jina la mtumiaji.',
+  'login.passRequired': 'Andika nenosiri.',
+  'login.invalid': 'Jina la mtumiaji au nenosiri si sahihi. Yaangalie kisha ujaribu tena.',
+  'login.ended':
+    'Taarifa hizi za kuingia zimekwisha: muda au data imekwisha, au zimesitishwa. Chagua kifurushi kipya.',
+  'login.tooMany': 'Umejaribu vibaya mara nyingi mno. Subiri dakika moja, kisha ujaribu tena.',
 };
