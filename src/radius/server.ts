@@ -204,10 +204,12 @@ export class RadiusListener {
       }
     }
     if (check !== 'ok') return this.#fail('bad_authenticator', source, nasId, check);
-    this.deps.lastSeen.seen(nas.deviceId);
     this.deps.counters.bump(this.options.requests);
     const result = await this.options.route({ frame: f, attrs, nas, source });
     if ('drop' in result) return this.#fail(result.drop, source, nasId, result.detail);
+    // A valid packet (DESIGN.md §4.7 router health): one its route dropped (an Access-Request
+    // without the Message-Authenticator its router needs: anybody could send that) is none.
+    this.deps.lastSeen.seen(nas.deviceId);
     if ('ignore' in result) return null;
     this.deps.counters.bump(result.count);
     return result.reply;
