@@ -105,13 +105,17 @@ export function adminRoutes(deps: Deps): Route[] {
       api: 'wifi',
       auth: admin,
       handler: async ({ params, query }) => {
-        const format = query.format ?? 'routeros';
-        const text = await routerConfig(deps, id(params), { format, radiusAddress: query.radius_address });
-        const file = `hotspot-ctl-${id(params).slice(0, 8)}.${format === 'routeros' ? 'rsc' : 'sh'}`;
+        const { text, fileName } = await routerConfig(deps, id(params), {
+          format: query.format,
+          radiusAddress: query.radius_address,
+        });
         return {
           body: text,
           type: 'text/plain; charset=utf-8',
-          headers: { 'Cache-Control': 'no-store', 'Content-Disposition': `attachment; filename="${file}"` },
+          headers: {
+            'Cache-Control': 'no-store',
+            'Content-Disposition': `attachment; filename="${fileName}"`,
+          },
         };
       },
     }),

@@ -121,3 +121,13 @@ export function headerLines(input: RouterConfigInput, title: string, notes: read
     ...(notes.length > 0 ? ['', ...notes] : []),
   ];
 }
+
+/**
+ * The name a router's set-up is saved under (the admin download, and what the RouterOS script
+ * tells the operator to import): `hotspot-ctl-<NAS id>.rsc` (RouterOS) or `.sh` (the others), the
+ * NAS id cut to characters every file system and RouterOS take.
+ */
+export function routerConfigFileName(nasId: string, format: 'routeros' | 'coovachilli' | 'openwrt'): string {
+  const safe = nasId.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
+  return `hotspot-ctl-${safe}.${format === 'routeros' ? 'rsc' : 'sh'}`;
+}

@@ -1,6 +1,12 @@
 import { isIPv4 } from 'node:net';
 import { mikrotikLoginHtml } from './mikrotik.js';
-import { factsOf, headerLines, PLACEHOLDERS, type RouterConfigInput } from './router-config-facts.js';
+import {
+  factsOf,
+  headerLines,
+  PLACEHOLDERS,
+  routerConfigFileName,
+  type RouterConfigInput,
+} from './router-config-facts.js';
 
 /** The RouterOS 7 script of `devices router-config --format routeros` (router-config.ts). */
 
@@ -82,7 +88,8 @@ export function renderRouterOs(input: RouterConfigInput): string {
     'html directory with login.html, which this script needs. (If RouterOS refuses hotspot commands,',
     'hotspot is turned off in /system device-mode: turn it on there first.)',
     'Then paste the whole script into a terminal (WinBox/WebFig: New Terminal), or upload it as',
-    'hotspot-ctl.rsc (Files) and run: /import file-name=hotspot-ctl.rsc verbose=yes',
+    `${routerConfigFileName(device.nasId, 'routeros')} (Files) and run:`,
+    `/import file-name=${routerConfigFileName(device.nasId, 'routeros')} verbose=yes`,
     `Running it again is safe: it first removes what it added before (comment ${ROUTEROS_MARK}).`,
     'If the router has several hotspot servers, put the name of the guest one between the quotes of',
     ':local hsServer "" below.',

@@ -2,7 +2,12 @@ import { renderCoovaChilli, renderOpenWrt } from './router-config-chilli.js';
 import type { RouterConfigInput } from './router-config-facts.js';
 import { renderRouterOs } from './router-config-routeros.js';
 
-export { PLACEHOLDERS, walledGardenHosts, type RouterConfigInput } from './router-config-facts.js';
+export {
+  PLACEHOLDERS,
+  routerConfigFileName,
+  walledGardenHosts,
+  type RouterConfigInput,
+} from './router-config-facts.js';
 export { ROUTEROS_MARK, routerOsString, routerOsTime } from './router-config-routeros.js';
 export { shellQuote } from './router-config-chilli.js';
 export { MIKROTIK_LOGIN_FIELDS, mikrotikLoginHtml } from './mikrotik.js';

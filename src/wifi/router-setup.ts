@@ -3,7 +3,12 @@ import type { WifiDeps } from './deps.js';
 import { openDeviceSecrets } from './devices.js';
 import { findDevice } from './devices.store.js';
 import { wifiErrors } from './errors.js';
-import { isRouterConfigFormat, renderRouterConfig, type RouterConfigInput } from './router-config.js';
+import {
+  isRouterConfigFormat,
+  renderRouterConfig,
+  routerConfigFileName,
+  type RouterConfigInput,
+} from './router-config.js';
 import { hostOf } from './router-config-facts.js';
 
 /**
@@ -16,7 +21,7 @@ export async function routerConfig(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config' | 'payments'>,
   id: string,
   options: { format?: unknown; radiusAddress?: unknown },
-): Promise<string> {
+): Promise<{ text: string; fileName: string }> {
   const format = options.format ?? 'routeros';
   if (typeof format !== 'string' || !isRouterConfigFormat(format))
     throw wifiErrors.routerConfigFormatInvalid();
@@ -55,7 +60,10 @@ export async function routerConfig(
     serviceName: config.serviceName,
     generatedAt: deps.clock.now(),
   };
-  return renderRouterConfig(input, format);
+  return {
+    text: renderRouterConfig(input, format),
+    fileName: routerConfigFileName(device.radius_nas_id, format),
+  };
 }
 
 /** A host a router could reach: not a name or address of the box's own loopback. */

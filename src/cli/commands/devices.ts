@@ -191,9 +191,9 @@ export function registerDevices(program: Command): void {
     )
     .action(async (id: string, flags: { format: string; radiusAddress?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const text = await withApp(ctx, (app) =>
+      const { text, fileName } = await withApp(ctx, (app) =>
         routerConfig(app.deps, id, { format: flags.format, radiusAddress: flags.radiusAddress }),
       );
-      ctx.out.result({ format: flags.format, config: text }, () => text);
+      ctx.out.result({ format: flags.format, file_name: fileName, config: text }, () => text);
     });
 }
