@@ -43,9 +43,12 @@ export function bytesWords(bytes: number): string {
   return `${String(bytes)} B`;
 }
 
-/** A speed in kbit/s in the unit people know: 4000 → "4 Mbit/s", 1500 → "1.5 Mbit/s", 512 → "512 kbit/s". */
+/**
+ * A speed in kbit/s in the unit people know: 4000 → "4 Mbit/s", 1500 → "1.5 Mbit/s", 512 →
+ * "512 kbit/s"; the number and its unit never part at a line break.
+ */
 export const speedWords = (kbps: number): string =>
-  kbps >= 1000 ? `${String(Math.round(kbps / 100) / 10)} Mbit/s` : `${String(kbps)} kbit/s`;
+  kbps >= 1000 ? `${String(Math.round(kbps / 100) / 10)}\u00a0Mbit/s` : `${String(kbps)}\u00a0kbit/s`;
 
 /**
  * A Tanzanian mobile number the way guests type it (`0712 345 678`, `255712345678`,
