@@ -121,6 +121,10 @@ export const confirmDialog = (): Html =>
     <button type="button" id="confirm-no">${a('common.cancel')}</button>
   </dialog>`;
 
+/** Status area for an outcome with more than one line (a heading, a list of router answers). */
+export const statusBox = (id: string): Html =>
+  html`<section id="${id}" class="notice" role="status" tabindex="-1" hidden></section>`;
+
 /** Status line for what a form or an action just did. */
 export const statusLine = (id: string): Html =>
   html`<p id="${id}" class="notice" role="status" tabindex="-1" hidden></p>`;

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '../deps.js';
 import { defineRoute, type Route, type RouteContext, type RouteResult } from '../http/route.js';
-import type { StaffPrincipal } from '../wifi/index.js';
+import { ONLINE_WITHIN_INTERVALS, type StaffPrincipal } from '../wifi/index.js';
 import { checkbox, choice, numberField, textArea, unitField } from './admin-fields.js';
 import {
   a,
@@ -10,6 +10,7 @@ import {
   confirmDialog,
   optionalStaff,
   sectionHead,
+  statusBox,
   statusLine,
   tableSlot,
   toAdminLogin,
@@ -69,7 +70,7 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
       section: 'plans',
       title: 'plans.title',
       script: 'admin-plans.js',
-      main: html`${sectionHead('plans.title', 'plans.intro', !can.plans)} ${statusLine('plans-status')}
+      main: html`${sectionHead('plans.title', 'plans.intro', !can.plans)} ${statusBox('plans-status')}
       ${tableSlot('plans', 'plans.title')} ${can.plans ? planForm() : ''}`,
     })),
     section('/admin/devices', (_, can) => ({
@@ -78,7 +79,8 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
       script: 'admin-devices.js',
       main: html`${sectionHead('devices.title', 'devices.intro', !can.devices)}
       ${statusLine('devices-status')} ${can.devices ? secretBox() : ''}
-      ${tableSlot('devices', 'devices.title')} ${can.devices ? html`${deviceForm()} ${confirmDialog()}` : ''}`,
+      ${tableSlot('devices', 'devices.title')} ${devicesNotes(deps, can.devices)}
+      ${can.devices ? html`${deviceForm()} ${confirmDialog()} ${setupDialog()}` : ''}`,
     })),
     section('/admin/sessions', (_, can) => ({
       section: 'sessions',
@@ -181,12 +183,69 @@ function planForm(): Html {
       hint: a('plan.dataLimitHint'),
       required: false,
     })}
+    ${speedField('plan-download', 'plan.download', 'plan.downloadUnit')}
+    ${speedField('plan-upload', 'plan.upload', 'plan.uploadUnit')}
     ${numberField({ id: 'plan-max-devices', label: a('plan.maxDevices'), hint: a('plan.maxDevicesHint'), value: '1' })}
     ${numberField({ id: 'plan-sort', label: a('plan.sortOrder'), hint: a('plan.sortOrderHint'), value: '0', signed: true })}
     ${checkbox({ id: 'plan-active', label: a('plan.active'), checked: true })}
+    ${checkbox({ id: 'plan-apply-live', label: a('plan.applyLive'), hint: a('plan.applyLiveHint'), hidden: true })}
     ${submitRow('plan-form', a('plans.create'))}
     <button type="button" id="plan-cancel" hidden>${a('common.cancel')}</button>
   </form>`;
+}
+
+/** A speed limit per guest in kbit/s or Mbit/s (the API takes kbit/s); empty: no limit. */
+const speedField = (id: string, label: AdminKey, unitLabel: AdminKey): Html =>
+  unitField({
+    id,
+    label: a(label),
+    unitLabel: a(unitLabel),
+    units: [
+      ['1', a('unit.kbps')],
+      ['1000', a('unit.Mbps')],
+    ],
+    unit: '1000',
+    hint: a('plan.speedHint'),
+    required: false,
+  });
+
+/** Under the routers: what Online means (its window follows RADIUS_INTERIM_INTERVAL), and for admins what a set-up file holds. */
+function devicesNotes(deps: Deps, mayChange: boolean): Html {
+  const minutes = (deps.config.radiusInterimInterval * ONLINE_WITHIN_INTERVALS) / 60;
+  return html`<p class="hint" id="devices-online-note">
+      ${a('devices.onlineNote').replace('{minutes}', String(Math.round(minutes * 10) / 10))}
+    </p>
+    ${mayChange ? html`<p class="hint" id="devices-setup-note">${a('devices.setupNote')}</p>` : ''}`;
+}
+
+/** The router set-up download (GET …/router-config): which software, and this box's address if the settings do not say. */
+function setupDialog(): Html {
+  return html`<dialog id="setup" aria-labelledby="setup-heading">
+    <form id="setup-form" novalidate>
+      <h2 id="setup-heading">${a('setup.action')}</h2>
+      ${choice({
+        id: 'setup-format',
+        label: a('setup.format'),
+        choices: [
+          ['routeros', a('setup.routeros')],
+          ['coovachilli', a('setup.coovachilli')],
+          ['openwrt', a('setup.openwrt')],
+        ],
+        selected: 'routeros',
+      })}
+      ${field({
+        id: 'setup-address',
+        label: a('setup.address'),
+        hint: a('setup.addressHint'),
+        inputmode: 'text',
+        autocomplete: 'off',
+        required: false,
+      })}
+      <p class="hint">${a('devices.setupNote')}</p>
+      ${submitRow('setup-form', a('setup.download'))}
+      <button type="button" id="setup-cancel">${a('common.cancel')}</button>
+    </form>
+  </dialog>`;
 }
 
 function deviceForm(): Html {

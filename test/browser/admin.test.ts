@@ -1,21 +1,24 @@
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { addStaff } from '../../src/identity/index.js';
 import { sha256Hex } from '../../src/lib/crypto.js';
-import { deviceByNasId, findLiveForPurchase, recordAccounting } from '../../src/wifi/index.js';
+import { deviceByNasId, findLiveForPurchase, getPlan, recordAccounting } from '../../src/wifi/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
 import { Client } from '../helpers/client.js';
 import { CoaListener } from '../helpers/coa-listener.js';
-import { STAFF_PASSWORD } from '../helpers/staff.js';
+import { NAS_ID, papRequest, radclient, SECRET, startRadiusApp } from '../helpers/radius.js';
+import { STAFF_PASSWORD, staffClient } from '../helpers/staff.js';
 import { sendStaffSmsForTest } from '../helpers/staff-sms.js';
 import { totpForSecret } from '../helpers/totp.js';
-import { aDevice, aLiveSession, aPaidPurchase, aPlan } from '../helpers/wifi.js';
+import { aDevice, aLiveSession, aPaidPurchase, aPlan, wifiRows } from '../helpers/wifi.js';
 
 /**
  * The staff admin UI in headless Chromium against the real daemon: sign-in (with the TOTP step),
- * plans, routers and their once-shown RADIUS secret, what a viewer is not offered, and an
- * operator's disconnect with each router's answer.
+ * plans with their speeds (and applying a new speed to guests online now), routers with whether
+ * they are online, their once-shown RADIUS secret and their set-up file, what a viewer is not
+ * offered, and an operator's disconnect with each router's answer.
  */
 
 /** Run in the page (the test program has no DOM types): the id of the focused element. */
@@ -41,8 +44,9 @@ const staff = (app: TestApp, email: string, role: 'owner' | 'operator' | 'viewer
   addStaff(app.app.deps, { email, role, password: STAFF_PASSWORD });
 
 /** A guest online on a router: a paid purchase's grant and the router's Accounting Start for it. */
-async function aGuestOnline(app: TestApp, deviceId: string, acctSessionId: string) {
-  const purchase = await aPaidPurchase(app);
+async function aGuestOnline(app: TestApp, deviceId: string, acctSessionId: string, planId?: string) {
+  const plan = planId === undefined ? undefined : await getPlan(app.app.deps, planId);
+  const purchase = await aPaidPurchase(app, plan);
   const live = await findLiveForPurchase(app.app.deps, purchase.invoiceId, sha256Hex(purchase.key));
   if (live.kind !== 'live') throw new Error(`expected a live grant, got ${live.kind}`);
   const username = live.grant.username;
@@ -104,6 +108,8 @@ t.test(
       'TZS 2,500',
       '2 d',
       '5 GB',
+      'no limit',
+      'no limit',
       '1',
       '0',
       'on sale',
@@ -334,6 +340,240 @@ t.test(
       .locator('#messages tr', { hasText: 'Your access ends in 10 minutes' })
       .getByText('accepted')
       .waitFor();
+    t.same(foreign, []);
+  },
+);
+
+/** The file a click saves, with the name the server gave it. */
+async function downloaded(page: Page, click: () => Promise<void>): Promise<{ name: string; text: string }> {
+  const [download] = await Promise.all([page.waitForEvent('download'), click()]);
+  const file = await download.path();
+  return { name: download.suggestedFilename(), text: readFileSync(file, 'utf8') };
+}
+
+t.test(
+  'routers show Online or Offline with when they were last heard; an admin downloads a set-up file, a viewer is offered none',
+  { skip: chromiumSkip },
+  async (t) => {
+    const app = await startRadiusApp(t, { selfIssuer: true });
+    await aDevice(app.app, {
+      name: 'Bar AP',
+      radius_nas_id: 'bar-01',
+      mac_address: 'aa:bb:cc:dd:ee:02',
+      local_network: '10.2.0.0/24',
+    });
+    // The lobby router asks RADIUS (for a guest it does not know): that is a valid packet, so it is heard.
+    const asked = await radclient(app.auth, 'auth', papRequest('nobody', 'wrong'));
+    t.equal(asked.replies[0]?.code, 'Access-Reject');
+    await app.app.radius.flushLastSeen();
+    await staff(app, 'owner@venue.test', 'owner');
+    await staff(app, 'viewer@venue.test', 'viewer');
+
+    const { page, foreign } = await browser(t, app);
+    await page.goto(`${app.base}/admin/devices`);
+    await signIn(page, 'owner@venue.test');
+    await page.waitForURL(`${app.base}/admin/devices`);
+    const lobby = page.locator('#devices tr', { hasText: NAS_ID });
+    const bar = page.locator('#devices tr', { hasText: 'bar-01' });
+    await lobby.waitFor();
+    t.equal(await lobby.locator('.badge').textContent(), 'Online', 'said in words, not colour alone');
+    t.match(await lobby.locator('td[data-label="Status"]').textContent(), /^Online ?last heard \d/);
+    t.equal(await bar.locator('.badge').textContent(), 'Offline');
+    t.match(await bar.locator('td[data-label="Status"]').textContent(), /^Offline ?never heard from$/);
+    t.match(
+      await page.locator('#devices-online-note').textContent(),
+      /in the last 12\.5 minutes/,
+      '2.5 × the default interim interval',
+    );
+    t.match(await page.locator('#devices-setup-note').textContent(), /holds the router’s own RADIUS secret/);
+
+    // The RouterOS script: the router's RADIUS client with its own secret and NAS id.
+    await page.getByRole('button', { name: 'Set-up file for Lobby AP' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('heading', { name: 'Set-up file for Lobby AP' }).waitFor();
+    t.equal(await page.evaluate<string>(FOCUSED), 'setup-format', 'the choice has the focus');
+    t.equal(await dialog.getByLabel('Router software').inputValue(), 'routeros');
+    const script = await downloaded(page, () => dialog.getByRole('button', { name: 'Download' }).click());
+    t.equal(script.name, `hotspot-ctl-${NAS_ID}.rsc`, 'named after the router, as the script says');
+    t.match(script.text, '/radius add');
+    t.match(script.text, `/system identity set name="${NAS_ID}"`);
+    t.match(script.text, `secret="${SECRET}"`, 'the router’s own secret');
+    await page.locator('#devices-status:not([hidden])').waitFor();
+    t.equal(
+      await page.locator('#devices-status').textContent(),
+      `Set-up file for Lobby AP downloaded (${script.name}). It holds the router’s RADIUS secret.`,
+    );
+    t.equal(await page.evaluate<string>(FOCUSED), 'devices-status', 'said where focus is');
+    t.ok(await dialog.isHidden());
+
+    // This box's address: the API's message next to the field, and nothing saved; then OpenWrt.
+    await page.getByRole('button', { name: 'Set-up file for Bar AP' }).click();
+    await dialog
+      .getByLabel('Router software')
+      .selectOption({ label: 'OpenWrt with coova-chilli (uci commands)' });
+    await dialog.getByLabel('This box’s address for the router').fill('10.0.0.300');
+    let saved = 0;
+    page.on('download', () => saved++);
+    await dialog.getByRole('button', { name: 'Download' }).click();
+    await page
+      .locator('#setup-address-error', { hasText: 'radius_address must be an IPv4 address' })
+      .waitFor();
+    t.equal(await page.evaluate<string>(FOCUSED), 'setup-address');
+    t.equal(saved, 0, 'a refusal is not saved as the file');
+    await dialog.getByLabel('This box’s address for the router').fill('192.168.88.2');
+    const uci = await downloaded(page, () => dialog.getByRole('button', { name: 'Download' }).click());
+    t.equal(uci.name, 'hotspot-ctl-bar-01.sh');
+    t.match(uci.text, 'uci ');
+    t.match(uci.text, '192.168.88.2', 'the address typed');
+    t.match(uci.text, 'bar-01');
+    t.same(foreign, []);
+
+    // A viewer sees the same health, and no set-up control.
+    const viewer = await browser(t, app);
+    await viewer.page.goto(`${app.base}/admin/devices`);
+    await signIn(viewer.page, 'viewer@venue.test');
+    await viewer.page.waitForURL(`${app.base}/admin/devices`);
+    const seen = viewer.page.locator('#devices tr', { hasText: NAS_ID });
+    await seen.waitFor();
+    t.equal(await seen.locator('.badge').textContent(), 'Online');
+    t.equal(await viewer.page.getByRole('button', { name: /Set-up file/ }).count(), 0);
+    t.equal(await viewer.page.locator('#setup, #devices-setup-note').count(), 0);
+    t.same(viewer.foreign, []);
+  },
+);
+
+t.test(
+  'an admin gives a plan a speed in Mbit/s, is told next to the field when it is too slow, and applies a new speed to guests online now',
+  { skip: chromiumSkip },
+  async (t) => {
+    const ROUTER_SECRET = 'router-secret-0001';
+    const router = new CoaListener(ROUTER_SECRET);
+    const coaPort = await router.listen();
+    t.teardown(() => {
+      router.close();
+    });
+    const app = await startTestApp(t, { selfIssuer: true });
+    const lobby = await aDevice(app.app, {
+      radius_secret: ROUTER_SECRET,
+      radius_client_ip: '127.0.0.1',
+      coa_port: coaPort,
+    });
+    await staff(app, 'owner@venue.test', 'owner');
+    const api = await staffClient(app, 'viewer');
+    const plans = async () =>
+      ((await api.get('/api/v1/admin/plans')).body as { data: Record<string, unknown>[] }).data;
+
+    const { page, foreign } = await browser(t, app);
+    await page.goto(`${app.base}/admin/plans`);
+    await signIn(page, 'owner@venue.test');
+    await page.waitForURL(`${app.base}/admin/plans`);
+    await page.locator('#plans').getByText('Nothing yet.').waitFor();
+    t.ok(await page.locator('#plan-apply-live-row').isHidden(), 'nothing to apply to for a new plan');
+
+    // 4 Mbit/s down, 1 Mbit/s up: the API stores kbit/s.
+    await page.getByLabel('Name').fill('Fast hour');
+    await page.getByLabel('Price (TZS)').fill('1000');
+    await page.getByLabel('Duration', { exact: true }).fill('1');
+    await page.getByLabel('Download speed', { exact: true }).fill('4');
+    t.equal(
+      await page.getByLabel('Unit of the download speed').inputValue(),
+      '1000',
+      'Mbit/s unless changed',
+    );
+    await page.getByLabel('Upload speed', { exact: true }).fill('1');
+    await page.getByRole('button', { name: 'Create plan' }).click();
+    await page.getByRole('status').getByText('Plan Fast hour created.').waitFor();
+    const row = page.locator('#plans tr', { hasText: 'Fast hour' });
+    t.same(await row.locator('td').allTextContents(), [
+      'Fast hour',
+      'TZS 1,000',
+      '1 h',
+      'no limit',
+      '4 Mbit/s',
+      '1 Mbit/s',
+      '1',
+      '0',
+      'on sale',
+      'Edit',
+    ]);
+    const [created] = await plans();
+    t.match(created, { name: 'Fast hour', download_kbps: 4000, upload_kbps: 1000 });
+    const planId = String(created?.id);
+
+    // 32 kbit/s is below what routers shape: the API's message next to the field; nothing changes.
+    await page.getByRole('button', { name: 'Edit: Fast hour' }).click();
+    t.equal(
+      await page.getByLabel('Download speed', { exact: true }).inputValue(),
+      '4',
+      'back in the unit it was entered in',
+    );
+    t.equal(await page.getByLabel('Unit of the download speed').inputValue(), '1000');
+    t.ok(await page.getByLabel('Also apply this speed to guests online now').isVisible());
+    const before = await wifiRows(app.app.deps.db);
+    await page.getByLabel('Download speed', { exact: true }).fill('32');
+    await page.getByLabel('Unit of the download speed').selectOption({ label: 'kbit/s' });
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page
+      .locator('#plan-download-error', {
+        hasText: 'download_kbps must be a whole number of kbit/s from 64 to 4000000, or null',
+      })
+      .waitFor();
+    t.equal(await page.getByLabel('Download speed', { exact: true }).getAttribute('aria-invalid'), 'true');
+    t.equal(await page.evaluate<string>(FOCUSED), 'plan-download', 'the field has the focus');
+    t.same(await wifiRows(app.app.deps.db), before, 'changes nothing');
+    t.same(router.received, [], 'no router asked');
+
+    // Applied with nobody online: the access already sold (none) and no router to ask.
+    await page.getByLabel('Download speed', { exact: true }).fill('2');
+    await page.getByLabel('Unit of the download speed').selectOption({ label: 'Mbit/s' });
+    await page.getByLabel('Also apply this speed to guests online now').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const outcome = page.locator('#plans-status');
+    await outcome.getByText('No guest of this plan is online, so no router was asked.').waitFor();
+    t.ok(
+      await outcome
+        .getByText('No purchase of this plan is still running: nothing else had to change.')
+        .isVisible(),
+    );
+    t.equal(await page.evaluate<string>(FOCUSED), 'plans-status', 'the outcome has the focus');
+    await row.getByText('2 Mbit/s').waitFor();
+    t.match((await plans())[0], { download_kbps: 2000, upload_kbps: 1000 });
+
+    // A guest of this plan online on the lobby router: it is asked, and acknowledges.
+    await aGuestOnline(app, lobby.device.id, 'acct-speed-1', planId);
+    await page.getByRole('button', { name: 'Edit: Fast hour' }).click();
+    t.notOk(
+      await page.getByLabel('Also apply this speed to guests online now').isChecked(),
+      'asked each time',
+    );
+    await page.getByLabel('Download speed', { exact: true }).fill('1.5');
+    await page.getByLabel('Also apply this speed to guests online now').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await outcome.getByText('lobby-01 (acct-speed-1): ack: the router changed the speed').waitFor();
+    t.ok(
+      await outcome
+        .getByText('1 purchase of this plan that is still running now has this speed.')
+        .isVisible(),
+    );
+    t.ok(
+      await outcome
+        .getByRole('heading', {
+          name: 'Plan Fast hour saved, and its speed given to guests who already bought it',
+        })
+        .isVisible(),
+    );
+    t.equal(router.received.length, 1);
+    t.equal(router.received[0]?.code, 43, 'a CoA-Request, not a Disconnect');
+    await row.getByText('1.5 Mbit/s').waitFor();
+    t.match((await plans())[0], { download_kbps: 1500 });
+
+    // Saved without the tick: no router is asked.
+    await page.getByRole('button', { name: 'Edit: Fast hour' }).click();
+    await page.getByLabel('Upload speed', { exact: true }).fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('status').getByText('Plan Fast hour saved.').waitFor();
+    t.match((await plans())[0], { download_kbps: 1500, upload_kbps: null }, 'empty: no limit');
+    t.equal(router.received.length, 1);
     t.same(foreign, []);
   },
 );

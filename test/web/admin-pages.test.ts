@@ -110,6 +110,9 @@ t.test('the page shows who is signed in and renders only the controls the role m
     ['/admin/plans', /id="plan-form"/],
     ['/admin/devices', /id="device-form"/],
     ['/admin/devices', /id="secret-box"/],
+    ['/admin/devices', /<dialog id="setup"/],
+    ['/admin/devices', /id="devices-setup-note"/],
+    ['/admin/plans', /id="plan-apply-live"/],
     ['/admin/sessions', /id="confirm"/],
     ['/admin/sms', /id="sms-form"/],
   ];
@@ -133,6 +136,40 @@ t.test('the page shows who is signed in and renders only the controls the role m
       t.equal(/id="read-only"/.test(res.text), !expected, `${role} ${path}: read-only note`);
     }
   }
+});
+
+t.test('the plan form takes speeds in kbit/s or Mbit/s, each field labelled and described', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true });
+  const admin = await staffClient(app, 'admin');
+  const { text } = await visit(app.base, '/admin/plans', admin);
+  for (const [id, label] of [
+    ['plan-download', 'Download speed'],
+    ['plan-upload', 'Upload speed'],
+  ] as const) {
+    t.match(text, `<label for="${id}">${label}</label>`, id);
+    t.match(
+      text,
+      new RegExp(`id="${id}"[^>]*aria-describedby="${id}-hint ${id}-error"`),
+      `${id}: hint and error`,
+    );
+    t.notMatch(text, new RegExp(`id="${id}"[^>]* required`), `${id}: empty is no limit`);
+    t.match(
+      text,
+      new RegExp(
+        `<select id="${id}-unit"[^>]*>\\s*<option value="1"\\s*>kbit/s</option>\\s*<option value="1000"\\s+selected>Mbit/s</option>`,
+      ),
+      `${id}: kbit/s or Mbit/s (chosen)`,
+    );
+  }
+  t.match(text, /id="plan-apply-live-row"\s+hidden/, 'apply to guests online now: only while editing');
+});
+
+t.test('the routers page says what Online means with the box’s own interim interval', async (t) => {
+  const app = await startTestApp(t, { selfIssuer: true, env: { RADIUS_INTERIM_INTERVAL: '600' } });
+  const viewer = await staffClient(app, 'viewer');
+  const { text } = await visit(app.base, '/admin/devices', viewer);
+  t.match(text, /Online: the router sent a RADIUS packet in the last 25 minutes\./, '2.5 × 600 s');
+  t.notMatch(text, /id="devices-setup-note"|id="setup"/, 'no set-up file for a viewer');
 });
 
 t.test('each admin page with its CSS and JS stays under 50 KB gzip', async (t) => {

@@ -1,13 +1,24 @@
 import { dataOf, ok } from './api.js';
-import { $, clearErrors, show } from './dom.js';
+import { $, clearErrors, go, show } from './dom.js';
 import { apiError, onSubmit, requiredValue, t } from './forms.js';
-import { adminApi, askConfirm, can, failure, loadTable, numberOrText, status } from './admin-shell.js';
+import {
+  adminApi,
+  askConfirm,
+  can,
+  element,
+  failure,
+  loadTable,
+  numberOrText,
+  status,
+  time,
+} from './admin-shell.js';
 
 /**
- * /admin/devices: the routers (GET /api/v1/admin/devices); admins register one (POST: the answer
- * carries the generated RADIUS secret, shown here once), change one (PATCH) or give it a new
- * secret (POST …/rotate-secret, shown once too). The secret lives only in the page until the
- * person says it is copied; it is never stored.
+ * /admin/devices: the routers (GET /api/v1/admin/devices) with whether each is online and when
+ * it was last heard; admins register one (POST: the answer carries the generated RADIUS secret,
+ * shown here once), change one (PATCH), give it a new secret (POST …/rotate-secret, shown once
+ * too) or download its set-up file (GET …/router-config, which holds the secret). The secret
+ * lives only in the page until the person says it is copied, or in the file; it is never stored.
  */
 
 interface Device {
@@ -23,6 +34,9 @@ interface Device {
   uam_auth: 'chap' | 'pap';
   has_uam_secret: boolean;
   require_message_authenticator: boolean;
+  radius_secret_source: 'own' | 'global';
+  last_seen_at: string | null;
+  online: boolean;
 }
 
 /** Which field each of the API's device messages is about (src/wifi/errors.ts). */
@@ -50,8 +64,25 @@ const TEXT_FIELDS = [
   ['device-client-ip', 'radius_client_ip'],
 ] as const;
 
+/** Which field each of the router-config messages is about. */
+const SETUP_FIELDS = { format: 'setup-format', radius_address: 'setup-address' };
+
 const input = (id: string): HTMLInputElement => $(id, HTMLInputElement);
 let editing: Device | null = null;
+
+/** A pill that says Online or Offline (not by colour alone), then when the router was last heard. */
+function health(d: Device): Node[] {
+  const box = document.createElement('span');
+  box.append(
+    element('span', t(d.online ? 'devices.online' : 'devices.offline'), d.online ? 'badge on' : 'badge off'),
+    element(
+      'span',
+      d.last_seen_at === null ? t('devices.never') : t('devices.lastHeard', { time: time(d.last_seen_at) }),
+      'heard',
+    ),
+  );
+  return [box];
+}
 
 const load = (): Promise<Device[] | null> =>
   loadTable<Device>(
@@ -59,11 +90,12 @@ const load = (): Promise<Device[] | null> =>
     '/devices',
     [
       { head: 'device.name', cell: (d) => d.name },
+      { head: 'devices.status', cell: health, nowrap: true },
       { head: 'device.model', cell: (d) => d.model },
-      { head: 'device.mac', cell: (d) => d.mac_address },
-      { head: 'device.network', cell: (d) => d.local_network },
+      { head: 'device.mac', cell: (d) => d.mac_address, nowrap: true },
+      { head: 'device.network', cell: (d) => d.local_network, nowrap: true },
       { head: 'device.nasId', cell: (d) => d.radius_nas_id },
-      { head: 'device.clientIp', cell: (d) => `${d.radius_client_ip}:${String(d.coa_port)}` },
+      { head: 'device.clientIp', cell: (d) => `${d.radius_client_ip}:${String(d.coa_port)}`, nowrap: true },
       {
         head: 'device.uamAuth',
         cell: (d) =>
@@ -87,6 +119,14 @@ const load = (): Promise<Device[] | null> =>
             aria: t('devices.rotateAria', { name: d.name }),
             danger: true,
             run: () => rotate(d),
+          },
+          {
+            label: t('setup.action'),
+            aria: t('setup.aria', { name: d.name }),
+            run: () => {
+              openSetup(d);
+              return Promise.resolve();
+            },
           },
         ]
       : undefined,
@@ -139,6 +179,71 @@ function edit(device: Device): void {
   input('device-name').focus();
 }
 
+let setupFor: Device | null = null;
+
+function openSetup(device: Device): void {
+  setupFor = device;
+  const form = $('setup-form', HTMLFormElement);
+  clearErrors(form);
+  $('setup-heading').textContent = t('setup.heading', { name: device.name });
+  $('setup', HTMLDialogElement).showModal();
+  $('setup-format').focus();
+}
+
+/** The file as the browser saves a download: from memory (a blob URL), under the server's name. */
+function save(blob: Blob, file: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = file;
+  link.hidden = true;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => {
+    URL.revokeObjectURL(url);
+  }, 10_000);
+}
+
+/**
+ * GET …/router-config as a download. Fetched rather than linked so that a refusal (RADIUS off,
+ * a bad address) is shown here in the API's words instead of being saved as the file.
+ */
+async function downloadSetup(form: HTMLFormElement, device: Device): Promise<void> {
+  const query = new URLSearchParams({ format: $('setup-format', HTMLSelectElement).value });
+  const address = input('setup-address').value.trim();
+  if (address !== '') query.set('radius_address', address);
+  const path = `/api/v1/admin/devices/${encodeURIComponent(device.id)}/router-config?${query.toString()}`;
+  let res: Response;
+  try {
+    res = await fetch(path, { credentials: 'same-origin' });
+  } catch {
+    apiError(form, { status: 0, body: null, headers: new Headers() });
+    return;
+  }
+  if (res.status === 401) {
+    go(`/admin/login?next=${encodeURIComponent(location.pathname)}`);
+    return;
+  }
+  if (!res.ok) {
+    const body: unknown = await res.json().catch(() => null);
+    apiError(form, { status: res.status, body, headers: res.headers }, SETUP_FIELDS);
+    return;
+  }
+  const disposition = res.headers.get('Content-Disposition') ?? '';
+  const file = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'hotspot-ctl-setup.txt';
+  const text = await res.text();
+  save(new Blob([text], { type: 'text/plain' }), file);
+  $('setup', HTMLDialogElement).close();
+  setupFor = null;
+  const said = t(device.radius_secret_source === 'own' ? 'setup.downloaded' : 'setup.downloadedGlobal', {
+    name: device.name,
+    file,
+  });
+  // A value the box does not know (its address, a shared secret) is a placeholder in the file.
+  status('devices-status', text.includes('REPLACE_WITH_') ? `${said} ${t('setup.placeholders')}` : said);
+}
+
 function registerMode(): void {
   editing = null;
   const form = $('device-form', HTMLFormElement);
@@ -184,6 +289,12 @@ if (can.devices) {
   $('device-cancel').addEventListener('click', () => {
     registerMode();
     input('device-name').focus();
+  });
+  onSubmit('setup-form', async (form) => {
+    if (setupFor) await downloadSetup(form, setupFor);
+  });
+  $('setup-cancel').addEventListener('click', () => {
+    $('setup', HTMLDialogElement).close();
   });
   $('secret-done').addEventListener('click', () => {
     hideSecret();

@@ -3,20 +3,26 @@ import { $, clearErrors, show } from './dom.js';
 import { apiError, onSubmit, requiredValue, t } from './forms.js';
 import {
   adminApi,
+  answerList,
   bytes,
   can,
+  element,
+  failure,
   inUnit,
   loadTable,
   numberOrText,
   shortDuration,
   status,
   tzs,
+  type RouterAnswer,
 } from './admin-shell.js';
 
 /**
  * /admin/plans: the plans (GET /api/v1/admin/plans); admins create one (POST) or change one
  * (PATCH, always with every value, `active` included, since an omitted `active` turns a plan
  * back on). The API checks the values; its message appears next to the field it is about.
+ * A changed speed reaches access already sold only when asked ("apply to guests online now":
+ * POST …/apply-to-live after the PATCH), and the page reports what each router answered.
  */
 
 interface Plan {
@@ -29,6 +35,15 @@ interface Plan {
   active: boolean;
   sort_order: number;
   max_devices: number;
+  download_kbps: number | null;
+  upload_kbps: number | null;
+}
+
+/** POST /api/v1/admin/plans/{id}/apply-to-live. */
+interface SpeedChange {
+  grants_updated: number;
+  status: string;
+  sessions: RouterAnswer[];
 }
 
 /** Which field each of the API's plan messages is about (src/wifi/errors.ts). */
@@ -41,7 +56,19 @@ const FIELDS = {
   max_devices: 'plan-max-devices',
   sort_order: 'plan-sort',
   'active must': 'plan-active',
+  download_kbps: 'plan-download',
+  upload_kbps: 'plan-upload',
 };
+
+const decimal = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 3 });
+
+/** 4000 → "4 Mbit/s", 1500 → "1.5 Mbit/s", 512 → "512 kbit/s"; null → "no limit". */
+const speed = (kbps: number | null): string =>
+  kbps === null
+    ? t('plan.noLimit')
+    : kbps >= 1000
+      ? t('speed.Mbps', { n: decimal.format(kbps / 1000) })
+      : t('speed.kbps', { n: decimal.format(kbps) });
 
 const input = (id: string): HTMLInputElement => $(id, HTMLInputElement);
 const unit = (id: string): HTMLSelectElement => $(`${id}-unit`, HTMLSelectElement);
@@ -53,12 +80,14 @@ const load = (): Promise<Plan[] | null> =>
     '/plans',
     [
       { head: 'plan.name', cell: (p) => p.name },
-      { head: 'plan.price', cell: (p) => tzs(p.price_tzs) },
+      { head: 'plan.price', cell: (p) => tzs(p.price_tzs), nowrap: true },
       { head: 'plan.duration', cell: (p) => shortDuration(p.duration_seconds) },
       {
         head: 'plan.dataLimit',
         cell: (p) => (p.data_limit_bytes === null ? t('plan.noLimit') : bytes(p.data_limit_bytes)),
       },
+      { head: 'plan.downloadHead', cell: (p) => speed(p.download_kbps), nowrap: true },
+      { head: 'plan.uploadHead', cell: (p) => speed(p.upload_kbps), nowrap: true },
       { head: 'plan.maxDevices', cell: (p) => String(p.max_devices) },
       { head: 'plan.sortOrder', cell: (p) => String(p.sort_order) },
       { head: 'plan.status', cell: (p) => t(p.active ? 'plan.onSale' : 'plan.offSale') },
@@ -99,9 +128,12 @@ function edit(plan: Plan): void {
   input('plan-price').value = String(plan.price_tzs);
   pickUnit('plan-duration', plan.duration_seconds);
   if (plan.data_limit_bytes !== null) pickUnit('plan-data', plan.data_limit_bytes);
+  if (plan.download_kbps !== null) pickUnit('plan-download', plan.download_kbps);
+  if (plan.upload_kbps !== null) pickUnit('plan-upload', plan.upload_kbps);
   input('plan-max-devices').value = String(plan.max_devices);
   input('plan-sort').value = String(plan.sort_order);
   input('plan-active').checked = plan.active;
+  show($('plan-apply-live-row'));
   input('plan-name').focus();
 }
 
@@ -112,7 +144,34 @@ function createMode(): void {
   clearErrors(form);
   $('plan-form-heading').textContent = t('plans.new');
   $('plan-form-submit').textContent = t('plans.create');
+  show($('plan-apply-live-row'), false);
   show($('plan-cancel'), false);
+}
+
+/** A speed as typed in its unit, as the API's kbit/s; empty: no limit (null). */
+function speedValue(id: string): number | string | null {
+  const text = input(id).value.trim();
+  return text === '' ? null : inUnit(text, Number(unit(id).value));
+}
+
+/** The plan's speed to the access already sold, then what changed and what each router said. */
+async function applyToLive(plan: Plan): Promise<void> {
+  status('plans-status', t('plans.applying', { name: plan.name }));
+  // Up to three tries 2 s apart per router: the answers may take a few seconds.
+  const result = await adminApi('POST', `/plans/${encodeURIComponent(plan.id)}/apply-to-live`);
+  if (!ok(result)) {
+    status('plans-status', t('plans.applyFailed', { name: plan.name, reason: failure(result) }));
+    return;
+  }
+  const change = dataOf(result) as SpeedChange;
+  const n = change.grants_updated;
+  status('plans-status', [
+    element('h2', t('plans.applied', { name: plan.name })),
+    element('p', t(n === 0 ? 'plans.grants.0' : n === 1 ? 'plans.grants.1' : 'plans.grants.n', { n })),
+    ...(change.sessions.length === 0
+      ? [element('p', t('plans.noSessions'))]
+      : [element('p', t('plans.routers')), answerList(change.sessions, 'change')]),
+  ]);
 }
 
 if (can.plans) {
@@ -131,8 +190,11 @@ if (can.plans) {
       max_devices: numberOrText(input('plan-max-devices').value),
       sort_order: numberOrText(input('plan-sort').value),
       active: input('plan-active').checked,
+      download_kbps: speedValue('plan-download'),
+      upload_kbps: speedValue('plan-upload'),
     };
     const plan = editing;
+    const applyLive = plan !== null && input('plan-apply-live').checked;
     const result = plan
       ? await adminApi('PATCH', `/plans/${encodeURIComponent(plan.id)}`, body)
       : await adminApi('POST', '/plans', body);
@@ -142,6 +204,11 @@ if (can.plans) {
     }
     const saved = dataOf(result) as Plan;
     createMode();
+    if (applyLive) {
+      await applyToLive(saved);
+      await load();
+      return;
+    }
     await load();
     status('plans-status', t(plan ? 'plans.updated' : 'plans.created', { name: saved.name }));
   });

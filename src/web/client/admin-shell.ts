@@ -73,10 +73,12 @@ export function shortDuration(seconds: number): string {
   return parts.length === 0 ? t('dur.seconds', { n: 0 }) : parts.join(' ');
 }
 
-/** A table column: its heading (string key) and what a row shows in it. */
+/** A table column: its heading (string key) and what a row shows in it (text, or elements). */
 export interface Column<T> {
   head: string;
-  cell: (row: T) => string;
+  cell: (row: T) => string | Node[];
+  /** A short value (an address, a speed) kept on one line on a wide screen. */
+  nowrap?: boolean;
 }
 
 /** A button for a row; `aria` names the row it acts on. */
@@ -155,7 +157,10 @@ export async function loadTable<T>(
     for (const column of columns) {
       const td = tr.insertCell();
       td.dataset.label = t(column.head);
-      td.textContent = column.cell(row);
+      if (column.nowrap) td.className = 'nowrap';
+      const cell = column.cell(row);
+      if (typeof cell === 'string') td.textContent = cell;
+      else td.append(...cell);
     }
     if (actions) {
       const td = tr.insertCell();
@@ -167,12 +172,60 @@ export async function loadTable<T>(
   return rows;
 }
 
-/** Shows `text` in a status line and moves focus there, so keyboard and screen-reader users get it. */
-export function status(id: string, text: string | null): void {
+/**
+ * Shows `text` (or elements) in a status line and moves focus there, so keyboard and
+ * screen-reader users get it.
+ */
+export function status(id: string, text: string | Node[] | null): void {
   const line = $(id);
-  line.textContent = text ?? '';
+  if (Array.isArray(text)) line.replaceChildren(...text);
+  else line.textContent = text ?? '';
   show(line, text !== null);
   if (text !== null) line.focus();
+}
+
+/** An element with text. */
+export function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text: string,
+  className?: string,
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  el.textContent = text;
+  if (className) el.className = className;
+  return el;
+}
+
+/** One router's answer about one session (Disconnect- or CoA-Request), as the admin API reports it. */
+export interface RouterAnswer {
+  nas_id: string;
+  acct_session_id: string;
+  answer: string;
+  error_cause?: string | null;
+}
+
+/**
+ * Each router's answer as a list, one line per session ("lobby-01 (acct-1): ack: …"), worded by
+ * `words` (`answer.` for a disconnect, `change.` for a speed change), like the sessions page.
+ */
+export function answerList(sessions: readonly RouterAnswer[], words: 'answer' | 'change'): HTMLUListElement {
+  const list = document.createElement('ul');
+  list.append(
+    ...sessions.map((s) =>
+      element(
+        'li',
+        t('sessions.answer', {
+          router: s.nas_id,
+          session: s.acct_session_id,
+          answer:
+            s.answer === 'nak' && !s.error_cause && words === 'change'
+              ? t('change.nakNoCause')
+              : t(`${words}.${s.answer}`, { cause: s.error_cause ?? '?' }),
+        }),
+      ),
+    ),
+  );
+  return list;
 }
 
 /** Asks in the page's dialog; resolves true only when the person confirms. */
