@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { mikrotikLoginHtml } from '../../src/wifi/router-config.js';
-import type { TestApp } from '../helpers/app.js';
+import { waitFor, type TestApp } from '../helpers/app.js';
 import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
 import { radclient, SECRET, startRadiusApp, type RadclientReply } from '../helpers/radius.js';
 import { aDevice, aPaidPurchase, aPlan, postSandboxEvent, succeeded, wifiRows } from '../helpers/wifi.js';
@@ -31,6 +31,8 @@ interface RouterLogin {
   password: string;
   dst: string | null;
   reply: RadclientReply | undefined;
+  /** What radclient printed, for a failure's message. */
+  output: string;
 }
 
 /**
@@ -82,7 +84,7 @@ async function fakeRouterOs(context: BrowserContext, app: TestApp & { auth: numb
       { secret: SECRET },
     );
     const reply = run.replies[0];
-    logins.push({ username, password, dst: url.searchParams.get('dst'), reply });
+    logins.push({ username, password, dst: url.searchParams.get('dst'), reply, output: run.output });
     await route.fulfill({
       status: 200,
       contentType: 'text/plain',
@@ -156,10 +158,15 @@ t.test(
     const paid = await postSandboxEvent(app, succeeded(purchase.invoiceNumber, plan.price_tzs));
     t.equal(paid.status, 200, paid.text);
     await page.waitForURL((url) => url.origin === ROUTER && url.pathname === '/login');
-    await page.getByText('You are logged in').waitFor();
-
-    t.equal(router.logins.length, 1, 'one login at the router');
+    await waitFor(() => router.logins.length > 0, 'the login at the router', 40_000);
     const [login] = router.logins;
+    t.equal(
+      login?.reply?.code,
+      'Access-Accept',
+      `our RADIUS server accepted the CHAP login\n${login?.output ?? ''}`,
+    );
+    await page.getByText('You are logged in').waitFor();
+    t.equal(router.logins.length, 1, 'one login at the router');
     const creds = (
       (await (
         await fetch(`${app.base}/api/v1/public/purchases/${purchase.invoiceId}`, {
@@ -174,7 +181,6 @@ t.test(
       'MD5(chap-id ‖ password ‖ challenge), never the password itself',
     );
     t.equal(login?.dst, 'http://example.com/news', 'the page the guest wanted');
-    t.equal(login?.reply?.code, 'Access-Accept', 'our RADIUS server accepted the CHAP login');
     t.equal(login?.reply?.attributes['Mikrotik-Rate-Limit'], '"1000k/4000k"', "the plan's speed, rx/tx");
     t.same(foreign, [], 'no request left the portal and the router');
 
