@@ -333,7 +333,7 @@ t.test('the RouterOS script sets identity, RADIUS, CoA, the profile and the wall
   );
   has('/radius incoming set accept=yes port=3799');
   has(
-    '/ip hotspot profile set [find name=$hsProfile] use-radius=yes radius-accounting=yes radius-interim-update=received login-by=http-chap,http-pap',
+    '/ip hotspot profile set [find name=$hsProfile] use-radius=yes radius-accounting=yes radius-interim-update=received login-by=http-chap,http-pap dns-name=""',
   );
   has('/ip hotspot walled-garden ip add action=accept dst-address=10.1.0.10 comment="hotspot-ctl"');
   has('/ip hotspot walled-garden ip add action=accept dst-host="api.pay.example" comment="hotspot-ctl"');
