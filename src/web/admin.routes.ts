@@ -255,6 +255,7 @@ function deviceForm(): Html {
     ${field({ id: 'device-model', label: a('device.model'), maxlength: 100 })}
     ${field({ id: 'device-mac', label: a('device.mac'), hint: a('device.macHint'), autocomplete: 'off' })}
     ${field({ id: 'device-network', label: a('device.network'), hint: a('device.networkHint'), autocomplete: 'off' })}
+    ${field({ id: 'device-gateway', label: a('device.gateway'), hint: a('device.gatewayHint'), autocomplete: 'off', required: false })}
     ${field({ id: 'device-uam-server', label: a('device.uamServer'), type: 'url', hint: a('device.uamServerHint'), autocomplete: 'off' })}
     ${field({ id: 'device-nas-id', label: a('device.nasId'), hint: a('device.nasIdHint'), autocomplete: 'off' })}
     ${field({ id: 'device-client-ip', label: a('device.clientIp'), hint: a('device.clientIpHint'), autocomplete: 'off' })}

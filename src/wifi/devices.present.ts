@@ -20,6 +20,8 @@ export function presentDevice(row: DeviceView): Record<string, unknown> {
     uam_auth: row.uam_auth,
     has_uam_secret: row.uam_secret_enc !== null,
     require_message_authenticator: row.require_message_authenticator === 1,
+    // null: the network's first address (docs/decisions/0023).
+    gateway_ip: row.gateway_ip,
     last_seen_at: row.last_seen_at,
     online: row.online,
     created_at: row.created_at,

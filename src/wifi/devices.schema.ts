@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import { wifiErrors } from './errors.js';
 import { isHttpUrl, isIpAddress, parseIpv4Cidr, parseMac } from './net.js';
 import { must, parseChanges, type Checks } from './values.js';
@@ -20,6 +21,7 @@ export const DEVICE_FIELDS = [
   'uam_secret',
   'uam_auth',
   'require_message_authenticator',
+  'gateway_ip',
 ] as const;
 export type DeviceField = (typeof DEVICE_FIELDS)[number];
 export type DeviceRequest = Partial<Record<DeviceField, unknown>>;
@@ -44,6 +46,8 @@ export interface DeviceValues {
   uamSecret: string | null;
   uamAuth: UamAuth;
   requireMessageAuthenticator: boolean;
+  /** null: the network's first address (DESIGN.md §4.7, docs/decisions/0023). */
+  gatewayIp: string | null;
 }
 
 export const DEFAULT_COA_PORT = 3799;
@@ -85,6 +89,14 @@ const checks: Checks<DeviceValues> = {
     (v) => (typeof v === 'boolean' ? v : null),
     wifiErrors.deviceMessageAuthInvalid,
   ),
+  // Whether it lies in the network is checked with the network (devices.ts).
+  gatewayIp: (v) =>
+    v === null
+      ? null
+      : must(
+          (s) => (typeof s === 'string' && isIPv4(s.trim()) ? s.trim() : null),
+          wifiErrors.deviceGatewayInvalid,
+        )(v),
 };
 
 const WIRE: { readonly [K in keyof DeviceValues]: DeviceField } = {
@@ -100,6 +112,7 @@ const WIRE: { readonly [K in keyof DeviceValues]: DeviceField } = {
   uamSecret: 'uam_secret',
   uamAuth: 'uam_auth',
   requireMessageAuthenticator: 'require_message_authenticator',
+  gatewayIp: 'gateway_ip',
 };
 
 /** A new device: every Device request field but coa_port is required. */
@@ -119,6 +132,7 @@ export function parseDeviceCreate(request: DeviceRequest): DeviceValues {
     requireMessageAuthenticator: checks.requireMessageAuthenticator(
       request.require_message_authenticator ?? true,
     ),
+    gatewayIp: checks.gatewayIp(request.gateway_ip ?? null),
   };
 }
 

@@ -24,7 +24,7 @@ import {
 } from './devices.store.js';
 import { wifiErrors } from './errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
-import { ipv4ToNumber, networkContains, parseIpv4Cidr, type Ipv4Network } from './net.js';
+import { ipv4ToNumber, networkContains, numberToIpv4, parseIpv4Cidr, type Ipv4Network } from './net.js';
 
 export type { DeviceRow } from './devices.store.js';
 
@@ -89,19 +89,32 @@ export const radiusSecretSource = (device: Pick<DeviceRow, 'radius_secret_enc'>)
 const radiusContext = (id: string): string => `device-radius-secret:${id}`;
 const uamContext = (id: string): string => `device-uam-secret:${id}`;
 
-/** A device's own secrets in the clear, each null when it has none (for its router set-up). */
-export function openDeviceSecrets(
-  deps: Pick<WifiDeps, 'vault'>,
-  device: DeviceRow,
-): { radiusSecret: string | null; uamSecret: string | null } {
-  return {
-    radiusSecret:
-      device.radius_secret_enc === null
-        ? null
-        : deps.vault.open(device.radius_secret_enc, radiusContext(device.id)),
-    uamSecret:
-      device.uam_secret_enc === null ? null : deps.vault.open(device.uam_secret_enc, uamContext(device.id)),
-  };
+/** A device's own RADIUS secret in the clear, or null when it has none (RADIUS_SECRET applies). */
+export const deviceRadiusSecret = (deps: Pick<WifiDeps, 'vault'>, device: DeviceRow): string | null =>
+  device.radius_secret_enc === null
+    ? null
+    : deps.vault.open(device.radius_secret_enc, radiusContext(device.id));
+
+/** A device's own uam secret in the clear, or null when it has none. */
+export const deviceUamSecret = (deps: Pick<WifiDeps, 'vault'>, device: DeviceRow): string | null =>
+  device.uam_secret_enc === null ? null : deps.vault.open(device.uam_secret_enc, uamContext(device.id));
+
+/**
+ * The router's own address on the guest network: the one set, else the network's first address
+ * (where `/ip hotspot setup` and CoovaChilli put it).
+ */
+export function gatewayOf(device: Pick<DeviceRow, 'gateway_ip' | 'local_network'>): string {
+  return device.gateway_ip ?? numberToIpv4(networkOf(device).base + 1);
+}
+
+/** A gateway given (or kept) must lie in the network given (or kept). */
+function refuseGatewayOutside(values: Partial<DeviceValues>, existing?: DeviceRow): void {
+  const gateway = values.gatewayIp === undefined ? (existing?.gateway_ip ?? null) : values.gatewayIp;
+  if (gateway === null) return;
+  const network = parseIpv4Cidr(values.localNetwork ?? existing?.local_network ?? '');
+  const address = ipv4ToNumber(gateway);
+  if (!network || address === null || !networkContains(network, address))
+    throw wifiErrors.deviceGatewayInvalid();
 }
 
 /**
@@ -110,6 +123,7 @@ export function openDeviceSecrets(
  */
 export async function registerDevice(deps: Deps, request: DeviceRequest): Promise<DeviceWithSecret> {
   const values = parseDeviceCreate(request);
+  refuseGatewayOutside(values);
   const id = uuid();
   const now = deps.clock.now().toISOString();
   const radiusSecret = values.radiusSecret === undefined ? newRadiusSecret() : values.radiusSecret;
@@ -132,7 +146,9 @@ export async function registerDevice(deps: Deps, request: DeviceRequest): Promis
 export async function updateDevice(deps: Deps, id: string, request: DeviceRequest): Promise<DeviceView> {
   const values = parseDeviceChanges(request);
   return deps.db.transaction().execute(async (tx) => {
-    if (!(await findDevice(tx, id))) throw wifiErrors.deviceNotFound();
+    const existing = await findDevice(tx, id);
+    if (!existing) throw wifiErrors.deviceNotFound();
+    refuseGatewayOutside(values, existing);
     await refuseClash(tx, values, id);
     await updateDeviceRow(tx, id, {
       ...toColumns(deps, id, values),
@@ -185,7 +201,7 @@ export async function deviceByNasId(
 ): Promise<NasDevice | undefined> {
   const device = await findDeviceByNasId(deps.db, nasId);
   if (!device) return undefined;
-  const own = openDeviceSecrets(deps, device).radiusSecret;
+  const own = deviceRadiusSecret(deps, device);
   return own === null
     ? { device, radiusSecret: deps.config.radiusSecret, secretSource: 'global' }
     : { device, radiusSecret: own, secretSource: 'own' };
@@ -195,6 +211,9 @@ export async function deviceByNasId(
 export interface PortalRouter {
   device: DeviceRow;
   network: Ipv4Network;
+  /** Its own address on the guest network (gatewayOf), and whether staff set it (gateway_ip). */
+  gateway: string;
+  gatewayPinned: boolean;
   /** The device's own uam secret; null when it has none. */
   uamSecret: string | null;
   uamAuth: UamAuth;
@@ -231,7 +250,9 @@ export async function findPortalRouter(
   return {
     device,
     network: networkOf(device),
-    uamSecret: openDeviceSecrets(deps, device).uamSecret,
+    gateway: gatewayOf(device),
+    gatewayPinned: device.gateway_ip !== null,
+    uamSecret: deviceUamSecret(deps, device),
     uamAuth: device.uam_auth === 'pap' ? 'pap' : 'chap',
   };
 }
@@ -269,6 +290,7 @@ function toColumns(
   if (v.uamSecret !== undefined)
     columns.uam_secret_enc = v.uamSecret === null ? null : deps.vault.seal(v.uamSecret, uamContext(id));
   if (v.uamAuth !== undefined) columns.uam_auth = v.uamAuth;
+  if (v.gatewayIp !== undefined) columns.gateway_ip = v.gatewayIp;
   if (v.requireMessageAuthenticator !== undefined)
     columns.require_message_authenticator = v.requireMessageAuthenticator ? 1 : 0;
   return columns;

@@ -65,7 +65,7 @@ export function renderCoovaChilli(input: RouterConfigInput): string {
     '# (/etc/init.d/chilli restart).',
     '# Not set here: HS_LANIF (the guest interface) and HS_WANIF; check them.',
     '',
-    '# The guest network: chilli serves DHCP on it and listens on its first address.',
+    "# The guest network: chilli serves DHCP on it and listens on the router's address in it.",
     ...(f.network
       ? [
           v('HS_NETWORK', f.network.address),
@@ -129,7 +129,7 @@ export function renderOpenWrt(input: RouterConfigInput): string {
     `uci -q get ${shellQuote('chilli.@chilli[0]')} >/dev/null || uci add chilli chilli >/dev/null`,
     set('disabled', '0'),
     ...(f.network
-      ? [set('net', f.network.cidr)]
+      ? [set('net', f.network.cidr), set('uamlisten', f.network.listen)]
       : [shellComment(`set net yourself (${device.localNetwork})`)]),
     '# RADIUS: hotspot-ctl finds this router by NAS-Identifier (chilli sends nas01 unless told).',
     set('radiusserver1', f.address),

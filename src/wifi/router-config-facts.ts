@@ -11,6 +11,8 @@ export interface RouterConfigInput {
     name: string;
     nasId: string;
     localNetwork: string;
+    /** The router's own address on that network (the hotspot address, chilli's uamlisten). */
+    gatewayIp: string;
     uamServer: string;
     coaPort: number;
     uamAuth: 'chap' | 'pap';
@@ -68,14 +70,14 @@ export function walledGardenHosts(input: Pick<RouterConfigInput, 'device' | 'wal
   return [...seen];
 }
 
-function networkFacts(cidr: string): Facts['network'] {
+function networkFacts(cidr: string, gateway: string): Facts['network'] {
   const network = parseIpv4Cidr(cidr);
   if (!network || network.prefix > 30) return null;
   return {
     cidr: network.text,
     address: numberToIpv4(network.base),
     netmask: numberToIpv4(network.prefix === 0 ? 0 : 2 ** 32 - 2 ** (32 - network.prefix)),
-    listen: numberToIpv4(network.base + 1),
+    listen: gateway,
   };
 }
 
@@ -106,7 +108,7 @@ export function factsOf(input: RouterConfigInput): Facts {
           : null,
     portalHost: hostOf(input.device.uamServer),
     garden: { ipv4: all.filter((h) => isIPv4(h)), names: all.filter((h) => !isIPv4(h)), all },
-    network: networkFacts(input.device.localNetwork),
+    network: networkFacts(input.device.localNetwork, input.device.gatewayIp),
     notes,
   };
 }

@@ -3,7 +3,7 @@ import { findPortalRouter, type PortalRouter } from './devices.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
 import { hotspotLoginUrl, parseOctalEscapes } from './mikrotik.js';
-import { ipv4ToNumber, isHttpUrl, networkContains } from './net.js';
+import { ipv4ToNumber, isHttpUrl } from './net.js';
 import { logonUrl, uamCredential } from './uam.js';
 
 /**
@@ -124,18 +124,25 @@ export function parseMikrotikParams(request: Fields<typeof MIKROTIK_FIELDS>): Mi
 }
 
 /**
- * The router the parameters name (devices.ts `findPortalRouter`). A MikroTik's link_login_only
- * must be an address in that router's network: credentials are never sent to another host.
+ * The router the parameters name (devices.ts `findPortalRouter`), and a check that the hand-off
+ * goes to that router itself: the guest network also holds every guest's phone, and a link to the
+ * portal naming one of them would have a guest's login sent there (docs/decisions/0023). A
+ * MikroTik's link_login_only must be the router's own address on the guest network (gateway_ip,
+ * by default the network's first address); a CoovaChilli uamip must lie in its network, and be
+ * that address when staff set one.
  */
 export async function routerOf(
   deps: Pick<WifiDeps, 'db' | 'vault'>,
   params: RouterParams,
 ): Promise<PortalRouter> {
-  if (params.kind === 'coovachilli') return findPortalRouter(deps, params);
+  if (params.kind === 'coovachilli') {
+    const router = await findPortalRouter(deps, params);
+    if (router.gatewayPinned && params.uamip !== router.gateway) throw wifiErrors.uamipNotGateway();
+    return router;
+  }
   const router = await findPortalRouter(deps, { nasid: params.nasid, uamip: undefined });
-  // A literal IPv4 host is the only form a network can vouch for (URL gives it canonical).
-  const host = ipv4ToNumber(params.linkLoginOnly.hostname);
-  if (host === null || !networkContains(router.network, host)) throw wifiErrors.linkLoginOnlyOutside();
+  // URL gives a literal IPv4 host in its canonical form; a name is never the router's address.
+  if (params.linkLoginOnly.hostname !== router.gateway) throw wifiErrors.linkLoginOnlyOutside();
   return router;
 }
 

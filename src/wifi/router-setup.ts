@@ -1,6 +1,6 @@
 import { isIPv4 } from 'node:net';
 import type { WifiDeps } from './deps.js';
-import { openDeviceSecrets } from './devices.js';
+import { deviceRadiusSecret, deviceUamSecret, gatewayOf } from './devices.js';
 import { findDevice } from './devices.store.js';
 import { wifiErrors } from './errors.js';
 import {
@@ -28,24 +28,25 @@ export async function routerConfig(
   const address = options.radiusAddress;
   if (address !== undefined && (typeof address !== 'string' || !isIPv4(address)))
     throw wifiErrors.radiusAddressInvalid();
-  const { config } = deps;
-  if (config.radiusAuthPort === 0 || config.radiusAcctPort === 0) throw wifiErrors.radiusDisabled();
   const device = await findDevice(deps.db, id);
   if (!device) throw wifiErrors.deviceNotFound();
-  const secrets = openDeviceSecrets(deps, device);
+  const { config } = deps;
+  if (config.radiusAuthPort === 0 || config.radiusAcctPort === 0) throw wifiErrors.radiusDisabled();
+  const uamSecret = deviceUamSecret(deps, device);
   const input: RouterConfigInput = {
     device: {
       name: device.name,
       nasId: device.radius_nas_id,
       localNetwork: device.local_network,
+      gatewayIp: gatewayOf(device),
       uamServer: device.uam_server,
       coaPort: device.coa_port,
       uamAuth: device.uam_auth === 'pap' ? 'pap' : 'chap',
     },
-    radiusSecret: secrets.radiusSecret,
+    radiusSecret: deviceRadiusSecret(deps, device),
     uamSecret:
-      secrets.uamSecret !== null
-        ? { source: 'own', value: secrets.uamSecret }
+      uamSecret !== null
+        ? { source: 'own', value: uamSecret }
         : config.uamSecret
           ? { source: 'global' }
           : { source: 'none' },

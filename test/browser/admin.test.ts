@@ -140,6 +140,14 @@ t.test(
       .locator('#device-mac-error', { hasText: 'mac_address must be six colon-separated hex pairs' })
       .waitFor();
     await page.getByLabel('MAC address').fill('AA:BB:CC:DD:EE:01');
+    await page.getByLabel('Gateway address').fill('10.2.0.1');
+    await page.getByRole('button', { name: 'Register router' }).click();
+    await page
+      .locator('#device-gateway-error', {
+        hasText: 'gateway_ip must be an IPv4 address inside local_network',
+      })
+      .waitFor();
+    await page.getByLabel('Gateway address').fill('10.1.0.254');
     await page.getByRole('button', { name: 'Register router' }).click();
     await page.getByRole('heading', { name: 'Copy the RADIUS secret now' }).waitFor();
     t.match(await page.locator('#secret-intro').textContent(), /shown only this once/);
@@ -158,6 +166,7 @@ t.test(
     // Edit the router, then give it a new secret (asked first; shown once too).
     await page.getByRole('button', { name: 'Edit: Lobby AP' }).click();
     t.equal(await page.getByLabel('RADIUS NAS identifier').inputValue(), 'lobby-01');
+    t.equal(await page.getByLabel('Gateway address').inputValue(), '10.1.0.254');
     await page.getByLabel('Name').fill('Lobby AP 2');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('status').getByText('Router Lobby AP 2 saved.').waitFor();

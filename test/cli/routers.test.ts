@@ -127,6 +127,18 @@ t.test(
     );
     t.match(openwrt, { format: 'openwrt', config: /uci set 'chilli\.@chilli\[0\]\.radiusnasid=bar-01'/ });
 
+    const moved = await runCli(['devices', 'update', id, '--gateway-ip', '10.5.50.254', '--json'], env);
+    t.match(json(moved.stdout), { gateway_ip: '10.5.50.254' });
+    t.match(
+      (await runCli(['devices', 'router-config', id], env)).stdout,
+      'local address of network\n# 10.5.50.254/24',
+    );
+    const outside = await runCli(['devices', 'update', id, '--gateway-ip', '10.6.0.1'], env);
+    t.equal(outside.code, 1);
+    t.equal(outside.stderr, 'error: gateway_ip must be an IPv4 address inside local_network\n');
+    t.match(json((await runCli(['devices', 'update', id, '--no-gateway-ip', '--json'], env)).stdout), {
+      gateway_ip: null,
+    });
     await runCli(['devices', 'update', id, '--global-secret'], env);
     const global =
       /^RADIUS_SECRET=(\S+)$/m.exec(readFileSync(path.join(dataDir, 'secrets.env'), 'utf8'))?.[1] ?? '';

@@ -262,7 +262,7 @@ t.test('0017 adds speed limits and router health as empty columns, and undoes cl
   );
   for (const table of ['plans', 'invoices', 'grants'])
     t.same(columnsOf(table), [...(old[table] ?? []), 'download_kbps', 'upload_kbps'], table);
-  t.same(columnsOf('devices'), [...(old.devices ?? []), 'last_seen_at']);
+  t.same(columnsOf('devices'), [...(old.devices ?? []), 'last_seen_at', 'gateway_ip']);
   t.same(
     read('select * from plans'),
     before.plans.map((p) => ({ ...p, download_kbps: null, upload_kbps: null })),
@@ -270,7 +270,7 @@ t.test('0017 adds speed limits and router health as empty columns, and undoes cl
   );
   t.same(
     read('select * from devices'),
-    before.devices.map((d) => ({ ...d, last_seen_at: null })),
+    before.devices.map((d) => ({ ...d, last_seen_at: null, gateway_ip: null })),
     'routers never seen yet',
   );
 

@@ -25,6 +25,7 @@ const anInput = (over: Partial<RouterConfigInput> = {}): RouterConfigInput => ({
     name: 'Lobby AP',
     nasId: 'venue-01',
     localNetwork: '10.5.50.0/24',
+    gatewayIp: '10.5.50.1',
     uamServer: 'http://10.1.0.10:8080/portal',
     coaPort: 3799,
     uamAuth: 'chap',
@@ -567,6 +568,7 @@ t.test('the OpenWrt commands parse as shell and uci receives every value intact'
   t.same(Object.fromEntries(run.options), {
     disabled: '0',
     net: '10.5.50.0/24',
+    uamlisten: '10.5.50.1',
     radiusserver1: '10.1.0.10',
     radiusserver2: '10.1.0.10',
     radiusauthport: '1812',
@@ -612,3 +614,16 @@ t.test('shellQuote makes one word that is exactly the value', async (t) => {
   const program = values.map((v) => `printf '%s\\0' ${shellQuote(v)}`).join('\n');
   t.same(execFileSync('dash', ['-c', program]).toString().split('\0').slice(0, -1), values);
 });
+
+t.test(
+  'the router address on the guest network is its own: chilli listens there, RouterOS is told so',
+  async (t) => {
+    const input = withDevice({ gatewayIp: '10.5.50.254' });
+    t.match(renderRouterConfig(input, 'coovachilli'), "HS_UAMLISTEN='10.5.50.254'\n");
+    t.match(renderRouterConfig(input, 'openwrt'), "uci set 'chilli.@chilli[0].uamlisten=10.5.50.254'\n");
+    t.match(
+      renderRouterConfig(input, 'routeros'),
+      'local address of network\n# 10.5.50.254/24 for 10.5.50.0/24',
+    );
+  },
+);

@@ -44,6 +44,7 @@ t.test('a registered device gets a RADIUS secret, sealed at rest and readable fo
     uam_auth: 'chap',
     has_uam_secret: true,
     require_message_authenticator: true,
+    gateway_ip: null,
     last_seen_at: null,
     online: false,
     created_at: '2026-01-15T09:00:00.000Z',
@@ -195,5 +196,40 @@ t.test(
       status: 422,
       message: 'uamip is not inside any registered device network',
     });
+  },
+);
+
+t.test(
+  'gateway_ip: the router’s own address must lie in its network, also after the network changes',
+  async (t) => {
+    const { app } = await startTestApp(t);
+    const { device } = await aDevice(app, { gateway_ip: '10.1.0.254' });
+    t.equal(device.gateway_ip, '10.1.0.254');
+    const before = await wifiRows(app.deps.db);
+    for (const request of [
+      { gateway_ip: '10.2.0.1' },
+      { gateway_ip: 'gateway.lan' },
+      { local_network: '192.168.182.0/24' },
+    ]) {
+      await t.rejects(
+        updateDevice(app.deps, device.id, request),
+        { status: 422, message: 'gateway_ip must be an IPv4 address inside local_network' },
+        JSON.stringify(request),
+      );
+    }
+    await t.rejects(
+      aDevice(app, { radius_nas_id: 'bar', mac_address: '02:00:00:00:00:09', gateway_ip: '10.9.9.9' }),
+      { status: 422, message: 'gateway_ip must be an IPv4 address inside local_network' },
+    );
+    t.same(await wifiRows(app.deps.db), before, 'refused changes change nothing');
+    const moved = await updateDevice(app.deps, device.id, {
+      local_network: '192.168.182.0/24',
+      gateway_ip: null,
+    });
+    t.match(
+      moved,
+      { local_network: '192.168.182.0/24', gateway_ip: null },
+      'both at once: back to the default',
+    );
   },
 );

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { sha256Hex } from '../../src/lib/crypto.js';
-import { findLiveForPurchase, recordAccounting, revoke } from '../../src/wifi/index.js';
+import { findLiveForPurchase, recordAccounting, revoke, updateDevice } from '../../src/wifi/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { jsonRequest } from '../helpers/http.js';
 import {
@@ -134,19 +134,25 @@ t.test('every hotspot-login refusal has its status and message, and changes noth
       'a host outside the network',
       { ...good, link_login_only: 'http://203.0.113.7/login' },
       422,
-      "link_login_only must point into the router's network",
+      "link_login_only must be the router's own address on its network (gateway_ip)",
     ],
     [
       'another router’s network',
       { ...good, link_login_only: 'http://10.1.0.1/login' },
       422,
-      "link_login_only must point into the router's network",
+      "link_login_only must be the router's own address on its network (gateway_ip)",
+    ],
+    [
+      'a guest’s phone on the same network',
+      { ...good, link_login_only: 'http://10.5.50.77/login' },
+      422,
+      "link_login_only must be the router's own address on its network (gateway_ip)",
     ],
     [
       'a name, not an address',
       { ...good, link_login_only: 'http://hotspot.lan/login' },
       422,
-      "link_login_only must point into the router's network",
+      "link_login_only must be the router's own address on its network (gateway_ip)",
     ],
     [
       'chap_id of two octets',
@@ -213,7 +219,7 @@ t.test(
   'uam-login finds the router by nasid: two sites on 10.1.0.0/24 keep their own uam secrets',
   async (t) => {
     const app = await startTestApp(t);
-    await aDevice(app.app, { radius_nas_id: 'site-a', uam_secret: 'secret-a' });
+    const siteA = await aDevice(app.app, { radius_nas_id: 'site-a', uam_secret: 'secret-a' });
     await aDevice(app.app, {
       radius_nas_id: 'site-b',
       mac_address: '02:00:00:00:00:02',
@@ -247,6 +253,21 @@ t.test(
     t.equal(elsewhere.status, 422);
     t.same(elsewhere.body, { message: 'uamip is not inside the network of the router named by nasid' });
     t.same(await wifiRows(app.app.deps.db), before);
+
+    // With its address set, a CoovaChilli is handed logins on that address only.
+    await updateDevice(app.app.deps, siteA.device.id, { gateway_ip: '10.1.0.1' });
+    t.equal(
+      (await post(app, `/api/v1/public/purchases/${p.invoiceId}/uam-login`, { ...body, nasid: 'site-a' }))
+        .status,
+      200,
+    );
+    const phone = await post(app, `/api/v1/public/purchases/${p.invoiceId}/uam-login`, {
+      ...body,
+      nasid: 'site-a',
+      uamip: '10.1.0.77',
+    });
+    t.equal(phone.status, 422);
+    t.same(phone.body, { message: "uamip is not the router's own address (gateway_ip)" });
   },
 );
 
@@ -414,7 +435,7 @@ t.test('the router check says which hand-off a portal page will use, before anyo
     [{ uamip: '192.168.0.1' }, 'uamip is not inside any registered device network'],
     [
       { nasid: 'bar-01', link_login_only: 'http://10.1.0.1/login' },
-      "link_login_only must point into the router's network",
+      "link_login_only must be the router's own address on its network (gateway_ip)",
     ],
     [{}, 'send uamip, uamport and challenge (CoovaChilli) or nasid and link_login_only (MikroTik)'],
   ];

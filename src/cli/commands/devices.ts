@@ -45,6 +45,8 @@ interface DeviceFlags {
   /** false: --no-uam-secret (commander's default for the pair is true: "not given"). */
   uamSecret?: string | boolean;
   uamAuth?: string;
+  /** false: --no-gateway-ip. */
+  gatewayIp?: string | boolean;
   legacyNoMessageAuthenticator?: boolean;
   requireMessageAuthenticator?: boolean;
 }
@@ -64,6 +66,8 @@ function deviceRequest(flags: DeviceFlags): DeviceRequest {
     uam_secret:
       typeof flags.uamSecret === 'string' ? flags.uamSecret : flags.uamSecret === false ? null : undefined,
     uam_auth: flags.uamAuth,
+    gateway_ip:
+      typeof flags.gatewayIp === 'string' ? flags.gatewayIp : flags.gatewayIp === false ? null : undefined,
     require_message_authenticator: flags.legacyNoMessageAuthenticator
       ? false
       : flags.requireMessageAuthenticator,
@@ -102,6 +106,10 @@ function settingOptions(cmd: Command): Command {
     .option('--coa-port <port>', 'UDP port for CoA/Disconnect (default 3799)', parseWholeNumber)
     .option('--uam-secret <secret>', 'CoovaChilli uamsecret of this router (else UAM_SECRET)')
     .option('--uam-auth <mode>', 'uam-login password encoding: chap (default) or pap')
+    .option(
+      '--gateway-ip <ip>',
+      "the router's own address on the guest network, where logins are handed (default: its first address)",
+    )
     .option('--legacy-no-message-authenticator', 'accept Access-Requests without Message-Authenticator');
 }
 
@@ -150,6 +158,7 @@ export function registerDevices(program: Command): void {
       .option('--nas-id <id>', 'NAS-Identifier the router sends')
       .option('--client-ip <ip>', 'address CoA/Disconnect requests are sent to')
       .option('--no-uam-secret', 'remove the device uam secret (UAM_SECRET applies)')
+      .option('--no-gateway-ip', "back to the network's first address as the router's own")
       .addOption(
         globalSecretOption(
           'drop its own RADIUS secret: RADIUS_SECRET applies (rotate-secret gives it one again)',

@@ -42,6 +42,11 @@ export interface DevicesTable {
   updated_at: string;
   /** When its last valid RADIUS packet arrived (migration 0017); null: never. */
   last_seen_at: string | null;
+  /**
+   * Its own address on the guest network (CoovaChilli's uamlisten, the MikroTik hotspot address):
+   * where the portal may send guests' logins (migration 0017). Null: the network's first address.
+   */
+  gateway_ip: string | null;
 }
 
 export interface InvoicesTable {

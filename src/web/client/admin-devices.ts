@@ -37,6 +37,7 @@ interface Device {
   radius_secret_source: 'own' | 'global';
   last_seen_at: string | null;
   online: boolean;
+  gateway_ip: string | null;
 }
 
 /** Which field each of the API's device messages is about (src/wifi/errors.ts). */
@@ -44,6 +45,8 @@ const FIELDS = {
   'name must': 'device-name',
   'model must': 'device-model',
   mac_address: 'device-mac',
+  // Before local_network: its message names local_network too.
+  gateway_ip: 'device-gateway',
   local_network: 'device-network',
   uam_server: 'device-uam-server',
   radius_nas_id: 'device-nas-id',
@@ -170,6 +173,7 @@ function edit(device: Device): void {
   show($('device-cancel'));
   for (const [id, key] of TEXT_FIELDS) input(id).value = device[key];
   input('device-coa-port').value = String(device.coa_port);
+  input('device-gateway').value = device.gateway_ip ?? '';
   $('device-uam-auth', HTMLSelectElement).value = device.uam_auth;
   input('device-message-auth').checked = device.require_message_authenticator;
   $('device-uam-secret-hint').textContent = device.has_uam_secret
@@ -265,6 +269,8 @@ if (can.devices) {
       body[key] = text;
     }
     body.coa_port = numberOrText(input('device-coa-port').value);
+    const gateway = input('device-gateway').value.trim();
+    body.gateway_ip = gateway === '' ? null : gateway;
     body.uam_auth = $('device-uam-auth', HTMLSelectElement).value;
     body.require_message_authenticator = input('device-message-auth').checked;
     const uamSecret = input('device-uam-secret').value;

@@ -155,6 +155,9 @@ export const adminEn = {
   'device.macHint': 'Six colon-separated hex pairs, for example AA:BB:CC:DD:EE:01.',
   'device.network': 'Guest network',
   'device.networkHint': 'The IPv4 network the router gives guests, for example 10.1.0.0/24.',
+  'device.gateway': 'Gateway address',
+  'device.gatewayHint':
+    'The router’s own address on the guest network, where guests’ logins are handed to it. Empty: the network’s first address, for example 10.1.0.1.',
   'device.uamServer': 'Portal URL (uam server)',
   'device.uamServerHint': 'Where the router sends guests, for example http://10.1.0.10:8080/portal.',
   'device.nasId': 'RADIUS NAS identifier',
