@@ -15,7 +15,7 @@ export const LIMITERS = {
   'admin-login': { max: 10, windowSeconds: 60 },
   'console-project-create': { max: 5, windowSeconds: 3600 },
   'console-client-create': { max: 20, windowSeconds: 3600 },
-  'access-login': { max: 10, windowSeconds: 60 },
+  'access-login': { max: 30, windowSeconds: 60 },
 } as const satisfies Record<string, { max: number; windowSeconds: number }>;
 
 export type LimiterName = keyof typeof LIMITERS;

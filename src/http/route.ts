@@ -101,7 +101,9 @@ export function defineRoute<B = undefined, P = undefined>(spec: RouteSpec<B, P>)
           principal,
           ip: req.ip,
         });
-        await attempt?.takeBack();
+        const answered = attempt;
+        attempt = undefined; // taken back once, whatever render does
+        await answered?.takeBack();
         render(res, spec.api, result);
       } catch (err) {
         // Anything not meant for the caller is logged here, whoever renders it.

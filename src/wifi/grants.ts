@@ -131,10 +131,16 @@ export type Decision =
  * matched case-insensitively: phones like to capitalise the first letter. `mac` is the device
  * asking: its own open sessions do not count against the simultaneous-use limit (a phone that
  * reconnects before its old session was closed). The data allowance is shared by all sessions.
+ * `deviceLimit: false` leaves the simultaneous-use limit out (the portal cannot name the device).
  */
 export async function authorize(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'vault'>,
-  request: { username: string; check: (password: string) => boolean; mac?: string | null },
+  request: {
+    username: string;
+    check: (password: string) => boolean;
+    mac?: string | null;
+    deviceLimit?: boolean;
+  },
 ): Promise<Decision> {
   const grant = await findGrantByUsername(deps.db, request.username.trim().toLowerCase());
   if (!grant) return { decision: 'reject', reason: 'unknown' };
@@ -143,7 +149,8 @@ export async function authorize(
   const secondsLeft = Math.floor((expiresAtMs(grant) - deps.clock.now().getTime()) / 1000);
   if (secondsLeft <= 0) return { decision: 'reject', reason: 'expired' };
   const usage = await grantUsage(deps.db, grant.id, request.mac ?? null);
-  if (usage.otherLiveSessions >= grant.max_devices) return { decision: 'reject', reason: 'too_many_devices' };
+  if (request.deviceLimit !== false && usage.otherLiveSessions >= grant.max_devices)
+    return { decision: 'reject', reason: 'too_many_devices' };
   const dataLeft = grant.data_limit_bytes === null ? null : grant.data_limit_bytes - usage.usedOctets;
   if (dataLeft !== null && dataLeft <= 0) return { decision: 'reject', reason: 'data_exhausted' };
   return {
@@ -178,18 +185,28 @@ export async function checkLogin(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'vault'>,
   typed: { username: string; password: string },
 ): Promise<LoginCheck> {
-  const grant = await findGrantByUsername(deps.db, typed.username.trim().toLowerCase());
-  const password = grant ? openPassword(deps, grant) : '';
-  if (!grant || !safeEqual(typed.password.trim().toLowerCase(), password)) return { kind: 'invalid' };
-  if (grant.revoked_at !== null) return { kind: 'revoked' };
-  if (expiresAtMs(grant) <= deps.clock.now().getTime()) return { kind: 'expired' };
-  if (
-    grant.data_limit_bytes !== null &&
-    (await grantUsage(deps.db, grant.id, null)).usedOctets >= grant.data_limit_bytes
-  )
-    return { kind: 'used_up' };
-  return { kind: 'live', grant, password };
+  const given = typed.password.trim().toLowerCase();
+  const decision = await authorize(deps, {
+    username: typed.username,
+    check: (password) => safeEqual(given, password),
+    deviceLimit: false,
+  });
+  if (decision.decision === 'reject') return { kind: LOGIN_REFUSALS[decision.reason] };
+  // The grant authorize just read (cached), for the password the router is handed.
+  const grant = await findGrantByUsername(deps.db, decision.username);
+  if (!grant) return { kind: 'invalid' };
+  return { kind: 'live', grant, password: openPassword(deps, grant) };
 }
+
+/** Why authorize refused → what a typed login is told (the device limit is not asked). */
+const LOGIN_REFUSALS: Readonly<Record<RejectReason, Exclude<LoginCheck['kind'], 'live'>>> = {
+  unknown: 'invalid',
+  bad_password: 'invalid',
+  revoked: 'revoked',
+  expired: 'expired',
+  data_exhausted: 'used_up',
+  too_many_devices: 'invalid',
+};
 
 export type LiveGrantLookup =
   | { kind: 'live'; grant: GrantRow; password: string; secondsLeft: number }
