@@ -290,20 +290,29 @@ t.test(
   async (t) => {
     const { app, page } = await setUp(t);
     const before = await wifiRows(app.app.deps.db);
+    // The box's answer is held until the guest has tapped Pay (a slow phone, a slow network).
+    let answer = (): void => undefined;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    await page.route('**/api/v1/public/router?*', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.goto(
       `${app.base}/portal?${new URLSearchParams({ res: 'notyet', nasid: 'stranger', link_login_only: `${ROUTER}/login`, chap_id: '\\001', chap_challenge: octal(randomBytes(16)) }).toString()}`,
     );
+    await page.getByRole('radio', { name: /Fast hour/ }).check();
+    await page.getByLabel('Mobile money number').fill('0712 345 678');
+    await page.getByRole('button', { name: 'Pay TZS 1,500' }).click();
+    answer();
     await page
       .getByText(
         'This Wi-Fi point is not set up on the hotspot server yet, so nothing can be bought or signed in here.',
-        {
-          exact: false,
-        },
+        { exact: false },
       )
       .waitFor();
     t.ok(await page.locator('#buy').isHidden(), 'no plans, no Pay button');
     t.ok(await page.locator('#have-login').isHidden(), 'no login field');
     t.ok(await page.locator('#not-hotspot').isHidden(), 'it is a hotspot, just not ours');
-    t.same(await wifiRows(app.app.deps.db), before, 'nothing was bought');
+    t.same(await wifiRows(app.app.deps.db), before, 'nothing was bought, although Pay was tapped first');
   },
 );

@@ -28,8 +28,14 @@ export type Router =
     };
 
 /** An http(s) URL the API accepts (anything else would make the whole login fail). */
-const httpUrl = (value: string | null): string | undefined =>
-  value !== null && /^https?:\/\//i.test(value) && value.length <= 2048 ? value : undefined;
+function httpUrl(value: string | null): string | undefined {
+  if (value === null || !/^https?:\/\//i.test(value) || value.length > 2048) return undefined;
+  try {
+    return new URL(value).hostname === '' ? undefined : value;
+  } catch {
+    return undefined;
+  }
+}
 
 const nasidOf = (value: string | null): string | undefined =>
   value !== null && /^[\x21-\x7e]{1,253}$/.test(value) ? value : undefined;
@@ -103,7 +109,8 @@ export async function checkRouter(router: Router): Promise<'known' | 'unknown' |
       : { uamip: router.uamip, ...(router.nasid === undefined ? {} : { nasid: router.nasid }) },
   );
   const result = await api('GET', `/api/v1/public/router?${query.toString()}`);
-  return result.status === 200 ? 'known' : result.status === 0 ? 'unreachable' : 'unknown';
+  // Only the API's refusal (422) means unknown; a busy or unreachable server sells as before.
+  return result.status === 200 ? 'known' : result.status === 422 ? 'unknown' : 'unreachable';
 }
 
 /**

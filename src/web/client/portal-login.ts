@@ -1,3 +1,4 @@
+import { messageOf } from './api.js';
 import { $, busy, clearErrors, clearOnInput, fieldError, formError, go } from './dom.js';
 import { typedHandOff, type Router } from './hotspot.js';
 
@@ -42,7 +43,9 @@ export function initTypedLogin(router: Router, t: Translate): void {
       }
       busy(button, false);
       const { status } = result.error;
-      const message = t(REFUSALS[status] ?? 'error.generic');
+      // A 422 is about the router (unknown, or not the one named) unless it names a login field.
+      const aboutLogin = status === 422 && /username|password/.test(messageOf(result.error));
+      const message = t(aboutLogin ? 'error.generic' : (REFUSALS[status] ?? 'error.generic'));
       if (status !== 401) {
         formError(form, message);
         return;

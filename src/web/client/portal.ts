@@ -49,6 +49,8 @@ let current: StoredPurchase | null = null;
 let pollTimer: number | undefined;
 /** Whether this box knows the router: nothing is sold on one it does not (asked at load). */
 let routerKnown = true;
+/** The answer to that question: every purchase waits for it, so none starts before it is known. */
+let routerChecked: Promise<boolean> = Promise.resolve(true);
 /** After "buy more time" on a page that says the device is online. */
 let buyingMore = false;
 /** Log in by ourselves at most once per page load, and only when the router asked for a login. */
@@ -151,6 +153,10 @@ async function submit(): Promise<void> {
   const form = $('buy', HTMLFormElement);
   const pay = $('pay', HTMLButtonElement);
   busy(pay, true);
+  if (!(await routerChecked)) {
+    busy(pay, false);
+    return;
+  }
   status(t('pay.sending'));
   const result = await startPurchase(current);
   busy(pay, false);
@@ -344,8 +350,9 @@ function init(): void {
   if (router) {
     show($('have-login'), canHandOff(router));
     if (canHandOff(router)) initTypedLogin(router, t);
-    void checkRouter(router).then((known) => {
+    routerChecked = checkRouter(router).then((known) => {
       if (known === 'unknown') unknownRouter();
+      return known !== 'unknown';
     });
   }
   void loadPlans();
@@ -354,7 +361,6 @@ function init(): void {
     step('buy');
     return;
   }
-  if (online) step('none');
   $('phone', HTMLInputElement).value = current.phone;
   step('none');
   void (current.invoiceId ? poll() : submit());
