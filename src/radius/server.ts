@@ -208,7 +208,8 @@ export class RadiusListener {
     const result = await this.options.route({ frame: f, attrs, nas, source });
     if ('drop' in result) return this.#fail(result.drop, source, nasId, result.detail);
     // A valid packet (DESIGN.md §4.7 router health): one its route dropped (an Access-Request
-    // without the Message-Authenticator its router needs: anybody could send that) is none.
+    // without the Message-Authenticator its router needs: anybody could send that) is none. A
+    // router registered as legacy is taken at its word, as its logins are.
     this.deps.lastSeen.seen(nas.deviceId);
     if ('ignore' in result) return null;
     this.deps.counters.bump(result.count);

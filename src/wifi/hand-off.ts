@@ -111,10 +111,9 @@ export async function accessLogin(deps: Deps, request: Request<typeof ACCESS_LOG
 
 /** CoovaChilli's parameters or MikroTik's, never a mix of both. */
 function eitherRouter(request: Request<typeof ACCESS_LOGIN_FIELDS>): RouterParams {
-  const chilli = ['uamip', 'uamport', 'challenge', 'userurl'] as const;
-  const mikrotik = ['link_login_only', 'chap_id', 'chap_challenge', 'dst'] as const;
-  const isChilli = chilli.some((f) => given(request[f]));
-  const isMikrotik = mikrotik.some((f) => given(request[f]));
+  // nasid is both routers'; every other field belongs to one of them.
+  const isChilli = CHILLI_FIELDS.some((f) => f !== 'nasid' && given(request[f]));
+  const isMikrotik = MIKROTIK_FIELDS.some((f) => f !== 'nasid' && given(request[f]));
   if (isChilli && isMikrotik) throw wifiErrors.routerParamsMixed();
   if (isMikrotik) return parseMikrotikParams(request);
   if (isChilli) return parseChilliParams(request);

@@ -38,7 +38,6 @@ export {
   listAllDevices,
   deviceByNasId,
   findPortalRouter,
-  viewDevice,
   markRoutersSeen,
   routersOnline,
   ONLINE_WITHIN_INTERVALS,
@@ -98,7 +97,7 @@ export {
   presentSpeedChange,
   type RouterAnswer,
 } from './sessions.present.js';
-export { applyPlanSpeedToLive, type SpeedChangeOutcome } from './speed.js';
+export { applyPlanSpeedToLive, updatePlanAndApply, type SpeedChangeOutcome } from './speed.js';
 export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jobs.js';
 
 // Staff admin API

@@ -3,6 +3,8 @@ import type { WifiDeps } from './deps.js';
 import { summarise, toTarget, type SessionDisconnect } from './disconnect.js';
 import { wifiErrors } from './errors.js';
 import { setLiveGrantsSpeed } from './grants.store.js';
+import { updatePlan, type PlanRow } from './plans.js';
+import type { PlanRequest } from './plans.schema.js';
 import { findPlan } from './plans.store.js';
 import { grantUsage, selectLiveSessionsOfPlan, type LiveSessionTermsRow } from './sessions.store.js';
 
@@ -60,4 +62,17 @@ function terms(s: LiveSessionTermsRow, now: Date, grantUsedOctets: number) {
     downloadKbps: s.download_kbps,
     uploadKbps: s.upload_kbps,
   };
+}
+
+/**
+ * `plans update ID … --apply-to-live`: the plan's values changed (committed), then its speed given
+ * to what was sold and the routers told; a refused change applies nothing.
+ */
+export async function updatePlanAndApply(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
+  id: string,
+  request: PlanRequest,
+): Promise<{ plan: PlanRow; applied: SpeedChangeOutcome }> {
+  const plan = await updatePlan(deps, id, request);
+  return { plan, applied: await applyPlanSpeedToLive(deps, plan.id) };
 }

@@ -1,12 +1,12 @@
 import { Option, type Command } from 'commander';
 import { formatDuration } from '../../lib/duration.js';
 import {
-  applyPlanSpeedToLive,
   createPlan,
   listAllPlans,
   presentPlan,
   presentSpeedChange,
   updatePlan,
+  updatePlanAndApply,
   type PlanRequest,
   type PlanRow,
 } from '../../wifi/index.js';
@@ -143,11 +143,10 @@ export function registerPlans(program: Command): void {
   ).action(async (id: string, flags: PlanFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
     const { plan, applied } = await withApp(ctx, async (app) => {
-      const updated = await updatePlan(app.deps, id, planRequest(flags));
-      return {
-        plan: updated,
-        applied: flags.applyToLive ? presentSpeedChange(await applyPlanSpeedToLive(app.deps, id)) : null,
-      };
+      if (!flags.applyToLive)
+        return { plan: await updatePlan(app.deps, id, planRequest(flags)), applied: null };
+      const done = await updatePlanAndApply(app.deps, id, planRequest(flags));
+      return { plan: done.plan, applied: presentSpeedChange(done.applied) };
     });
     if (!applied) {
       ctx.out.result(presentPlan(plan), () => showPlan(plan));
