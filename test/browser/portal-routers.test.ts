@@ -6,7 +6,15 @@ import { mikrotikLoginHtml } from '../../src/wifi/router-config.js';
 import { waitFor, type TestApp } from '../helpers/app.js';
 import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
 import { radclient, SECRET, startRadiusApp, type RadclientReply } from '../helpers/radius.js';
-import { aDevice, aPaidPurchase, aPlan, postSandboxEvent, succeeded, wifiRows } from '../helpers/wifi.js';
+import {
+  aDevice,
+  aPaidPurchase,
+  aPlan,
+  credentialsOf,
+  postSandboxEvent,
+  succeeded,
+  wifiRows,
+} from '../helpers/wifi.js';
 
 /**
  * The captive portal on the routers venues use, in headless Chromium (issue 17):
@@ -167,13 +175,7 @@ t.test(
     );
     await page.getByText('You are logged in').waitFor();
     t.equal(router.logins.length, 1, 'one login at the router');
-    const creds = (
-      (await (
-        await fetch(`${app.base}/api/v1/public/purchases/${purchase.invoiceId}`, {
-          headers: { 'X-Purchase-Key': purchase.key },
-        })
-      ).json()) as { data: { credentials: { username: string; password: string } } }
-    ).data.credentials;
+    const creds = await credentialsOf(app, purchase.invoiceId, purchase.key);
     t.equal(login?.username, creds.username);
     t.equal(
       login?.password,
@@ -238,13 +240,7 @@ t.test(
   async (t) => {
     const { app, plan, context, page } = await setUp(t);
     const purchase = await aPaidPurchase(app, plan);
-    const creds = (
-      (await (
-        await fetch(`${app.base}/api/v1/public/purchases/${purchase.invoiceId}`, {
-          headers: { 'X-Purchase-Key': purchase.key },
-        })
-      ).json()) as { data: { credentials: { username: string; password: string } } }
-    ).data.credentials;
+    const creds = await credentialsOf(app, purchase.invoiceId, purchase.key);
     const logons: string[] = [];
     await context.route(`${UAM}/**`, (route) => {
       logons.push(route.request().url());

@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { expireInvoices } from '../../src/wifi/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTestApp } from '../helpers/app.js';
 import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
-import { aDevice, aPlan, postSandboxEvent, succeeded } from '../helpers/wifi.js';
+import { aDevice, aPlan, credentialsOf, postSandboxEvent, succeeded } from '../helpers/wifi.js';
 
 /**
  * The captive portal in headless Chromium, as a guest's phone sees it: CoovaChilli's redirect,
@@ -86,15 +86,6 @@ async function choosePlanAndPay(page: Page, planName: string, phone: string): Pr
   await page.getByRole('radio', { name: new RegExp(planName) }).check();
   await page.getByLabel('Mobile money number').fill(phone);
   await page.getByRole('button', { name: /^Pay TZS/ }).click();
-}
-
-/** The credentials as the API gives them to the key holder (independent of the page). */
-async function credentialsOf(app: TestApp, invoiceId: string, key: string) {
-  const res = await fetch(`${app.base}/api/v1/public/purchases/${invoiceId}`, {
-    headers: { 'X-Purchase-Key': key },
-  });
-  return ((await res.json()) as { data: { credentials: { username: string; password: string } } }).data
-    .credentials;
 }
 
 t.test(

@@ -156,3 +156,16 @@ export async function aLiveSession(
     },
   ]);
 }
+
+/** A purchase's credentials as the API gives them to its key holder (the poll, independent of a page). */
+export async function credentialsOf(
+  t: Pick<TestApp, 'base'>,
+  invoiceId: string,
+  key: string,
+): Promise<{ username: string; password: string }> {
+  const res = await fetch(`${t.base}/api/v1/public/purchases/${invoiceId}`, {
+    headers: { 'X-Purchase-Key': key },
+  });
+  return ((await res.json()) as { data: { credentials: { username: string; password: string } } }).data
+    .credentials;
+}
