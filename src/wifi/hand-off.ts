@@ -1,7 +1,6 @@
 import type { AppError } from '../lib/errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 import type { WifiDeps } from './deps.js';
-import { findPortalRouter } from './devices.js';
 import { wifiErrors } from './errors.js';
 import { checkLogin, findLiveForPurchase, type LiveGrantLookup, type LoginCheck } from './grants.js';
 import { isUuid } from './purchases.schema.js';
@@ -135,6 +134,6 @@ export async function checkRouter(
     return { nasid: router.device.radius_nas_id, hand_off: 'mikrotik' };
   }
   if (!given(uamip)) throw wifiErrors.routerParamsMissing();
-  const router = await findPortalRouter(deps, parseChilliRouter({ nasid, uamip }));
+  const router = await routerOf(deps, { kind: 'coovachilli', ...parseChilliRouter({ nasid, uamip }) });
   return { nasid: router.device.radius_nas_id, hand_off: 'coovachilli' };
 }

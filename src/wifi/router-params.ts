@@ -133,7 +133,8 @@ export function parseMikrotikParams(request: Fields<typeof MIKROTIK_FIELDS>): Mi
  */
 export async function routerOf(
   deps: Pick<WifiDeps, 'db' | 'vault'>,
-  params: RouterParams,
+  params:
+    Pick<ChilliParams, 'kind' | 'nasid' | 'uamip'> | Pick<MikrotikParams, 'kind' | 'nasid' | 'linkLoginOnly'>,
 ): Promise<PortalRouter> {
   if (params.kind === 'coovachilli') {
     const router = await findPortalRouter(deps, params);

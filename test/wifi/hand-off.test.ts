@@ -444,6 +444,19 @@ t.test('the router check says which hand-off a portal page will use, before anyo
     t.equal(res.status, 422, message);
     t.same(res.body, { message });
   }
+  // With its own address set, the check refuses another address as the hand-off would.
+  const [lobby] = await app.app.deps.db
+    .selectFrom('devices')
+    .select('id')
+    .where('radius_nas_id', '=', 'lobby-01')
+    .execute();
+  await updateDevice(app.app.deps, lobby!.id, { gateway_ip: '10.1.0.1' });
+  t.same((await check({ nasid: 'lobby-01', uamip: '10.1.0.77' })).body, {
+    message: "uamip is not the router's own address (gateway_ip)",
+  });
+  t.same((await check({ nasid: 'lobby-01', uamip: '10.1.0.1' })).body, {
+    data: { nasid: 'lobby-01', hand_off: 'coovachilli' },
+  });
   await aDevice(app.app, { radius_nas_id: 'lobby-02', mac_address: '02:00:00:00:00:0c' });
   t.same((await check({ uamip: '10.1.0.1' })).body, { message: 'ambiguous router: send nasid' });
 });
