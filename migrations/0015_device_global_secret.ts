@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
  * A device may have no RADIUS secret of its own: `devices.radius_secret_enc` becomes nullable,
@@ -11,6 +11,9 @@ import { sql, type Kysely } from 'kysely';
  * table's own indexes and triggers, check the foreign keys; then foreign keys back as they were.
  * With foreign keys on, dropping `devices` would delete every radius_sessions row (ON DELETE
  * CASCADE). Every other column keeps its type, constraints and values.
+ *
+ * PostgreSQL drops and sets NOT NULL in place (ALTER COLUMN), inside the transaction its
+ * migrations run in: the same meaning, without a rebuild.
  */
 
 /** The columns of `devices` as 0003 created them, in order. */
@@ -35,8 +38,11 @@ const COLUMNS = [
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations are schema-agnostic by design
 type AnyDb = Kysely<any>;
 
+const isPostgres = (db: AnyDb): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+
 export async function up(db: AnyDb): Promise<void> {
-  await rebuildDevices(db, { secretRequired: false });
+  if (isPostgres(db)) await sql`alter table devices alter column radius_secret_enc drop not null`.execute(db);
+  else await rebuildDevices(db, { secretRequired: false });
 }
 
 export async function down(db: AnyDb): Promise<void> {
@@ -46,7 +52,8 @@ export async function down(db: AnyDb): Promise<void> {
     throw new Error(
       'cannot undo 0015: some devices use RADIUS_SECRET; rotate-secret gives them their own first',
     );
-  await rebuildDevices(db, { secretRequired: true });
+  if (isPostgres(db)) await sql`alter table devices alter column radius_secret_enc set not null`.execute(db);
+  else await rebuildDevices(db, { secretRequired: true });
 }
 
 async function rebuildDevices(db: AnyDb, options: { secretRequired: boolean }): Promise<void> {

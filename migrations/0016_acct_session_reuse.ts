@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
  * Routers reuse Acct-Session-Id: MikroTik and others count them from a value that restarts with
@@ -11,6 +11,9 @@ import { sql, type Kysely } from 'kysely';
  * transaction create the new table, copy every row, drop the old one, rename, re-create its own
  * indexes, check the foreign keys. No table references radius_sessions, so nothing cascades and
  * foreign keys stay on.
+ *
+ * PostgreSQL drops (and, going down, adds back) the constraint in place, inside the transaction
+ * its migrations run in: the same meaning, without a rebuild.
  */
 
 /** The columns of `radius_sessions` as 0010 created them, in order. */
@@ -38,31 +41,50 @@ const OPEN_UNIQUE_INDEX = 'radius_sessions_device_acct_open';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- migrations are schema-agnostic by design
 type AnyDb = Kysely<any>;
 
+const isPostgres = (db: AnyDb): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+
 export async function up(db: AnyDb): Promise<void> {
+  if (isPostgres(db)) {
+    await sql`alter table radius_sessions drop constraint radius_sessions_device_acct`.execute(db);
+    await addIndexes(db);
+    return;
+  }
   await db.transaction().execute(async (tx) => {
     await rebuildSessions(tx, { uniqueForever: false });
-    await tx.schema
-      .createIndex(LOOKUP_INDEX)
-      .on('radius_sessions')
-      .columns(['device_id', 'acct_session_id', 'started_at'])
-      .execute();
-    await tx.schema
-      .createIndex(OPEN_UNIQUE_INDEX)
-      .on('radius_sessions')
-      .columns(['device_id', 'acct_session_id'])
-      .unique()
-      .where(sql<boolean>`stopped_at is null`)
-      .execute();
+    await addIndexes(tx);
   });
+}
+
+async function addIndexes(tx: AnyDb): Promise<void> {
+  await tx.schema
+    .createIndex(LOOKUP_INDEX)
+    .on('radius_sessions')
+    .columns(['device_id', 'acct_session_id', 'started_at'])
+    .execute();
+  await tx.schema
+    .createIndex(OPEN_UNIQUE_INDEX)
+    .on('radius_sessions')
+    .columns(['device_id', 'acct_session_id'])
+    .unique()
+    .where(sql<boolean>`stopped_at is null`)
+    .execute();
 }
 
 export async function down(db: AnyDb): Promise<void> {
   const { rows } = await sql<{ n: number }>`
     select count(*) as n from (
       select 1 from radius_sessions group by device_id, acct_session_id having count(*) > 1
-    )`.execute(db);
+    ) as reused`.execute(db);
   if ((rows[0]?.n ?? 0) > 0)
     throw new Error('cannot undo 0016: some routers reused an Acct-Session-Id; those sessions would collide');
+  if (isPostgres(db)) {
+    await db.schema.dropIndex(OPEN_UNIQUE_INDEX).execute();
+    await db.schema.dropIndex(LOOKUP_INDEX).execute();
+    await sql`alter table radius_sessions add constraint radius_sessions_device_acct unique (device_id, acct_session_id)`.execute(
+      db,
+    );
+    return;
+  }
   await db.transaction().execute(async (tx) => {
     await rebuildSessions(tx, { uniqueForever: true });
   });

@@ -1,8 +1,7 @@
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { Config } from './config/index.js';
 import type { CoreDeps } from './deps.js';
-import { GroupCommit, migrateToLatest, openDatabase } from './db/index.js';
+import { GroupCommit, migrateToLatest, openStore, type Store } from './db/index.js';
 import { healthRoutes } from './http/health.routes.js';
 import { consoleRoutes, type ClientGrantStats } from './console/index.js';
 import {
@@ -13,6 +12,7 @@ import {
 } from './identity/index.js';
 import { grantStats, Keyring, oauthRoutes, pruneOAuthGrants, verifyBearer } from './oauth/index.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import { SqlRateLimitStore } from './http/rate-limit.sql.js';
 import type { Route } from './http/route.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { Background } from './lib/background.js';
@@ -36,7 +36,7 @@ import { planRoutes } from './wifi/plans.routes.js';
 import { purchaseRoutes } from './wifi/purchases.routes.js';
 import { webRoutes } from './web/index.js';
 
-export const DATABASE_FILE = 'hotspot.db';
+export { DATABASE_FILE } from './db/index.js';
 
 /** The core dependencies plus the ports features need from each other's adapters. */
 export type Deps = CoreDeps & {
@@ -68,6 +68,8 @@ export interface BuildOptions {
 
 export interface App {
   readonly deps: Deps;
+  /** The store `deps.db` runs on (its change feed and job locks on PostgreSQL). */
+  readonly store: Store;
   readonly http: HttpServer;
   readonly radius: Radius;
   readonly scheduler: Scheduler;
@@ -86,11 +88,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const log = options.log ?? createLogger(config.logLevel);
   const payments = createPaymentProvider({ config, clock, log });
   const vault = openVault(config.dataDir);
-  const { db } = openDatabase(path.join(config.dataDir, DATABASE_FILE));
+  const store = await openStore(config, {
+    now: () => clock.now(),
+    onListenError: (err) => log.warn({ event: 'db.listen_failed', err }, 'database change feed interrupted'),
+  });
+  const { db } = store;
   try {
     if (options.migrate !== false) await migrateToLatest(db);
   } catch (err) {
-    await db.destroy();
+    await store.close();
     throw err;
   }
   const notifier = createNotifier({ config, clock, log });
@@ -118,7 +124,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
 
   const limiter = new RateLimiter({
-    store: options.rateLimitStore ?? new MemoryRateLimitStore(),
+    store: options.rateLimitStore ?? defaultRateLimitStore(store),
     clock,
     log,
   });
@@ -157,11 +163,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
   });
 
-  const scheduler = new Scheduler(log);
+  const scheduler = new Scheduler(log, store.exclusive);
   let closed = false;
 
   return {
     deps,
+    store,
     http,
     radius,
     scheduler,
@@ -174,8 +181,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       scheduler.add({ name: 'oauth.prune', cron: '23 * * * *', run: () => pruneOAuthGrants(deps) });
       scheduler.add({ name: 'oauth.keys', cron: '* * * * *', run: () => keys.dropUnpublished() });
       for (const job of wifiJobs(deps)) scheduler.add(job);
-      scheduler.add({ name: 'radius.counters', cron: '* * * * *', run: () => radius.flushCounters() });
-      scheduler.add({ name: 'radius.last-seen', cron: '*/30 * * * * *', run: () => radius.flushLastSeen() });
+      // This daemon's own tallies, written by each daemon.
+      scheduler.add({
+        name: 'radius.counters',
+        cron: '* * * * *',
+        local: true,
+        run: () => radius.flushCounters(),
+      });
+      scheduler.add({
+        name: 'radius.last-seen',
+        cron: '*/30 * * * * *',
+        local: true,
+        run: () => radius.flushLastSeen(),
+      });
       return { http: address, radius: radiusAddresses };
     },
     async close({ graceMs = 10_000 } = {}) {
@@ -191,7 +209,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         log.warn({ event: 'radius.last_seen_flush_failed', err }, 'routers last seen not saved');
       });
       notifier.close();
-      await db.destroy();
+      await store.close();
     },
   };
 }
@@ -208,4 +226,12 @@ function wifiJobs(deps: Deps): ScheduledJob[] {
       ? [{ name: 'sandbox.autopay', cron: '*/5 * * * * *', run: () => sandboxAutopay(deps) }]
       : []),
   ];
+}
+
+/**
+ * Limiter windows live in memory next to SQLite (one daemon per file), and in the database when
+ * daemons share PostgreSQL, so a client's guesses count across all of them.
+ */
+function defaultRateLimitStore(store: Store): RateLimitStore {
+  return store.kind === 'postgres' ? new SqlRateLimitStore(store.db) : new MemoryRateLimitStore();
 }

@@ -1,4 +1,5 @@
 import schedule from 'node-schedule';
+import type { Exclusive } from './db/store.js';
 import type { Logger } from './lib/log.js';
 
 export interface ScheduledJob {
@@ -6,7 +7,17 @@ export interface ScheduledJob {
   /** cron expression (seconds field optional), e.g. every minute: `* * * * *`. */
   cron: string;
   run: () => unknown;
+  /**
+   * Runs on every daemon (it writes this process's own tallies). Other jobs run once across the
+   * daemons sharing a database: see `Exclusive`.
+   */
+  local?: boolean;
 }
+
+const everywhere: Exclusive = async (_name, work) => {
+  await work();
+  return true;
+};
 
 /**
  * Runs plain job functions on a cron schedule. A job that throws or rejects is logged and runs
@@ -19,14 +30,17 @@ export class Scheduler {
   /** Runs in progress, by job name. */
   readonly #running = new Map<string, Promise<void>>();
 
-  constructor(log: Logger) {
+  readonly #exclusive: Exclusive;
+
+  constructor(log: Logger, exclusive: Exclusive = everywhere) {
     this.#log = log.child({ feature: 'scheduler' });
+    this.#exclusive = exclusive;
   }
 
   add(job: ScheduledJob): void {
     if (this.#jobs.has(job.name)) throw new Error(`job ${job.name} is already scheduled`);
-    const scheduled = schedule.scheduleJob(job.name, job.cron, () => {
-      void this.runNow(job);
+    const scheduled = schedule.scheduleJob(job.name, job.cron, (fireDate: Date) => {
+      void this.runNow(job, fireDate);
     });
     this.#jobs.set(job.name, scheduled);
     this.#definitions.set(job.name, job);
@@ -45,15 +59,28 @@ export class Scheduler {
     return next ? new Date(next.getTime()) : null;
   }
 
-  /** Runs a job once, outside its schedule, with the same error handling. */
-  async runNow(job: ScheduledJob): Promise<void> {
+  /**
+   * Runs a job once with the same error handling, for its schedule's `tick` or (without) outside
+   * its schedule. A shared job runs only where `Exclusive` lets it.
+   */
+  async runNow(job: ScheduledJob, tick?: Date): Promise<void> {
     if (this.#running.has(job.name)) {
       this.#log.warn({ event: 'job.skipped', job: job.name }, 'previous run still going');
       return;
     }
     const run = (async () => {
       try {
-        await job.run();
+        if (job.local) await job.run();
+        else {
+          const ran = await this.#exclusive(
+            job.name,
+            async () => {
+              await job.run();
+            },
+            tick?.toISOString(),
+          );
+          if (!ran) this.#log.debug({ event: 'job.elsewhere', job: job.name }, 'another daemon ran it');
+        }
       } catch (err) {
         this.#log.error({ event: 'job.failed', job: job.name, err }, 'job failed');
       } finally {

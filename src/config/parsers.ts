@@ -152,3 +152,19 @@ export const timeZone: Parser<string> = (raw) => {
     return fail('must be an IANA time zone such as Africa/Dar_es_Salaam');
   }
 };
+
+/** A PostgreSQL connection URL (`postgres://` or `postgresql://`), optionally with our `schema=` parameter. */
+export const postgresUrl: Parser<string> = (raw) => {
+  const value = raw.trim();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('must be a postgres:// URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') fail('must be a postgres:// URL');
+  const schema = url.searchParams.get('schema');
+  if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    fail('schema must be lower-case letters, digits and _ (at most 63)');
+  return value;
+};

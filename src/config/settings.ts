@@ -54,6 +54,14 @@ export const settings = {
     parse: p.nonEmpty,
     doc: 'database, keys, outbox spool (created with mode 0700)',
   }),
+  databaseUrl: setting({
+    env: 'DATABASE_URL',
+    default: '',
+    shownDefault: 'SQLite in HOTSPOT_DATA_DIR',
+    parse: p.optional(p.postgresUrl),
+    doc: 'PostgreSQL instead of SQLite: `postgres://user:pass@host:5432/db` (optional `?schema=name`); several daemons may share it',
+    secret: true,
+  }),
   publicBaseUrl: setting({
     env: 'PUBLIC_BASE_URL',
     default: 'http://localhost:8080',

@@ -35,6 +35,10 @@ export const backupErrors = errorCatalogue({
   daemonRunning: [409, 'the daemon is running on this data directory: stop it before restoring'],
   dataExists: [409, 'the data directory already has a database: add --force to replace it'],
   targetExists: [409, 'the backup file already exists: choose another name or remove it'],
+  postgres: [
+    409,
+    'the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, and copy secrets.env, vault.key and keys/ from the data directory',
+  ],
 });
 
 export interface BackupResult {

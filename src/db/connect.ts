@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import type { DB } from './schema.js';
+import type { ChangeFeed } from './postgres.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 
 export type Db = Kysely<DB>;
@@ -148,6 +149,33 @@ export function idleChangeVersion(db: Db, tables: readonly string[]): number | n
   const cached = opened.get(db);
   if (!cached || cached.users > 0) return null;
   return cached.changeVersion(tables);
+}
+
+/** The change feed of each PostgreSQL database opened by store.ts. */
+const feeds = new WeakMap<Db, ChangeFeed>();
+
+export function registerFeed(db: Db, feed: ChangeFeed): void {
+  feeds.set(db, feed);
+}
+
+/**
+ * For reads cached between writes: a version of what `tables` (lower-case) hold, to take right
+ * before the read. SQLite: `idleChangeVersion` (null unless the connection is idle). PostgreSQL:
+ * the change feed's version, which moves once this process committed a write naming one of the
+ * tables, or another process's commit to one was notified; null while the feed is down.
+ */
+export function changeVersion(db: Db, tables: readonly string[]): number | null {
+  const feed = feeds.get(db);
+  return feed ? feed.version(tables) : idleChangeVersion(db, tables);
+}
+
+/**
+ * For caches kept by time (a TTL) that must also hear of other daemons' writes at once: the
+ * change feed's version of `tables` on PostgreSQL; null on SQLite (one daemon: the TTL alone
+ * serves, as it always has) and while the feed is down.
+ */
+export function sharedChangeVersion(db: Db, tables: readonly string[]): number | null {
+  return feeds.get(db)?.version(tables) ?? null;
 }
 
 /**

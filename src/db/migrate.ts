@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationResult } from 'kysely';
+import { Migrator, PostgresAdapter, sql, type Migration, type MigrationResult } from 'kysely';
 import * as m0001 from '../../migrations/0001_init.js';
 import * as m0002 from '../../migrations/0002_identity.js';
 import * as m0003 from '../../migrations/0003_wifi.js';
@@ -15,6 +15,7 @@ import * as m0014 from '../../migrations/0014_social_display_name.js';
 import * as m0015 from '../../migrations/0015_device_global_secret.js';
 import * as m0016 from '../../migrations/0016_acct_session_reuse.js';
 import * as m0017 from '../../migrations/0017_router_handoff.js';
+import * as m0018 from '../../migrations/0018_shared_state.js';
 import type { Db } from './connect.js';
 
 /**
@@ -38,15 +39,23 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0015_device_global_secret': m0015,
   '0016_acct_session_reuse': m0016,
   '0017_router_handoff': m0017,
+  '0018_shared_state': m0018,
 };
 
-function migrator(db: Db): Migrator {
-  return new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
+/**
+ * On PostgreSQL the migration tables live in the store's schema (DATABASE_URL `schema=`): kysely
+ * looks for them across every schema otherwise, and would take another schema's for its own.
+ */
+async function migrator(db: Db): Promise<Migrator> {
+  const provider = { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) };
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return new Migrator({ db, provider });
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  return new Migrator({ db, provider, migrationTableSchema: rows[0]?.schema ?? 'public' });
 }
 
 /** Applies every pending migration; throws (after rolling back the failed one) on error. */
 export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
-  const { error, results } = await migrator(db).migrateToLatest();
+  const { error, results } = await (await migrator(db)).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
   return results ?? [];
 }
@@ -57,7 +66,7 @@ export interface MigrationState {
 }
 
 export async function migrationState(db: Db): Promise<MigrationState> {
-  const all = await migrator(db).getMigrations();
+  const all = await (await migrator(db)).getMigrations();
   return {
     applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
     pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),

@@ -1,13 +1,15 @@
 import { CompiledQuery, type Compilable } from 'kysely';
-import { idleChangeVersion, idleReadStatement, type Db } from './connect.js';
+import { changeVersion, idleReadStatement, type Db } from './connect.js';
 
 export interface PreparedOptions {
   /**
-   * Keep each result, by argument values, until a write may have changed it: a statement that
-   * may write and names one of these tables runs on this connection, or another connection
-   * commits (connect.ts `idleChangeVersion`). List every table whose writes can change the
-   * result, including tables whose deletes cascade into it. Only synchronous (idle) reads are
-   * cached; the rows returned are shared and frozen.
+   * Keep each result, by argument values, until a write may have changed it (connect.ts
+   * `changeVersion`). SQLite: a statement that may write and names one of these tables runs on
+   * this connection, or another connection commits; only synchronous (idle) reads are cached.
+   * PostgreSQL: this process commits a write naming one of them, or another daemon's commit to
+   * one is notified (postgres.ts ChangeFeed). List every table whose writes can change the
+   * result, including tables whose deletes cascade into it. The rows returned are shared and
+   * frozen.
    */
   cacheUntilWritten?: { tables: readonly string[]; maxEntries: number };
 }
@@ -24,8 +26,8 @@ interface Cached {
  * argument and puts each where its value goes (markers may repeat); any other value it uses is a
  * constant of the query. The first run fixes the SQL for the process's dialect. A query that only
  * reads, run on the database itself (not a transaction) while nothing else uses the connection,
- * runs synchronously (connect.ts `idleReadStatement`), and with `cacheUntilWritten` its result
- * is kept until a write may have changed it.
+ * runs synchronously on SQLite (connect.ts `idleReadStatement`), and with `cacheUntilWritten`
+ * its result is kept until a write may have changed it.
  */
 export function prepared<A extends unknown[], R>(
   build: (db: Db, ...args: A) => Compilable<R>,
@@ -49,7 +51,7 @@ export function prepared<A extends unknown[], R>(
         }),
       };
     }
-    const version = cacheOptions ? idleChangeVersion(db, cacheOptions.tables) : null;
+    const version = cacheOptions ? changeVersion(db, cacheOptions.tables) : null;
     let cache: Map<string, Cached> | undefined;
     let key = '';
     if (version !== null) {
@@ -63,9 +65,11 @@ export function prepared<A extends unknown[], R>(
     }
     const parameters = plan.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     const read = idleReadStatement(db, plan.sql);
-    if (!read) return (await db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters))).rows;
-    if (!cache || version === null || !cacheOptions) return read.all(parameters) as R[];
-    const rows = Object.freeze((read.all(parameters) as R[]).map((r) => Object.freeze(r)));
+    const fetched = read
+      ? (read.all(parameters) as R[])
+      : (await db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters))).rows;
+    if (!cache || version === null || !cacheOptions) return fetched;
+    const rows = Object.freeze(fetched.map((r) => Object.freeze(r)));
     if (cache.size >= cacheOptions.maxEntries && !cache.has(key)) cache.clear();
     cache.set(key, { version, rows });
     return rows as R[];

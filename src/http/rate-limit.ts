@@ -28,7 +28,7 @@ export interface RateLimitStore {
    */
   increment(key: string, expiresAtMs: number, by?: number): number | Promise<number>;
   /** Forgets windows that ended before `nowMs`. */
-  prune(nowMs: number): void;
+  prune(nowMs: number): void | Promise<void>;
 }
 
 export class MemoryRateLimitStore implements RateLimitStore {
@@ -109,9 +109,9 @@ export class RateLimiter {
     }
   }
 
-  prune(): void {
+  async prune(): Promise<void> {
     try {
-      this.#store.prune(this.#clock.now().getTime());
+      await this.#store.prune(this.#clock.now().getTime());
     } catch (err) {
       this.#log.warn({ event: 'rate_limit.prune_failed', err }, 'rate-limit store prune failed');
     }

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import type { CoreDeps } from '../deps.js';
+import { sharedChangeVersion } from '../db/connect.js';
 import { writeSecretFile } from '../config/secrets.js';
 import { isoNow } from '../lib/time.js';
 import {
@@ -15,7 +16,7 @@ import {
 } from './keys.store.js';
 import type { SigningKey } from './jwt.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log' | 'vault'>;
 
 /** DESIGN.md §4.6: a new key is published 5 minutes before it signs (verifiers refetch every 5). */
 export const PREPUBLISH_SECONDS = 5 * 60;
@@ -27,15 +28,20 @@ const RELOAD_MS = 30_000;
 export type KeyState = 'pending' | 'active' | 'retired';
 
 const at = (iso: string | null): number => (iso === null ? Infinity : Date.parse(iso));
+const sealContext = (kid: string): string => `signing-key:${kid}`;
 
 /**
- * The signing keys: metadata and public JWKs in the database, private keys in
- * `<data dir>/keys/<kid>.pem` (0600). Shared by the daemon and the CLI through the database.
+ * The signing keys: metadata and public JWKs in the database; private keys sealed with the vault
+ * key in the database too (every daemon sharing the vault key signs with them) and in
+ * `<data dir>/keys/<kid>.pem` (0600; keys made before migration 0018 have only the file).
+ * Shared by the daemons and the CLI through the database.
  */
 export class Keyring {
   readonly #deps: Deps;
   #rows: SigningKeyRow[] = [];
   #loadedAt = -Infinity;
+  /** The change version of signing_keys the rows were read at (null: unknown). */
+  #version: number | null = null;
   readonly #private = new Map<string, KeyObject>();
   readonly #public = new Map<string, KeyObject>();
 
@@ -49,9 +55,14 @@ export class Keyring {
 
   async #reload(force = false): Promise<void> {
     const now = this.#deps.clock.now().getTime();
-    if (!force && now - this.#loadedAt < RELOAD_MS) return;
+    // Another daemon's rotation is seen at once on PostgreSQL (connect.ts sharedChangeVersion),
+    // the CLI's within RELOAD_MS.
+    const version = sharedChangeVersion(this.#deps.db, ['signing_keys']);
+    const unchanged = version === null || version === this.#version; // null: no feed, or it is down
+    if (!force && now - this.#loadedAt < RELOAD_MS && unchanged) return;
     this.#rows = await listKeys(this.#deps.db);
     this.#loadedAt = now;
+    this.#version = version;
     for (const row of this.#rows) {
       if (!this.#public.has(row.kid))
         this.#public.set(row.kid, createPublicKey({ key: JSON.parse(row.public_jwk) as JWK, format: 'jwk' }));
@@ -70,11 +81,9 @@ export class Keyring {
     const jwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(jwk);
     const publicJwk = { ...jwk, kid, use: 'sig', alg: 'RS256' };
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    writeSecretFile(
-      path.join(this.#dir, `${kid}.pem`),
-      privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    );
+    writeSecretFile(path.join(this.#dir, `${kid}.pem`), pem);
 
     const clock = this.#deps.clock;
     const now = clock.now().getTime();
@@ -87,6 +96,7 @@ export class Keyring {
       signs_from: signsFrom,
       retired_at: null,
       unpublish_at: null,
+      private_key_enc: this.#deps.vault.seal(pem, sealContext(kid)),
     };
     await this.#deps.db.transaction().execute(async (tx) => {
       await retireSigningKeys(tx, signsFrom, unpublishAt);
@@ -105,7 +115,11 @@ export class Keyring {
     if (!row) throw new Error('no signing key: run hotspot-ctl migrate or start the daemon once');
     let key = this.#private.get(row.kid);
     if (!key) {
-      key = createPrivateKey(readFileSync(path.join(this.#dir, `${row.kid}.pem`)));
+      key = createPrivateKey(
+        row.private_key_enc === null
+          ? readFileSync(path.join(this.#dir, `${row.kid}.pem`))
+          : this.#deps.vault.open(row.private_key_enc, sealContext(row.kid)),
+      );
       this.#private.set(row.kid, key);
     }
     return { kid: row.kid, privateKey: key };

@@ -1,3 +1,4 @@
+import { sharedChangeVersion } from '../db/connect.js';
 import type { Clock } from '../lib/clock.js';
 import { deviceByNasId, type RadiusSecretSource, type WifiDeps } from '../wifi/index.js';
 
@@ -35,24 +36,28 @@ const MAX_UNKNOWN = 1_024;
 /**
  * Finds routers by NAS-Identifier, caching the device row and its opened secret: the hot path
  * then costs no query and no decryption. Changes made by the CLI (another process) show within
- * the TTL; a secret that stops verifying is reread at once (at most once a second). Unknown ids
+ * the TTL, and at once on PostgreSQL when the change feed reports a write to devices (another
+ * daemon's or the CLI's); a secret that stops verifying is reread at once (at most once a
+ * second). Unknown ids
  * live in their own bounded map, so a spray of made-up NAS-Identifiers only evicts other
  * made-up ones, never a known router.
  */
 export class NasDirectory {
-  readonly #known = new Map<string, { nas: Nas; loadedAt: number }>();
-  /** NAS id → when it was found unknown. */
-  readonly #unknown = new Map<string, number>();
+  readonly #known = new Map<string, { nas: Nas; loadedAt: number; version: number | null }>();
+  /** NAS id → when it was found unknown, at which change version. */
+  readonly #unknown = new Map<string, { at: number; version: number | null }>();
 
   constructor(private readonly deps: Pick<WifiDeps, 'db' | 'vault' | 'config'> & { clock: Clock }) {}
 
   async find(nasId: string): Promise<Nas | undefined> {
     const now = this.deps.clock.now().getTime();
+    const version = sharedChangeVersion(this.deps.db, ['devices']);
     const hit = this.#known.get(nasId);
-    if (hit && now - hit.loadedAt < TTL_MS) return hit.nas;
-    const missedAt = this.#unknown.get(nasId);
-    if (missedAt !== undefined && now - missedAt < NEGATIVE_TTL_MS) return undefined;
-    return this.#load(nasId, now);
+    if (hit && now - hit.loadedAt < TTL_MS && (version === null || hit.version === version)) return hit.nas;
+    const missed = this.#unknown.get(nasId);
+    if (missed && now - missed.at < NEGATIVE_TTL_MS && (version === null || missed.version === version))
+      return undefined;
+    return this.#load(nasId, now, version);
   }
 
   /** Rereads a NAS whose secret just failed; undefined when nothing newer can be had. */
@@ -60,11 +65,12 @@ export class NasDirectory {
     const now = this.deps.clock.now().getTime();
     const hit = this.#known.get(nasId);
     if (hit && now - hit.loadedAt < RELOAD_AFTER_MS) return undefined;
-    const fresh = await this.#load(nasId, now);
+    const fresh = await this.#load(nasId, now, sharedChangeVersion(this.deps.db, ['devices']));
     return fresh && fresh.secret !== hit?.nas.secret ? fresh : undefined;
   }
 
-  async #load(nasId: string, now: number): Promise<Nas | undefined> {
+  /** Reads a NAS; `version` is the change version taken before the read. */
+  async #load(nasId: string, now: number, version: number | null): Promise<Nas | undefined> {
     const found = await deviceByNasId(this.deps, nasId);
     if (!found) {
       this.#known.delete(nasId);
@@ -73,7 +79,7 @@ export class NasDirectory {
         const oldest = this.#unknown.keys().next();
         if (!oldest.done) this.#unknown.delete(oldest.value);
       }
-      this.#unknown.set(nasId, now);
+      this.#unknown.set(nasId, { at: now, version });
       return undefined;
     }
     const nas: Nas = {
@@ -86,7 +92,7 @@ export class NasDirectory {
     };
     this.#unknown.delete(nasId);
     if (this.#known.size >= MAX_KNOWN && !this.#known.has(nasId)) this.#known.clear();
-    this.#known.set(nasId, { nas, loadedAt: now });
+    this.#known.set(nasId, { nas, loadedAt: now, version });
     return nas;
   }
 

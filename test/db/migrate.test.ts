@@ -257,7 +257,7 @@ t.test('0017 adds speed limits and router health as empty columns, and undoes cl
   const old = Object.fromEntries(['plans', 'invoices', 'grants', 'devices'].map((n) => [n, columnsOf(n)]));
 
   t.same(
-    (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+    (await migratorBefore(db, '0018').migrateToLatest()).results?.map((r) => [r.migrationName, r.status]),
     [['0017_router_handoff', 'Success']],
   );
   for (const table of ['plans', 'invoices', 'grants'])
@@ -274,8 +274,39 @@ t.test('0017 adds speed limits and router health as empty columns, and undoes cl
     'routers never seen yet',
   );
 
-  const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
-  t.error((await all.migrateDown()).error);
+  t.error((await migratorBefore(db, '0018').migrateDown()).error);
   for (const table of ['plans', 'invoices', 'grants', 'devices']) t.same(columnsOf(table), old[table], table);
   t.same(read('select * from plans'), before.plans);
+});
+
+t.test('0018 adds the shared-state tables and the sealed signing key, and undoes cleanly', async (t) => {
+  const { db, sqlite } = openDatabase(path.join(t.testdir(), 'shared.db'));
+  t.teardown(() => db.destroy());
+  t.error((await migratorBefore(db, '0018').migrateToLatest()).error);
+  const tables = () =>
+    sqlite
+      .prepare("select name from sqlite_master where type = 'table' order by name")
+      .pluck()
+      .all() as string[];
+  const keyColumns = () =>
+    (sqlite.prepare(`select name from pragma_table_info('signing_keys')`).pluck().all() as string[]).join(
+      ',',
+    );
+  const oldTables = tables();
+  const oldKeyColumns = keyColumns();
+  t.same(
+    (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+    [['0018_shared_state', 'Success']],
+  );
+  t.same(tables(), [...oldTables, 'job_runs', 'rate_limits'].sort());
+  t.equal(keyColumns(), `${oldKeyColumns},private_key_enc`);
+  t.same(
+    sqlite.prepare("select name from sqlite_master where type = 'trigger'").all(),
+    [],
+    'no triggers on SQLite: data_version tells the daemon of other writers',
+  );
+  const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
+  t.error((await all.migrateDown()).error);
+  t.same(tables(), oldTables);
+  t.equal(keyColumns(), oldKeyColumns);
 });

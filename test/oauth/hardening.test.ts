@@ -1,5 +1,3 @@
-import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import t, { type Test } from 'tap';
 import { startTestApp } from '../helpers/app.js';
@@ -69,8 +67,8 @@ t.test('an internal failure at the token endpoint is a raw server_error with no-
   const { app, client, user } = await setup(t);
   const { verifier, challenge } = pkcePair();
   const code = await authorizeCode(user, client.clientId, challenge);
-  const [active] = await app.app.deps.keys.list();
-  rmSync(path.join(app.dataDir, 'keys', `${active!.kid}.pem`)); // the signing key cannot be read
+  // The token endpoint's store fails (as a broken disk or a lost database would).
+  await app.app.deps.db.schema.dropTable('oauth_access_tokens').execute();
   const res = await tokenRequest(app, {
     grant_type: 'authorization_code',
     code,

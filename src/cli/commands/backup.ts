@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { DATABASE_FILE } from '../../app.js';
-import { backup, openDatabase, restore } from '../../db/index.js';
+import { backup, backupErrors, openDatabase, restore } from '../../db/index.js';
 import { contextOf } from '../context.js';
 import { formatRecord } from '../output.js';
 
@@ -14,7 +14,9 @@ export function registerBackup(program: Command): void {
     .argument('<file>', 'where to write the backup (must not exist yet; written with mode 0600)')
     .action(async (file: string, _opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const { dataDir } = ctx.config();
+      const config = ctx.config();
+      const { dataDir } = config;
+      if (config.databaseUrl) throw backupErrors.postgres();
       const { db, sqlite } = openDatabase(path.join(dataDir, DATABASE_FILE));
       try {
         const result = await backup(sqlite, dataDir, path.resolve(file));
@@ -37,7 +39,9 @@ export function registerBackup(program: Command): void {
     .option('--force', 'replace an existing database')
     .action((file: string, flags: { force?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const { dataDir } = ctx.config();
+      const config = ctx.config();
+      const { dataDir } = config;
+      if (config.databaseUrl) throw backupErrors.postgres();
       const result = restore(path.resolve(file), dataDir, DATABASE_FILE, { force: flags.force === true });
       ctx.out.result({ restored: path.resolve(file), data_dir: dataDir, files: result.files }, () =>
         formatRecord([

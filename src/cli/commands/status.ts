@@ -38,6 +38,13 @@ function radiusLine(c: Record<string, number>): string {
   );
 }
 
+/** A database URL without its password. */
+function safeUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
 export function registerStatus(program: Command): void {
   program
     .command('status')
@@ -53,8 +60,9 @@ export function registerStatus(program: Command): void {
           return {
             daemon: await probeDaemon(localUrl(config)),
             database: {
-              file: dbFile,
-              size_bytes: statSync(dbFile).size,
+              // PostgreSQL: where it is, without the password.
+              file: config.databaseUrl ? safeUrl(config.databaseUrl) : dbFile,
+              size_bytes: config.databaseUrl ? null : statSync(dbFile).size,
               migrations_applied: migrations.applied.length,
               migrations_pending: migrations.pending,
             },
@@ -93,7 +101,12 @@ export function registerStatus(program: Command): void {
               ? `running (${report.daemon.url})`
               : `not reachable (${report.daemon.url})`,
           ],
-          ['database', `${report.database.file} (${String(report.database.size_bytes)} bytes)`],
+          [
+            'database',
+            report.database.size_bytes === null
+              ? report.database.file
+              : `${report.database.file} (${String(report.database.size_bytes)} bytes)`,
+          ],
           [
             'migrations',
             `${String(report.database.migrations_applied)} applied, ${String(report.database.migrations_pending.length)} pending`,

@@ -11,6 +11,11 @@ export interface SigningKeysTable {
   retired_at: string | null;
   /** Dropped from the JWKS from this moment (15 min after it last signed, plus 1 min). */
   unpublish_at: string | null;
+  /**
+   * The private key (PKCS#8 PEM) sealed with the vault key, so every daemon sharing the vault key
+   * can sign (migration 0018); null for keys made before, whose PEM file is in the data dir.
+   */
+  private_key_enc: string | null;
 }
 
 export interface OauthConsentsTable {

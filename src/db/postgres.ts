@@ -1,0 +1,481 @@
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  PostgresDriver,
+  sql,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type DatabaseMetadataOptions,
+  type QueryResult,
+  type SchemaMetadata,
+  type TableMetadata,
+  type TransactionSettings,
+} from 'kysely';
+import type { DB } from './schema.js';
+
+/**
+ * PostgreSQL mode (DESIGN.md §4.9): `DATABASE_URL=postgres://…`. Several daemons may share the
+ * database, so this store gives them what SQLite gave one process:
+ * - transactions are serialized as SQLite's BEGIN IMMEDIATE serializes them (one writer at a
+ *   time), with a transaction-scoped advisory lock taken at BEGIN: read-then-write transactions
+ *   (expiring grants, numbering invoices) keep their meaning under READ COMMITTED;
+ * - a change feed (LISTEN/NOTIFY, fed by the statement triggers of migration 0018) tells every
+ *   daemon which tables another one changed, so the caches of `prepared` stay true.
+ */
+
+export const CHANGES_CHANNEL = 'hotspot_changes';
+
+/** What a `postgres://` DATABASE_URL names, with our own `schema` parameter taken out. */
+export interface PostgresTarget {
+  /** The URL as pg reads it (without `schema`). */
+  connectionString: string;
+  /** The schema the tables live in (created when missing); null: the server's default (public). */
+  schema: string | null;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** Splits our `?schema=NAME` parameter off a DATABASE_URL; throws on a name that is not plain. */
+export function postgresTarget(url: string): PostgresTarget {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema !== null && !SCHEMA_NAME.test(schema))
+    throw new Error('DATABASE_URL schema must be lower-case letters, digits and _ (at most 63)');
+  return { connectionString: parsed.toString(), schema };
+}
+
+/** 64-bit counters and sums come back as numbers, as SQLite returns them (exact below 2^53). */
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+const types = new pg.TypeOverrides();
+types.setTypeParser(INT8_OID, Number);
+types.setTypeParser(NUMERIC_OID, Number);
+
+/** A signed 64-bit advisory-lock key for `name` within `schema` (daemons of other schemas never contend). */
+export function lockKey(schema: string, name: string): bigint {
+  return createHash('sha256').update(`hotspot-ctl\u0000${schema}\u0000${name}`).digest().readBigInt64BE(0);
+}
+
+/** The lower-cased words of a statement: every table it can name is among them (over-counting is harmless). */
+export const namesIn = (sql: string): readonly string[] => [
+  ...new Set((sql.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).map((w) => w.toLowerCase())),
+];
+
+const READS = /^\s*(select|show)\b/i;
+
+/**
+ * Versions of what tables hold, as this process knows them: a table's count moves after this
+ * process committed a statement that names it (counted when the commit has returned, so a read
+ * that begins later sees a new version) and when the change feed reports another process's
+ * commit. While the feed is down nothing may be cached (versions are null); when it comes back
+ * every version moves (notifications may have been missed).
+ */
+export class ChangeFeed extends EventEmitter<{ change: [table: string] }> {
+  readonly #counts = new Map<string, number>();
+  #epoch = 0;
+  #healthy = false;
+  /** Per write statement, the tables it names (memo; cleared when it grows past a bound). */
+  readonly #names = new Map<string, readonly string[]>();
+
+  /** A version of `tables` (lower-case), or null while the feed cannot vouch for the caches. */
+  version(tables: readonly string[]): number | null {
+    if (!this.#healthy) return null;
+    let version = this.#epoch;
+    for (const table of tables) version += this.#counts.get(table) ?? 0;
+    return version;
+  }
+
+  get healthy(): boolean {
+    return this.#healthy;
+  }
+
+  /** The tables a statement that may write names (any word, so unknown tables are counted too). */
+  written(sql: string): readonly string[] {
+    let names = this.#names.get(sql);
+    if (!names) {
+      names = READS.test(sql) ? [] : namesIn(sql);
+      if (this.#names.size >= 1_000) this.#names.clear();
+      this.#names.set(sql, names);
+    }
+    return names;
+  }
+
+  /** Counts committed changes to `tables`. */
+  bump(tables: Iterable<string>): void {
+    for (const table of tables) {
+      this.#counts.set(table, (this.#counts.get(table) ?? 0) + 1);
+      this.emit('change', table);
+    }
+  }
+
+  /** The feed is listening (again): caches may be used, none made before counts. */
+  up(): void {
+    this.#epoch++;
+    this.#healthy = true;
+    this.emit('change', '*');
+  }
+
+  down(): void {
+    this.#healthy = false;
+    this.#epoch++;
+    this.emit('change', '*');
+  }
+}
+
+interface TrackedConnection extends DatabaseConnection {
+  inner: DatabaseConnection;
+  /** Tables written since the last commit (or by the statement running outside a transaction). */
+  pending: Set<string>;
+  inTransaction: boolean;
+}
+
+/**
+ * kysely's PostgreSQL driver, with every transaction holding the write lock from its BEGIN and
+ * every committed write counted in the change feed.
+ */
+class HotspotPostgresDriver extends PostgresDriver {
+  readonly #feed: ChangeFeed;
+  readonly #writeLock: string;
+  readonly #wrapped = new WeakMap<DatabaseConnection, TrackedConnection>();
+
+  constructor(config: ConstructorParameters<typeof PostgresDriver>[0], feed: ChangeFeed, writeLock: bigint) {
+    super(config);
+    this.#feed = feed;
+    this.#writeLock = `select pg_advisory_xact_lock(${writeLock.toString()})`;
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await super.acquireConnection();
+    let tracked = this.#wrapped.get(inner);
+    if (!tracked) {
+      const feed = this.#feed;
+      const conn: TrackedConnection = {
+        inner,
+        pending: new Set(),
+        inTransaction: false,
+        async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+          const names = feed.written(query.sql);
+          const result = await inner.executeQuery<R>(query);
+          if (names.length > 0) {
+            for (const name of names) conn.pending.add(name);
+            if (!conn.inTransaction) {
+              feed.bump(conn.pending);
+              conn.pending.clear();
+            }
+          }
+          return result;
+        },
+        streamQuery<R>(query: CompiledQuery, chunkSize?: number) {
+          return inner.streamQuery<R>(query, chunkSize);
+        },
+      };
+      tracked = conn;
+      this.#wrapped.set(inner, tracked);
+    }
+    return tracked;
+  }
+
+  override async beginTransaction(
+    connection: DatabaseConnection,
+    settings: TransactionSettings,
+  ): Promise<void> {
+    const conn = connection as TrackedConnection;
+    await super.beginTransaction(conn.inner, settings);
+    conn.inTransaction = true;
+    conn.pending.clear();
+    await conn.inner.executeQuery(CompiledQuery.raw(this.#writeLock));
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as TrackedConnection;
+    try {
+      await super.commitTransaction(conn.inner);
+      this.#feed.bump(conn.pending);
+    } finally {
+      conn.inTransaction = false;
+      conn.pending.clear();
+    }
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as TrackedConnection;
+    try {
+      await super.rollbackTransaction(conn.inner);
+    } finally {
+      conn.inTransaction = false;
+      conn.pending.clear();
+    }
+  }
+
+  override async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as TrackedConnection;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- inner is the driver's own PostgresConnection, unwrapped
+    await super.releaseConnection(conn.inner as Parameters<PostgresDriver['releaseConnection']>[0]);
+  }
+}
+
+/**
+ * kysely's introspection (which its Migrator uses to find its own tables) limited to the store's
+ * schema: the stock one reads the columns of every schema in the database, which costs seconds
+ * where many venues or test runs keep schemas side by side.
+ */
+class SchemaIntrospector implements DatabaseIntrospector {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- introspection reads catalogs, not our tables
+  constructor(readonly db: Kysely<any>) {}
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const { rows } = await sql<{ name: string }>`select current_schema() as name`.execute(this.db);
+    return rows;
+  }
+
+  async getTables(
+    options: DatabaseMetadataOptions = { withInternalKyselyTables: false },
+  ): Promise<TableMetadata[]> {
+    const { rows } = await sql<{
+      table: string;
+      schema: string;
+      kind: string;
+      column: string;
+      type: string;
+      nullable: string;
+      has_default: boolean;
+      identity: string;
+    }>`
+      select c.table_name as "table", c.table_schema as "schema", t.table_type as kind,
+             c.column_name as "column", c.udt_name as type, c.is_nullable as nullable,
+             c.column_default is not null as has_default, c.is_identity as identity
+      from information_schema.columns c
+      join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+      where c.table_schema = current_schema()
+      order by c.table_name, c.ordinal_position`.execute(this.db);
+    const tables = new Map<string, TableMetadata>();
+    for (const row of rows) {
+      if (!options.withInternalKyselyTables && row.table.startsWith('kysely_')) continue;
+      let table = tables.get(row.table);
+      if (!table) {
+        table = { name: row.table, schema: row.schema, isView: row.kind === 'VIEW', columns: [] };
+        tables.set(row.table, table);
+      }
+      table.columns.push({
+        name: row.column,
+        dataType: row.type,
+        isNullable: row.nullable === 'YES',
+        hasDefaultValue: row.has_default || row.identity === 'YES',
+        isAutoIncrementing: row.identity === 'YES',
+      });
+    }
+    return [...tables.values()];
+  }
+
+  async getMetadata(options?: DatabaseMetadataOptions): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables(options) };
+  }
+}
+
+class HotspotPostgresDialect extends PostgresDialect {
+  readonly #config: ConstructorParameters<typeof PostgresDriver>[0];
+  readonly #feed: ChangeFeed;
+  readonly #writeLock: bigint;
+  constructor(config: ConstructorParameters<typeof PostgresDriver>[0], feed: ChangeFeed, writeLock: bigint) {
+    super(config);
+    this.#config = config;
+    this.#feed = feed;
+    this.#writeLock = writeLock;
+  }
+  override createDriver(): PostgresDriver {
+    return new HotspotPostgresDriver(this.#config, this.#feed, this.#writeLock);
+  }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the signature kysely's Dialect declares
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new SchemaIntrospector(db);
+  }
+}
+
+/** Reconnect delays of the change feed's listening connection. */
+const LISTEN_RETRY_MS = [100, 500, 1000, 2000, 5000];
+
+/** The LISTEN connection: reports other processes' commits to the feed, reconnecting when it drops. */
+class Listener {
+  #client: pg.Client | null = null;
+  #closed = false;
+  #attempt = 0;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly config: pg.ClientConfig,
+    private readonly schema: string,
+    private readonly feed: ChangeFeed,
+    /** Backend process ids of this process's own pool: their commits are counted already. */
+    private readonly own: ReadonlySet<number>,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    const client = new pg.Client(this.config);
+    client.on('notification', (msg) => {
+      if (msg.channel !== CHANGES_CHANNEL || !msg.payload || this.own.has(msg.processId)) return;
+      const dot = msg.payload.indexOf('.');
+      if (msg.payload.slice(0, dot) === this.schema) this.feed.bump([msg.payload.slice(dot + 1)]);
+    });
+    client.on('error', (err) => {
+      this.onError(err);
+      this.#lost(client);
+    });
+    client.on('end', () => this.#lost(client));
+    await client.connect();
+    await client.query(`listen ${CHANGES_CHANNEL}`);
+    if (this.#closed) {
+      await client.end();
+      return;
+    }
+    this.#client = client;
+    this.#attempt = 0;
+    this.feed.up();
+  }
+
+  #lost(client: pg.Client): void {
+    if (this.#client !== client) return;
+    this.#client = null;
+    this.feed.down();
+    if (this.#closed) return;
+    const delay = LISTEN_RETRY_MS[Math.min(this.#attempt++, LISTEN_RETRY_MS.length - 1)] ?? 5000;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.start().catch((err: unknown) => {
+        this.onError(err);
+        if (!this.#closed && !this.#client) this.#lost(new pg.Client()); // schedules the next try
+      });
+    }, delay);
+    this.#timer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    const client = this.#client;
+    this.#client = null;
+    this.feed.down();
+    if (client) await client.end().catch(() => undefined);
+  }
+}
+
+export interface OpenedPostgres {
+  db: Kysely<DB>;
+  feed: ChangeFeed;
+  /** The schema the tables live in. */
+  schema: string;
+  /**
+   * Runs `work` while holding the session advisory lock `name`; false (without running it) when
+   * another process holds it, or, given the schedule `tick` (ISO time), when a process already
+   * ran `name` for that tick or a later one (job_runs).
+   */
+  exclusive(name: string, work: () => Promise<void>, tick?: string): Promise<boolean>;
+  /** Stops the change feed (the pool closes with `db.destroy()`). */
+  close(): Promise<void>;
+}
+
+export interface PostgresOptions {
+  /** Stamps job claims (job_runs.updated_at). */
+  now: () => Date;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  onListenError?: (err: unknown) => void;
+}
+
+/** Opens the PostgreSQL store named by `url` and starts its change feed. */
+export async function openPostgres(url: string, options: PostgresOptions): Promise<OpenedPostgres> {
+  const target = postgresTarget(url);
+  const searchPath = target.schema ? { options: `-c search_path=${target.schema}` } : {};
+  const clientConfig: pg.ClientConfig = { connectionString: target.connectionString, types, ...searchPath };
+  if (target.schema) {
+    const admin = new pg.Client({ connectionString: target.connectionString });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists ${target.schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });
+  pool.on('error', (err) => options.onListenError?.(err)); // an idle client lost: the pool replaces it
+  const own = new Set<number>();
+  const pids = new WeakMap<pg.PoolClient, number>();
+  pool.on('connect', (client) => {
+    const pid = (client as pg.PoolClient & { processID?: number }).processID;
+    if (pid === undefined) return;
+    own.add(pid);
+    pids.set(client, pid);
+  });
+  pool.on('remove', (client) => {
+    const pid = pids.get(client);
+    if (pid !== undefined) own.delete(pid);
+  });
+  let schema: string;
+  try {
+    const { rows } = await pool.query<{ schema: string }>('select current_schema() as schema');
+    schema = rows[0]?.schema ?? 'public';
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  const feed = new ChangeFeed();
+  const db = new Kysely<DB>({
+    dialect: new HotspotPostgresDialect({ pool }, feed, lockKey(schema, 'writes')),
+  });
+  const listener = new Listener(clientConfig, schema, feed, own, options.onListenError ?? (() => undefined));
+  try {
+    await listener.start();
+  } catch (err) {
+    await listener.close();
+    await db.destroy();
+    throw err;
+  }
+  return {
+    db,
+    feed,
+    schema,
+    async exclusive(name, work, tick) {
+      const key = lockKey(schema, `job:${name}`).toString();
+      const client = await pool.connect();
+      let locked = false;
+      let broken: Error | undefined;
+      try {
+        const { rows } = await client.query<{ locked: boolean }>(
+          `select pg_try_advisory_lock(${key}) as locked`,
+        );
+        locked = rows[0]?.locked === true;
+        if (!locked) return false;
+        if (tick !== undefined) {
+          const claimed = await client.query(
+            `insert into job_runs (name, tick, updated_at) values ($1, $2, $3)
+             on conflict (name) do update set tick = excluded.tick, updated_at = excluded.updated_at
+             where job_runs.tick < excluded.tick
+             returning name`,
+            [name, tick, options.now().toISOString()],
+          );
+          if (claimed.rowCount !== 1) return false;
+        }
+        await work();
+        return true;
+      } finally {
+        if (locked)
+          await client.query(`select pg_advisory_unlock(${key})`).catch((err: unknown) => {
+            broken = err instanceof Error ? err : new Error(String(err));
+          });
+        // A connection that may still hold the lock is closed rather than pooled.
+        client.release(broken);
+      }
+    },
+    close: () => listener.close(),
+  };
+}
