@@ -1,5 +1,3 @@
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import type { CDPSession, Page } from 'playwright-core';
 import t from 'tap';
 import { freePort, startTestApp } from '../helpers/app.js';
@@ -113,11 +111,10 @@ t.test(
     t.match((await api(page, 'GET', '/auth/passkeys')).body.data, [
       { id, last_used_at: app.clock.now().toISOString() },
     ]);
-    const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
-    t.teardown(() => db.close());
     const [used] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
     t.ok(used!.signCount > 0, 'Chromium counts');
-    t.equal(db.prepare('select counter from passkeys').pluck().get(), used!.signCount, 'the counter is kept');
+    const stored = await app.app.deps.db.selectFrom('passkeys').select('counter').executeTakeFirst();
+    t.equal(stored?.counter, used!.signCount, 'the counter is kept');
 
     // The same key with its counter wound back, as a clone would present it: refused, and said so.
     await signOut(page, origin);

@@ -6,6 +6,7 @@ import { resolveConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/lib/log.js';
 import { deviceByNasId } from '../../src/wifi/index.js';
 import { cliEnv, runCli, startCli } from '../helpers/cli.js';
+import { onPostgres } from '../helpers/store.js';
 
 const DEVICE = [
   ...['--name', 'Lobby AP', '--model', 'MikroTik hAP ax2', '--mac', 'aa:bb:cc:dd:ee:01'],
@@ -15,78 +16,126 @@ const DEVICE = [
 
 const json = (out: string): Record<string, unknown> => JSON.parse(out) as Record<string, unknown>;
 
-t.test('a backup taken while the daemon serves restores elsewhere with the same data and keys', async (t) => {
-  const root = t.testdir();
-  const first = path.join(root, 'first');
-  const envA = cliEnv(first);
-  const daemon = startCli(['serve'], envA);
-  t.teardown(() => daemon.child.kill('SIGKILL'));
-  await daemon.waitFor(/HTTP on 127\.0\.0\.1:(\d+)/);
-  t.ok(existsSync(path.join(first, 'daemon.pid')), 'the daemon marks its data directory');
+if (onPostgres) {
+  // The store is the PostgreSQL database of DATABASE_URL: pg_dump backs it up, not hotspot-ctl.
+  const PG_REFUSAL =
+    'error: the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, and copy secrets.env, vault.key and keys/ from the data directory\n';
 
-  const plan = await runCli(
-    ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'],
-    envA,
+  t.test(
+    'on PostgreSQL, backup and restore refuse with a pointer to pg_dump and write nothing',
+    async (t) => {
+      const root = t.testdir();
+      const dataDir = path.join(root, 'data');
+      const env = cliEnv(dataDir);
+      const plan = await runCli(
+        ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'],
+        env,
+      );
+      t.equal(plan.code, 0, plan.stderr);
+
+      const file = path.join(root, 'venue.backup');
+      for (const args of [[file], [file, '--json']]) {
+        const made = await runCli(['backup', ...args], env);
+        t.same([made.code, made.stdout, made.stderr], [1, '', PG_REFUSAL], `backup ${args.join(' ')}`);
+        t.notOk(existsSync(file), 'no backup file was written');
+      }
+
+      const junk = path.join(root, 'junk.backup');
+      writeFileSync(junk, 'not a database');
+      for (const args of [[junk], [junk, '--force']]) {
+        const restored = await runCli(['restore', ...args], env);
+        t.same(
+          [restored.code, restored.stdout, restored.stderr],
+          [1, '', PG_REFUSAL],
+          `restore ${args.join(' ')}`,
+        );
+        t.notOk(existsSync(path.join(dataDir, 'hotspot.db')), 'no database file was written');
+      }
+      t.equal(readFileSync(junk, 'utf8'), 'not a database', 'the file given is left as it was');
+      t.same(
+        JSON.parse((await runCli(['plans', 'list', '--json'], env)).stdout),
+        [json(plan.stdout)],
+        'the database is untouched',
+      );
+    },
   );
-  t.equal(plan.code, 0, plan.stderr);
-  const device = json((await runCli(['devices', 'add', ...DEVICE, '--json'], envA)).stdout);
-  const kidsOf = async (env: Record<string, string>) =>
-    (JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as { kid: string }[]).map(
-      (k) => k.kid,
-    );
-  const kids = await kidsOf(envA);
-  t.equal(kids.length, 1, 'the daemon made its signing key');
+} else {
+  t.test(
+    'a backup taken while the daemon serves restores elsewhere with the same data and keys',
+    async (t) => {
+      const root = t.testdir();
+      const first = path.join(root, 'first');
+      const envA = cliEnv(first);
+      const daemon = startCli(['serve'], envA);
+      t.teardown(() => daemon.child.kill('SIGKILL'));
+      await daemon.waitFor(/HTTP on 127\.0\.0\.1:(\d+)/);
+      t.ok(existsSync(path.join(first, 'daemon.pid')), 'the daemon marks its data directory');
 
-  const file = path.join(root, 'venue.backup');
-  const made = await runCli(['backup', file, '--json'], envA);
-  t.equal(made.code, 0, made.stderr);
-  t.same(json(made.stdout).files, ['secrets.env', 'vault.key', `keys/${kids[0] ?? ''}.pem`]);
-  t.equal(statSync(file).mode & 0o777, 0o600, 'the backup holds secrets');
-  const again = await runCli(['backup', file], envA);
-  t.same(
-    [again.code, again.stderr],
-    [1, 'error: the backup file already exists: choose another name or remove it\n'],
+      const plan = await runCli(
+        ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'],
+        envA,
+      );
+      t.equal(plan.code, 0, plan.stderr);
+      const device = json((await runCli(['devices', 'add', ...DEVICE, '--json'], envA)).stdout);
+      const kidsOf = async (env: Record<string, string>) =>
+        (JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as { kid: string }[]).map(
+          (k) => k.kid,
+        );
+      const kids = await kidsOf(envA);
+      t.equal(kids.length, 1, 'the daemon made its signing key');
+
+      const file = path.join(root, 'venue.backup');
+      const made = await runCli(['backup', file, '--json'], envA);
+      t.equal(made.code, 0, made.stderr);
+      t.same(json(made.stdout).files, ['secrets.env', 'vault.key', `keys/${kids[0] ?? ''}.pem`]);
+      t.equal(statSync(file).mode & 0o777, 0o600, 'the backup holds secrets');
+      const again = await runCli(['backup', file], envA);
+      t.same(
+        [again.code, again.stderr],
+        [1, 'error: the backup file already exists: choose another name or remove it\n'],
+      );
+
+      const refused = await runCli(['restore', file, '--force'], envA);
+      t.same(
+        [refused.code, refused.stderr],
+        [1, 'error: the daemon is running on this data directory: stop it before restoring\n'],
+      );
+      daemon.child.kill('SIGTERM');
+      t.equal(await daemon.exited, 0);
+      t.notOk(existsSync(path.join(first, 'daemon.pid')), 'and unmarks it when it stops');
+
+      const second = path.join(root, 'second');
+      const envB = cliEnv(second);
+      const restored = await runCli(['restore', file, '--json'], envB);
+      t.equal(restored.code, 0, restored.stderr);
+      t.equal(
+        readFileSync(path.join(second, 'secrets.env'), 'utf8'),
+        readFileSync(path.join(first, 'secrets.env'), 'utf8'),
+      );
+      t.same(JSON.parse((await runCli(['plans', 'list', '--json'], envB)).stdout), [json(plan.stdout)]);
+      t.same(await kidsOf(envB), kids);
+
+      // The vault key came along: the device's sealed RADIUS secret opens in the new place.
+      const config = resolveConfig({ env: envB, defaultConfigFile: '/nonexistent' });
+      const app = await buildApp(config, { log: createLogger('silent') });
+      t.teardown(() => app.close());
+      t.equal((await deviceByNasId(app.deps, 'lobby-01'))?.radiusSecret, device.radius_secret);
+
+      const over = await runCli(['restore', file], envB);
+      t.same(
+        [over.code, over.stderr],
+        [1, 'error: the data directory already has a database: add --force to replace it\n'],
+      );
+    },
   );
 
-  const refused = await runCli(['restore', file, '--force'], envA);
-  t.same(
-    [refused.code, refused.stderr],
-    [1, 'error: the daemon is running on this data directory: stop it before restoring\n'],
-  );
-  daemon.child.kill('SIGTERM');
-  t.equal(await daemon.exited, 0);
-  t.notOk(existsSync(path.join(first, 'daemon.pid')), 'and unmarks it when it stops');
-
-  const second = path.join(root, 'second');
-  const envB = cliEnv(second);
-  const restored = await runCli(['restore', file, '--json'], envB);
-  t.equal(restored.code, 0, restored.stderr);
-  t.equal(
-    readFileSync(path.join(second, 'secrets.env'), 'utf8'),
-    readFileSync(path.join(first, 'secrets.env'), 'utf8'),
-  );
-  t.same(JSON.parse((await runCli(['plans', 'list', '--json'], envB)).stdout), [json(plan.stdout)]);
-  t.same(await kidsOf(envB), kids);
-
-  // The vault key came along: the device's sealed RADIUS secret opens in the new place.
-  const config = resolveConfig({ env: envB, defaultConfigFile: '/nonexistent' });
-  const app = await buildApp(config, { log: createLogger('silent') });
-  t.teardown(() => app.close());
-  t.equal((await deviceByNasId(app.deps, 'lobby-01'))?.radiusSecret, device.radius_secret);
-
-  const over = await runCli(['restore', file], envB);
-  t.same(
-    [over.code, over.stderr],
-    [1, 'error: the data directory already has a database: add --force to replace it\n'],
-  );
-});
-
-t.test('restore refuses a file that is not a backup and changes nothing', async (t) => {
-  const root = t.testdir();
-  const junk = path.join(root, 'junk.backup');
-  writeFileSync(junk, 'not a database');
-  const dataDir = path.join(root, 'data');
-  const res = await runCli(['restore', junk], cliEnv(dataDir));
-  t.same([res.code, res.stderr], [1, 'error: that file is not a hotspot-ctl backup\n']);
-  t.notOk(existsSync(path.join(dataDir, 'hotspot.db')), 'no database appeared');
-});
+  t.test('restore refuses a file that is not a backup and changes nothing', async (t) => {
+    const root = t.testdir();
+    const junk = path.join(root, 'junk.backup');
+    writeFileSync(junk, 'not a database');
+    const dataDir = path.join(root, 'data');
+    const res = await runCli(['restore', junk], cliEnv(dataDir));
+    t.same([res.code, res.stderr], [1, 'error: that file is not a hotspot-ctl backup\n']);
+    t.notOk(existsSync(path.join(dataDir, 'hotspot.db')), 'no database appeared');
+  });
+}

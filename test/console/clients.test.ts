@@ -1,11 +1,11 @@
-import path from 'node:path';
-import Database from 'better-sqlite3';
+import { sql, type RawBuilder } from 'kysely';
 import t, { type Test } from 'tap';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import type { Client } from '../helpers/client.js';
 import { verifiedUser, registered } from '../helpers/identity.js';
 import { authorizeCode, codeFlowTokens, consoleClient, pkcePair, tokenRequest } from '../helpers/oauth.js';
+import { storeRows, storeTables } from '../helpers/store.js';
 
 const CLIENT_KEYS = [
   'allowed_scopes',
@@ -56,19 +56,18 @@ t.test('create: 201 with the client and a secret shown once; only its sha256 is 
   t.match(secret, /^cask_[A-Za-z0-9_-]{43}$/);
   t.equal(secret.length, 48);
 
-  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
-  t.teardown(() => db.close());
-  const stored = db
-    .prepare('select secret_hash from oauth_clients where id = ?')
-    .pluck()
-    .get(client.id) as string;
+  const db = app.app.deps.db;
+  const stored = (
+    await db
+      .selectFrom('oauth_clients')
+      .select('secret_hash')
+      .where('id', '=', client.id as string)
+      .executeTakeFirst()
+  )?.secret_hash;
   t.match(stored, /^sha256\$[0-9a-f]{64}$/);
-  const everything = db
-    .prepare("select name from sqlite_master where type = 'table'")
-    .pluck()
-    .all() as string[];
+  const everything = await storeTables(db, { sqliteInternal: true });
   for (const table of everything) {
-    const dump = JSON.stringify(db.prepare(`select * from "${table}"`).all());
+    const dump = JSON.stringify(await storeRows(db, table));
     t.notMatch(dump, secret.slice(5), `no plaintext secret in ${table}`);
   }
   const listed = (await owner.get(`/console/projects/${pid}/clients`)).body.data as Record<string, unknown>[];
@@ -515,9 +514,12 @@ t.test(
     t.notOk('first_party' in patched.body.data, 'the console view has no first_party');
     t.equal((await owner.patch(url, { first_party: 1 })).status, 200);
     t.equal((await owner.get(`/oauth/clients/${id}`)).body.data.first_party, false);
-    const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
-    t.teardown(() => db.close());
-    t.equal(db.prepare('select first_party from oauth_clients where id = ?').pluck().get(id), 0);
+    const row = await app.app.deps.db
+      .selectFrom('oauth_clients')
+      .select('first_party')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    t.equal(row?.first_party, 0);
     t.match((await audit(owner, pid))[0], { action: 'client.updated', metadata: { fields: ['name'] } });
 
     const user = await verifiedUser(app, 'fpu@example.com');
@@ -578,30 +580,33 @@ t.test('hard delete: every consent, code and token of the client goes, live ones
     (await fetch(`${app.base}/oauth/userinfo`, { headers: { Authorization: `Bearer ${token}` } })).status;
   t.equal(await userinfo(rotated.body.access_token as string), 200, 'a live access token before the delete');
 
-  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
-  t.teardown(() => db.close());
-  const familyIds = JSON.stringify(
-    db.prepare('select id from oauth_refresh_families where client_id = ?').pluck().all(client.clientId),
-  );
-  const count = (query: string, arg: string) => db.prepare(query).pluck().get(arg) as number;
-  const rows = () => ({
-    oauth_consents: count('select count(*) from oauth_consents where client_id = ?', client.clientId),
-    oauth_codes: count('select count(*) from oauth_codes where client_id = ?', client.clientId),
-    oauth_refresh_families: count(
-      'select count(*) from oauth_refresh_families where client_id = ?',
-      client.clientId,
+  const db = app.app.deps.db;
+  const familyIds = (
+    await db
+      .selectFrom('oauth_refresh_families')
+      .select('id')
+      .where('client_id', '=', client.clientId)
+      .execute()
+  ).map((f) => f.id);
+  const families = sql.join(familyIds.length > 0 ? familyIds : [null]); // `in (null)`: none
+  const count = async (query: RawBuilder<{ n: number }>) => (await query.execute(db)).rows[0]?.n;
+  const rows = async () => ({
+    oauth_consents: await count(
+      sql`select count(*) as n from oauth_consents where client_id = ${client.clientId}`,
+    ),
+    oauth_codes: await count(sql`select count(*) as n from oauth_codes where client_id = ${client.clientId}`),
+    oauth_refresh_families: await count(
+      sql`select count(*) as n from oauth_refresh_families where client_id = ${client.clientId}`,
     ),
     // by the family ids read before the delete, so orphans would count
-    oauth_refresh_tokens: count(
-      'select count(*) from oauth_refresh_tokens where family_id in (select value from json_each(?))',
-      familyIds,
+    oauth_refresh_tokens: await count(
+      sql`select count(*) as n from oauth_refresh_tokens where family_id in (${families})`,
     ),
-    oauth_access_tokens: count(
-      'select count(*) from oauth_access_tokens where client_id = ?',
-      client.clientId,
+    oauth_access_tokens: await count(
+      sql`select count(*) as n from oauth_access_tokens where client_id = ${client.clientId}`,
     ),
   });
-  t.same(rows(), {
+  t.same(await rows(), {
     oauth_consents: 2,
     oauth_codes: 3,
     oauth_refresh_families: 2,
@@ -612,7 +617,7 @@ t.test('hard delete: every consent, code and token of the client goes, live ones
   const res = await owner.delete(`/console/projects/${client.projectId}/clients/${client.clientId}`);
   t.same(res.body, { success: true, message: 'client deleted — all its tokens and grants are revoked' });
   t.equal(await userinfo(rotated.body.access_token as string), 401, 'refused at once, clock unmoved');
-  t.same(rows(), {
+  t.same(await rows(), {
     oauth_consents: 0,
     oauth_codes: 0,
     oauth_refresh_families: 0,

@@ -3,12 +3,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { sql } from 'kysely';
 import type { Test } from 'tap';
 import { buildApp, DATABASE_FILE, type App, type BuildOptions } from '../../src/app.js';
 import { finalizeConfig, loadConfig, type Config } from '../../src/config/index.js';
 import { ensureDataDir, loadOrCreateSecrets } from '../../src/config/secrets.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/log.js';
+import { onPostgres, storeEnv } from './store.js';
 
 /** Collects pino's JSON lines so tests can assert on what was (and was not) logged. */
 export class LogSink extends Writable {
@@ -36,6 +38,7 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
       RADIUS_AUTH_PORT: '0',
       RADIUS_ACCT_PORT: '0',
       LOG_LEVEL: 'info',
+      ...storeEnv(dataDir),
       ...env,
     },
     defaultConfigFile: '/nonexistent/hotspot.env',
@@ -147,9 +150,26 @@ export function waitFor(check: () => boolean, what: string, timeoutMs = 5000): P
 
 /**
  * Which of `needles` occur, byte for byte, anywhere in the app's database files (the main file
- * and the WAL, where recent writes sit until a checkpoint): for "never stored in the clear".
+ * and the WAL, where recent writes sit until a checkpoint), or on PostgreSQL in any row of the
+ * test's schema: for "never stored in the clear".
  */
-export function foundInDatabase(app: Pick<TestApp, 'dataDir'>, needles: string[]): string[] {
+export async function foundInDatabase(
+  app: Pick<TestApp, 'dataDir' | 'app'>,
+  needles: string[],
+): Promise<string[]> {
+  if (onPostgres) {
+    // No files of our own: every row of every table of the test's schema, as text.
+    const db = app.app.deps.db;
+    const { rows: tables } = await sql<{ name: string }>`
+      select table_name as name from information_schema.tables
+      where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db);
+    const dumps: string[] = [];
+    for (const { name } of tables) {
+      const { rows } = await sql`select * from ${sql.table(name)}`.execute(db);
+      dumps.push(JSON.stringify(rows));
+    }
+    return needles.filter((n) => dumps.some((text) => text.includes(JSON.stringify(n).slice(1, -1))));
+  }
   const files = [DATABASE_FILE, `${DATABASE_FILE}-wal`]
     .map((f) => path.join(app.dataDir, f))
     .filter((f) => existsSync(f))

@@ -12,6 +12,7 @@ import {
 } from '../../src/wifi/index.js';
 import type { TestApp } from './app.js';
 import { jsonRequest, rawRequest, type RawResponse } from './http.js';
+import { onPostgres } from './store.js';
 
 /** State is created through the domain functions, never by writing rows by hand. */
 
@@ -128,10 +129,29 @@ const WIFI_TABLES = [
   'radius_sessions',
 ] as const;
 
-/** Every row of every Wi-Fi table: compare before and after a refused request. */
+/** Creation order on PostgreSQL, which has no rowid order: invoices by number, the rest by time. */
+const byCreation = (a: Record<string, unknown>, b: Record<string, unknown>): number => {
+  const text = (...values: unknown[]): string => {
+    const found = values.find((v) => typeof v === 'string');
+    return typeof found === 'string' ? found : '';
+  };
+  const key = (r: Record<string, unknown>): string =>
+    typeof r.sequence === 'number'
+      ? String(r.sequence).padStart(12, '0')
+      : `${text(r.created_at, r.started_at, r.received_at)}|${text(r.id, r.key_hash)}`;
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+};
+
+/**
+ * Every row of every Wi-Fi table: compare before and after a refused request. In the order they
+ * were made (SQLite's rowid order; on PostgreSQL sorted, as an update moves a row there).
+ */
 export async function wifiRows(db: Db): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
-  for (const table of WIFI_TABLES) out[table] = await db.selectFrom(table).selectAll().execute();
+  for (const table of WIFI_TABLES) {
+    const rows: Record<string, unknown>[] = await db.selectFrom(table).selectAll().execute();
+    out[table] = onPostgres ? rows.sort(byCreation) : rows;
+  }
   return out;
 }
 

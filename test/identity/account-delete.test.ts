@@ -1,5 +1,3 @@
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import t from 'tap';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
@@ -10,53 +8,32 @@ import { connectProvider, socialLogin } from '../helpers/social.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { addStaff } from '../../src/identity/index.js';
 import { addPasskey, SoftAuthenticator } from '../helpers/webauthn.js';
+import { storeForeignKeys, storeRows, storeTables } from '../helpers/store.js';
 
 type Row = Record<string, unknown>;
-/** Every row of every table in the database (sqlite_master), as stored. */
+/** Every row of every table in the store (helpers/store.ts storeTables), as stored. */
 type Snapshot = Record<string, Row[]>;
 
-function snapshot(app: TestApp): Snapshot {
-  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
-  try {
-    const tables = db
-      .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
-      .pluck()
-      .all() as string[];
-    return Object.fromEntries(
-      tables.map((table) => [table, db.prepare(`select * from "${table}"`).all() as Row[]]),
-    );
-  } finally {
-    db.close();
-  }
+async function snapshot(app: TestApp): Promise<Snapshot> {
+  const db = app.app.deps.db;
+  const all: Snapshot = {};
+  for (const table of await storeTables(db)) all[table] = await storeRows(db, table);
+  return all;
 }
 
 /** The tables that point at users, directly or through other tables (from the schema's foreign keys). */
-function tablesReachingUsers(app: TestApp): string[] {
-  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
-  try {
-    const tables = db
-      .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")
-      .pluck()
-      .all() as string[];
-    const parents = new Map(
-      tables.map((table) => [
-        table,
-        (db.prepare(`pragma foreign_key_list("${table}")`).all() as { table: string }[]).map((f) => f.table),
-      ]),
-    );
-    const reaching = new Set(['users']);
-    for (let grew = true; grew;) {
-      grew = false;
-      for (const [table, refs] of parents)
-        if (!reaching.has(table) && refs.some((r) => reaching.has(r))) {
-          reaching.add(table);
-          grew = true;
-        }
-    }
-    return [...reaching].sort();
-  } finally {
-    db.close();
+async function tablesReachingUsers(app: TestApp): Promise<string[]> {
+  const parents = await storeForeignKeys(app.app.deps.db);
+  const reaching = new Set(['users']);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [table, refs] of parents)
+      if (!reaching.has(table) && refs.some((r) => reaching.has(r))) {
+        reaching.add(table);
+        grew = true;
+      }
   }
+  return [...reaching].sort();
 }
 
 /**
@@ -186,10 +163,10 @@ t.test(
     const keptConnections = await connections();
     t.ok(keptConnections.includes(doomed.own.clientId));
 
-    const before = snapshot(app);
+    const before = await snapshot(app);
     const { expected, owned, cleared } = expectedAfterDeleting(before, doomed.id);
     t.same(
-      tablesReachingUsers(app),
+      await tablesReachingUsers(app),
       [...new Set([...owned, ...cleared])].sort(),
       'every table that points at users has a rule above (a new one needs its own)',
     );
@@ -210,7 +187,7 @@ t.test(
     t.same([res.status, res.body], [200, { success: true, message: 'account deleted' }]);
     t.match(doomed.c.setCookies[0], /^svc_session=; Max-Age=0/);
 
-    const after = snapshot(app);
+    const after = await snapshot(app);
     t.same(Object.keys(after).sort(), Object.keys(before).sort(), 'the same tables');
     t.same(rowCount(after), rowCount(expected), 'count(*) of every table');
     for (const table of Object.keys(before))

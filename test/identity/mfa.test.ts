@@ -124,8 +124,8 @@ t.test('recovery codes are stored only as hashes', async (t) => {
     'the SHA-256 of each code (as typed without its dash)',
   );
   const forms = recovery.flatMap((c) => [c, c.replace('-', ''), c.toUpperCase()]);
-  t.same(foundInDatabase(app, forms), [], 'no code is in the database files in any form');
-  t.same(foundInDatabase(app, [rows[0]!.code_hash]), [rows[0]!.code_hash], 'where the hashes are');
+  t.same(await foundInDatabase(app, forms), [], 'no code is in the database files in any form');
+  t.same(await foundInDatabase(app, [rows[0]!.code_hash]), [rows[0]!.code_hash], 'where the hashes are');
 });
 
 t.test(

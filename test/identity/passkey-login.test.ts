@@ -1,5 +1,4 @@
-import path from 'node:path';
-import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import t from 'tap';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
@@ -18,13 +17,13 @@ const EMAIL = 'pk@example.com';
 const failed = { success: false, message: 'passkey verification failed' };
 const expired = { success: false, message: 'passkey challenge expired or already used' };
 
-function counterOf(app: TestApp, id: string): number {
-  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
-  try {
-    return db.prepare('select counter from passkeys where id = ?').pluck().get(id) as number;
-  } finally {
-    db.close();
-  }
+async function counterOf(app: TestApp, id: string): Promise<number | undefined> {
+  const row = await app.app.deps.db
+    .selectFrom('passkeys')
+    .select('counter')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.counter;
 }
 
 /** An account with one passkey on a soft authenticator. */
@@ -72,7 +71,7 @@ t.test('a passkey signs in: options, session cookie, User object, login event, c
   const [passkey] = (await owner.get('/auth/passkeys')).body.data;
   t.equal(passkey.last_used_at, app.clock.now().toISOString());
   t.not(passkey.last_used_at, passkey.created_at);
-  t.equal(counterOf(app, id), 1, 'the counter the authenticator reported');
+  t.equal(await counterOf(app, id), 1, 'the counter the authenticator reported');
   const [event] = (await owner.get('/auth/security-events')).body.data;
   t.match(event, { action: 'login', detail: 'passkey', ip_address: c.ip });
   t.same(
@@ -129,9 +128,10 @@ t.test('login/begin: 401 for an unknown account or one without passkeys', async 
     success: false,
     message: 'invalid request body',
   });
-  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
-  t.teardown(() => db.close());
-  t.equal(db.prepare('select count(*) from passkey_challenges').pluck().get(), 0, 'no ceremony opened');
+  const { rows } = await sql<{ n: number }>`select count(*) as n from passkey_challenges`.execute(
+    app.app.deps.db,
+  );
+  t.equal(rows[0]?.n, 0, 'no ceremony opened');
 });
 
 t.test('login/begin counts against the otp-send limiter (3 per hour per IP)', async (t) => {
@@ -230,12 +230,12 @@ t.test('a counter that does not go up is refused; one that never counts is fine'
   const app = await startTestApp(t);
   const { auth, id } = await withPasskey(app);
   t.equal((await passkeyLogin(new Client(app.base), auth, EMAIL, { counter: 5 })).status, 200);
-  t.equal(counterOf(app, id), 5);
+  t.equal(await counterOf(app, id), 5);
   for (const counter of [5, 4, 0]) {
     const res = await passkeyLogin(new Client(app.base), auth, EMAIL, { counter });
     t.same([res.status, res.body], [401, failed], `counter ${String(counter)} after 5`);
   }
-  t.equal(counterOf(app, id), 5, 'unchanged');
+  t.equal(await counterOf(app, id), 5, 'unchanged');
   const warnings = app.logs.events('passkey.login_refused').filter((l) => l.reason === 'counter_rollback');
   t.equal(warnings.length, 3);
   t.equal(warnings[0]?.level, 40, 'logged as a warning: it may be a cloned authenticator');
@@ -244,7 +244,7 @@ t.test('a counter that does not go up is refused; one that never counts is fine'
   const still = await withPasskey(app, 'zero@example.com', 0);
   for (let i = 0; i < 2; i++)
     t.equal((await passkeyLogin(new Client(app.base), still.auth, 'zero@example.com')).status, 200, 'both 0');
-  t.equal(counterOf(app, still.id), 0);
+  t.equal(await counterOf(app, still.id), 0);
 });
 
 t.test('no passkey token, challenge, key, credential id or cookie reaches the log', async (t) => {

@@ -1,27 +1,21 @@
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import t from 'tap';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
 import { outboxFor, registered, waitForSubject } from '../helpers/identity.js';
+import { storeRows, type StoredRow } from '../helpers/store.js';
 import { addPasskey, beginRegistration, finishRegistration, SoftAuthenticator } from '../helpers/webauthn.js';
 
-/** Every row of a table, read straight from the database file. */
-function rows(app: TestApp, table: string): Record<string, unknown>[] {
-  const db = new Database(path.join(app.dataDir, 'hotspot.db'), { readonly: true });
-  try {
-    return db.prepare(`select * from "${table}"`).all() as Record<string, unknown>[];
-  } finally {
-    db.close();
-  }
+/** Every row of a table, read straight from the app's store. */
+function rows(app: TestApp, table: string): Promise<StoredRow[]> {
+  return storeRows(app.app.deps.db, table);
 }
 
 /** What a refused call must leave as it was: passkeys, security events, the outbox. */
 async function snapshot(app: TestApp) {
   await app.app.deps.background.drain(); // a notice of the last change is mailed after its answer
   return {
-    passkeys: rows(app, 'passkeys'),
-    events: rows(app, 'security_events'),
+    passkeys: await rows(app, 'passkeys'),
+    events: await rows(app, 'security_events'),
     outbox: (await outboxFor(app.dataDir, 'pk@example.com')).length,
   };
 }
@@ -52,10 +46,10 @@ t.test('begin-registration answers creation options and an opaque, hashed X-Pass
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
   });
   t.match(options.challenge, /^[A-Za-z0-9_-]{22,}$/);
-  const [stored] = rows(app, 'passkey_challenges');
+  const [stored] = await rows(app, 'passkey_challenges');
   t.match(stored, { kind: 'registration', user_id: me.id, name: 'Laptop', challenge: options.challenge });
   t.notOk(
-    JSON.stringify(rows(app, 'passkey_challenges')).includes(token),
+    JSON.stringify(await rows(app, 'passkey_challenges')).includes(token),
     'only a hash of the token is kept',
   );
 
@@ -63,7 +57,7 @@ t.test('begin-registration answers creation options and an opaque, hashed X-Pass
   const again = (await c.post('/auth/passkeys/begin-registration', { name: '' })).body.data;
   t.same(
     again.excludeCredentials,
-    [{ id: rows(app, 'passkeys')[0]?.id, type: 'public-key', transports: ['internal'] }],
+    [{ id: (await rows(app, 'passkeys'))[0]?.id, type: 'public-key', transports: ['internal'] }],
     'the browser is asked not to register the same authenticator twice',
   );
 });
@@ -110,7 +104,7 @@ t.test(
       success: true,
       data: [{ id, name: 'Work laptop', created_at: createdAt, last_used_at: createdAt }],
     });
-    const [row] = rows(app, 'passkeys');
+    const [row] = await rows(app, 'passkeys');
     t.equal(row?.public_key, auth.credentials[0]?.cosePublicKey.toString('base64url'), 'the COSE key');
     t.equal(row?.counter, 0);
     t.equal(row?.transports, '["usb","internal"]', 'known transport hints, each once');
@@ -137,7 +131,7 @@ t.test('a passkey name is trimmed, defaults to "Passkey" and has at most 100 cha
   await addPasskey(c, auth, 'é'.repeat(100));
   const names = ((await c.get('/auth/passkeys')).body.data as { name: string }[]).map((p) => p.name).sort();
   t.same(names, ['Passkey', 'é'.repeat(100)]);
-  const before = rows(app, 'passkey_challenges').length;
+  const before = (await rows(app, 'passkey_challenges')).length;
   t.same((await c.post('/auth/passkeys/begin-registration', { name: 'x'.repeat(101) })).body, {
     success: false,
     message: 'passkey name must be 100 characters or fewer',
@@ -146,7 +140,7 @@ t.test('a passkey name is trimmed, defaults to "Passkey" and has at most 100 cha
     success: false,
     message: 'invalid request body',
   });
-  t.equal(rows(app, 'passkey_challenges').length, before, 'no ceremony was opened');
+  t.equal((await rows(app, 'passkey_challenges')).length, before, 'no ceremony was opened');
 });
 
 t.test('finish-registration refuses every bad call of §4.3 and changes nothing', async (t) => {
@@ -223,7 +217,7 @@ t.test('a credential that fails verification uses up its ceremony; an old one ha
   });
   await beginRegistration(c);
   t.same(
-    rows(app, 'passkey_challenges').map((r) => r.expires_at),
+    (await rows(app, 'passkey_challenges')).map((r) => r.expires_at),
     [new Date(app.clock.now().getTime() + 180_000).toISOString()],
     'a new ceremony sweeps away the expired ones',
   );
@@ -242,7 +236,7 @@ t.test('a credential already registered, to anyone, is refused', async (t) => {
   const res = await finishRegistration(b, token, auth.create(options, { reuse: auth.credentials[0]! }));
   t.same([res.status, res.body], [400, { success: false, message: 'could not verify passkey' }]);
   t.same((await b.get('/auth/passkeys')).body.data, []);
-  t.equal(rows(app, 'passkeys').length, 1);
+  t.equal((await rows(app, 'passkeys')).length, 1);
 });
 
 t.test('DELETE /auth/passkeys/{id} removes only the caller’s own passkey', async (t) => {

@@ -119,7 +119,11 @@ t.test('only a hash of the session id is stored: the cookie value is nowhere in 
     Object.values(rows[0] ?? {}).some((v) => String(v).includes(cookie)),
     'no column of the row holds the cookie value',
   );
-  t.same(foundInDatabase(app, [hash, cookie]), [hash], 'the database files hold the hash, never the value');
+  t.same(
+    await foundInDatabase(app, [hash, cookie]),
+    [hash],
+    'the database files hold the hash, never the value',
+  );
 });
 
 t.test('sessions slide: 30 days from the last use, and the cookie is renewed', async (t) => {

@@ -1,5 +1,4 @@
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
-import { sql } from 'kysely';
 import t, { type Test } from 'tap';
 import { sha256Hex } from '../../src/lib/crypto.js';
 import { tokenEndpoint } from '../../src/oauth/token.js';
@@ -14,6 +13,7 @@ import {
   tokenRequest,
   type TestClient,
 } from '../helpers/oauth.js';
+import { failInserts, onPostgres } from '../helpers/store.js';
 
 const INVALID_GRANT = {
   error: 'invalid_grant',
@@ -352,12 +352,7 @@ t.test('grants share a group commit, yet each is atomic: a failing grant rolls b
   const doomed = await familyOf(refreshTokens[1]!);
   // The middle grant's last write fails (as a full disk or a broken constraint would), after its
   // rotation of the old token was already written inside the group transaction.
-  await sql
-    .raw(
-      `create trigger fail_one before insert on oauth_refresh_tokens when new.family_id = '${doomed}'
-       begin select raise(abort, 'injected failure'); end`,
-    )
-    .execute(deps.db);
+  const undo = await failInserts(deps.db, 'oauth_refresh_tokens', 'family_id', doomed);
   const grant = (refreshToken: string) =>
     tokenEndpoint(deps, {
       form: new URLSearchParams({
@@ -370,17 +365,23 @@ t.test('grants share a group commit, yet each is atomic: a failing grant rolls b
     });
   const before = { ...deps.commits.stats };
   const results = await Promise.allSettled(refreshTokens.map(grant));
-  t.same(
-    deps.commits.stats,
-    { transactions: before.transactions + 1, units: before.units + 3 },
-    'the three grants ran in one group transaction',
-  );
+  if (onPostgres) {
+    // Each grant's reads are round trips to the server before it queues for the commit, so the
+    // three may reach it apart; the group's atomicity is test/db/postgres.test.ts's.
+    t.equal(deps.commits.stats.units, before.units + 3, 'the three grants went through the group commit');
+  } else {
+    t.same(
+      deps.commits.stats,
+      { transactions: before.transactions + 1, units: before.units + 3 },
+      'the three grants ran in one group transaction',
+    );
+  }
   t.same(
     results.map((r) => r.status),
     ['fulfilled', 'rejected', 'fulfilled'],
   );
   t.match((results[1] as PromiseRejectedResult).reason, { message: /injected failure/ });
-  await sql.raw('drop trigger fail_one').execute(deps.db);
+  await undo();
 
   for (const i of [0, 2]) {
     const issued = (results[i] as PromiseFulfilledResult<{ refresh_token: string }>).value;
