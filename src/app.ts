@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config/index.js';
 import type { CoreDeps } from './deps.js';
 import { GroupCommit, migrateToLatest, openStore, type Store } from './db/index.js';
+import { checkVault } from './db/vault-check.js';
 import { healthRoutes } from './http/health.routes.js';
 import { consoleRoutes, type ClientGrantStats } from './console/index.js';
 import {
@@ -112,7 +113,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     background,
   };
   const keys = new Keyring(core);
-  if (options.migrate !== false) await keys.ensureKey();
+  if (options.migrate !== false) {
+    try {
+      await checkVault(db, vault, clock);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    await keys.ensureKey();
+  }
   const radius = createRadius({ ...core, vault }, options.coa);
   const deps: Deps = {
     ...core,

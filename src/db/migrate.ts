@@ -53,9 +53,15 @@ async function migrator(db: Db): Promise<Migrator> {
   return new Migrator({ db, provider, migrationTableSchema: rows[0]?.schema ?? 'public' });
 }
 
-/** Applies every pending migration; throws (after rolling back the failed one) on error. */
+/**
+ * Applies every pending migration; throws (after rolling back the failed one) on error. Nothing
+ * pending: no lock is taken (kysely's migration lock on PostgreSQL is one for the whole database,
+ * whatever the schema, so every CLI run would otherwise queue behind other schemas' migrations).
+ */
 export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
-  const { error, results } = await (await migrator(db)).migrateToLatest();
+  const m = await migrator(db);
+  if ((await m.getMigrations()).every((migration) => migration.executedAt !== undefined)) return [];
+  const { error, results } = await m.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
   return results ?? [];
 }
