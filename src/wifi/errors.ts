@@ -110,6 +110,8 @@ export const wifiErrors = errorCatalogue({
   deviceUamAuthInvalid: [422, 'uam_auth must be chap or pap'],
   deviceMessageAuthInvalid: [422, 'require_message_authenticator must be true or false'],
   deviceGatewayInvalid: [422, 'gateway_ip must be an IPv4 address inside local_network'],
+  deviceTunnelAddressInvalid: [422, 'tunnel_address must be an IPv4 address inside the WireGuard subnet'],
+  deviceTunnelKeyInvalid: [422, 'tunnel_public_key must be a WireGuard public key (44 base64 characters)'],
   deviceNasIdTaken: [409, 'a device with this radius_nas_id is already registered'],
   deviceMacTaken: [409, 'a device with this mac_address is already registered'],
   routerConfigFormatInvalid: [422, 'format must be routeros, coovachilli or openwrt'],
