@@ -116,5 +116,9 @@ export const wifiErrors = errorCatalogue({
   deviceMacTaken: [409, 'a device with this mac_address is already registered'],
   routerConfigFormatInvalid: [422, 'format must be routeros, coovachilli or openwrt'],
   radiusAddressInvalid: [422, 'radius_address must be an IPv4 address'],
+  wireguardNotConfigured: [
+    409,
+    'this router is remote over WireGuard, but WIREGUARD_ENDPOINT, WIREGUARD_PUBLIC_KEY and WIREGUARD_ADDRESS are not all set',
+  ],
   radiusDisabled: [409, 'RADIUS is off on this box (RADIUS_AUTH_PORT or RADIUS_ACCT_PORT is 0)'],
 });

@@ -54,6 +54,10 @@ interface DeviceFlags {
   gatewayIp?: string | boolean;
   legacyNoMessageAuthenticator?: boolean;
   requireMessageAuthenticator?: boolean;
+  tunnelAddress?: string;
+  tunnelPublicKey?: string;
+  /** false: --no-tunnel (the router is on the LAN again). */
+  tunnel?: boolean;
 }
 
 /** Flags → the Device request the admin API takes, so both surfaces share validation and messages. */
@@ -76,6 +80,8 @@ function deviceRequest(flags: DeviceFlags): DeviceRequest {
     require_message_authenticator: flags.legacyNoMessageAuthenticator
       ? false
       : flags.requireMessageAuthenticator,
+    tunnel_address: flags.tunnel === false ? null : flags.tunnelAddress,
+    tunnel_public_key: flags.tunnel === false ? null : flags.tunnelPublicKey,
   };
 }
 
@@ -115,7 +121,12 @@ function settingOptions(cmd: Command): Command {
       '--gateway-ip <ip>',
       "the router's own address on the guest network, where logins are handed (default: its first address)",
     )
-    .option('--legacy-no-message-authenticator', 'accept Access-Requests without Message-Authenticator');
+    .option('--legacy-no-message-authenticator', 'accept Access-Requests without Message-Authenticator')
+    .option(
+      '--tunnel-address <ip>',
+      'remote over WireGuard: its address in the tunnel (router-config then prints the tunnel)',
+    )
+    .option('--tunnel-public-key <key>', 'the WireGuard public key the router generated');
 }
 
 export function registerDevices(program: Command): void {
@@ -164,6 +175,12 @@ export function registerDevices(program: Command): void {
       .option('--client-ip <ip>', 'address CoA/Disconnect requests are sent to')
       .option('--no-uam-secret', 'remove the device uam secret (UAM_SECRET applies)')
       .option('--no-gateway-ip', "back to the network's first address as the router's own")
+      .addOption(
+        new Option('--no-tunnel', 'not remote over WireGuard any more').conflicts([
+          'tunnelAddress',
+          'tunnelPublicKey',
+        ]),
+      )
       .addOption(
         globalSecretOption(
           'drop its own RADIUS secret: RADIUS_SECRET applies (rotate-secret gives it one again)',

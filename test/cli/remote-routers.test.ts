@@ -9,7 +9,11 @@ import { freePort } from '../helpers/app.js';
 import { cliEnv, runCli, startCli } from '../helpers/cli.js';
 import { ReplyReader } from '../helpers/radsec.js';
 
-/** `devices radsec-cert`: the box's RadSec CA on first use, one client certificate per router. */
+/**
+ * Remote routers from the CLI (docs/decisions/0025): `devices radsec-cert` (the box's RadSec CA on
+ * first use, one client certificate per router) and the WireGuard tunnel of `devices add|update`
+ * and `router-config`.
+ */
 
 const json = (stdout: string) => JSON.parse(stdout) as Record<string, string>;
 const mode = (file: string) => statSync(file).mode & 0o777;
@@ -126,5 +130,46 @@ t.test(
     socket.write(encodeRequest(CODE.statusServer, 9, [['NAS-Identifier', 'far-01']], 'radsec'));
     const [reply] = await reader.take(1);
     t.equal(reply?.[0], CODE.accessAccept, 'Status-Server answered');
+  },
+);
+
+t.test(
+  'devices take a WireGuard tunnel; router-config prints it; --no-tunnel puts the router back on the LAN',
+  async (t) => {
+    const boxKey = 'xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=';
+    const routerKey = 'HIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=';
+    const env = cliEnv(path.join(t.testdir(), 'data'), {
+      RADIUS_AUTH_PORT: '1812',
+      RADIUS_ACCT_PORT: '1813',
+      WIREGUARD_ENDPOINT: '203.0.113.7:51820',
+      WIREGUARD_PUBLIC_KEY: boxKey,
+      WIREGUARD_ADDRESS: '10.99.0.1/24',
+    });
+    const added = await runCli(['devices', 'add', ...DEVICE, '--tunnel-address', '10.99.0.2', '--json'], env);
+    t.equal(added.code, 0, added.stderr);
+    const id = json(added.stdout).id ?? '';
+    t.match(json(added.stdout), { tunnel_address: '10.99.0.2', tunnel_public_key: null });
+    const script = (await runCli(['devices', 'router-config', id], env)).stdout;
+    t.match(script, 'endpoint-address="203.0.113.7" endpoint-port=51820 allowed-address=10.99.0.1/32');
+    t.match(script, '#   PublicKey = ROUTER_PUBLIC_KEY');
+
+    const keyed = await runCli(['devices', 'update', id, '--tunnel-public-key', routerKey, '--json'], env);
+    t.match(json(keyed.stdout), { tunnel_public_key: routerKey });
+    t.match(
+      (await runCli(['devices', 'router-config', id, '--format', 'openwrt'], env)).stdout,
+      `#   PublicKey = ${routerKey}`,
+    );
+    const badKey = await runCli(['devices', 'update', id, '--tunnel-public-key', 'abc'], env);
+    t.equal(badKey.code, 1);
+    t.equal(
+      badKey.stderr,
+      'error: tunnel_public_key must be a WireGuard public key (44 base64 characters)\n',
+    );
+
+    const lan = await runCli(['devices', 'update', id, '--no-tunnel', '--json'], env);
+    t.match(json(lan.stdout), { tunnel_address: null, tunnel_public_key: null });
+    t.notMatch((await runCli(['devices', 'router-config', id], env)).stdout, 'wireguard');
+    const both = await runCli(['devices', 'update', id, '--no-tunnel', '--tunnel-address', '10.99.0.3'], env);
+    t.equal(both.code, 2, 'contradicting flags are a usage error');
   },
 );
