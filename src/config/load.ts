@@ -102,6 +102,9 @@ function crossChecks(c: LoadedConfig, problems: string[]): void {
   if (c.radiusAuthPort !== 0 && c.radiusAuthPort === c.radiusAcctPort) {
     problems.push('RADIUS_ACCT_PORT: must differ from RADIUS_AUTH_PORT');
   }
+  if (c.radsecPort !== 0 && c.radsecPort === c.httpPort) {
+    problems.push('RADSEC_PORT: must differ from HTTP_PORT');
+  }
   if ((c.radsecCertFile === null) !== (c.radsecKeyFile === null)) {
     problems.push('RADSEC_KEY_FILE: RADSEC_CERT_FILE and RADSEC_KEY_FILE are set together, or neither');
   }

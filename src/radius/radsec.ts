@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import tls from 'node:tls';
+import { ConfigError } from '../config/index.js';
 import { HEADER_LENGTH, MAX_PACKET_LENGTH } from './codec.js';
 import { LogBudget } from './counters.js';
 import { RadiusPipeline, certificateAccepted, type PipelineOptions, type ServerDeps } from './server.js';
@@ -45,11 +46,24 @@ function certificateNasId(cert: tls.PeerCertificate): string | null {
   return typeof cn === 'string' && cn !== '' ? cn : null;
 }
 
+/** A PEM file the listener needs; a missing or unreadable one stops the start with its setting named. */
+function readPem(setting: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new ConfigError([
+      `${setting}: cannot read ${file} (${code}); hotspot-ctl devices radsec-cert creates the default files`,
+    ]);
+  }
+}
+
 export class RadsecListener {
   readonly #server: tls.Server;
   readonly #pipeline: RadiusPipeline;
   readonly #refusals: LogBudget;
-  readonly #sockets = new Set<tls.TLSSocket>();
+  /** Every TCP connection, handshaking or not, so close() ends them all. */
+  readonly #sockets = new Set<Socket>();
 
   constructor(
     private readonly deps: ServerDeps,
@@ -57,16 +71,37 @@ export class RadsecListener {
   ) {
     this.#pipeline = new RadiusPipeline(deps, { name: 'radsec', routes: options.routes });
     this.#refusals = new LogBudget(deps.clock);
-    this.#server = tls.createServer({
-      cert: readFileSync(options.certFile),
-      key: readFileSync(options.keyFile),
-      ca: readFileSync(options.caFile),
-      requestCert: true,
-      rejectUnauthorized: true,
-      minVersion: 'TLSv1.2',
-    });
+    const pem = {
+      cert: readPem('RADSEC_CERT_FILE', options.certFile),
+      key: readPem('RADSEC_KEY_FILE', options.keyFile),
+      ca: readPem('RADSEC_CA_FILE', options.caFile),
+    };
+    try {
+      this.#server = tls.createServer({
+        ...pem,
+        requestCert: true,
+        rejectUnauthorized: true,
+        minVersion: 'TLSv1.2',
+      });
+    } catch (err) {
+      // A key that does not match the certificate, or a file that is not PEM.
+      throw new ConfigError([
+        `RADSEC_CERT_FILE: cannot use it with RADSEC_KEY_FILE and RADSEC_CA_FILE: ${(err as Error).message}`,
+      ]);
+    }
     this.#server.maxConnections = MAX_CONNECTIONS;
-    this.#server.on('secureConnection', (socket) => void this.#accept(socket));
+    this.#server.on('connection', (socket: Socket) => {
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+    });
+    this.#server.on('secureConnection', (socket) => {
+      this.#accept(socket).catch((err: unknown) => {
+        // The device lookup failed (the database): this connection is not served; the router retries.
+        this.deps.counters.bump('dropped_internal_error');
+        this.deps.log.error({ event: 'radius.internal_error', listener: 'radsec', err }, 'RadSec connection failed');
+        socket.destroy();
+      });
+    });
     // A client without a certificate, with one from another CA, or speaking no TLS 1.2+.
     this.#server.on('tlsClientError', (err, socket) => {
       this.#refuse('tls_handshake', `${socket.remoteAddress ?? '?'}:${String(socket.remotePort)}`, err.message);
@@ -110,8 +145,6 @@ export class RadsecListener {
 
   async #accept(socket: tls.TLSSocket): Promise<void> {
     const source = `${socket.remoteAddress ?? '?'}:${String(socket.remotePort)}`;
-    this.#sockets.add(socket);
-    socket.on('close', () => this.#sockets.delete(socket));
     socket.on('error', () => socket.destroy()); // a reset by the router; nothing to answer
     socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
     socket.setKeepAlive(true);

@@ -14,6 +14,7 @@ import {
 import { ensureRadsecCa } from '../../src/radius/radsec-certs.js';
 import { pinRadsecCertificate } from '../../src/wifi/index.js';
 import { aDevice } from '../helpers/wifi.js';
+import { freePort, startTestApp } from '../helpers/app.js';
 import path from 'node:path';
 
 /**
@@ -189,4 +190,22 @@ t.test('certificates the listener refuses: unknown CA, none, unknown router, ret
   );
   t.equal(app.app.radius.counters.get('radsec_connections'), 0);
   t.notMatch(app.logs.raw.join('\n'), /BEGIN|PRIVATE/, 'no certificate or key material in the log');
+});
+
+t.test('a RadSec listener whose files cannot be read stops the start, naming the setting', async (t) => {
+  const port = await freePort();
+  await t.rejects(
+    startTestApp(t, {
+      radius: true,
+      env: {
+        RADSEC_PORT: String(port),
+        RADSEC_CERT_FILE: '/nonexistent/box.pem',
+        RADSEC_KEY_FILE: '/nonexistent/box.key',
+      },
+    }),
+    {
+      message:
+        'RADSEC_CERT_FILE: cannot read /nonexistent/box.pem (ENOENT); hotspot-ctl devices radsec-cert creates the default files',
+    },
+  );
 });
