@@ -9,6 +9,7 @@ export {
   finalizeConfig,
   checkValues,
   readEnvFile,
+  radsecDir,
 } from './load.js';
 export type { LoadOptions } from './load.js';
 export { settings, settingList, secretEnvNames, PAYMENT_PROVIDERS, SMS_PROVIDERS } from './settings.js';

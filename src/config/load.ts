@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { SettingError } from './parsers.js';
 import { settingList, type Config, type LoadedConfig } from './settings.js';
@@ -101,7 +102,16 @@ function crossChecks(c: LoadedConfig, problems: string[]): void {
   if (c.radiusAuthPort !== 0 && c.radiusAuthPort === c.radiusAcctPort) {
     problems.push('RADIUS_ACCT_PORT: must differ from RADIUS_AUTH_PORT');
   }
+  if (c.radsecPort !== 0 && c.radsecPort === c.httpPort) {
+    problems.push('RADSEC_PORT: must differ from HTTP_PORT');
+  }
+  if ((c.radsecCertFile === null) !== (c.radsecKeyFile === null)) {
+    problems.push('RADSEC_KEY_FILE: RADSEC_CERT_FILE and RADSEC_KEY_FILE are set together, or neither');
+  }
 }
+
+/** Where the RadSec CA and this box's RadSec certificate live when the settings name none. */
+export const radsecDir = (dataDir: string): string => path.join(dataDir, 'radsec');
 
 /** Fills in values derived from other settings and the generated secrets. */
 export function finalizeConfig(
@@ -116,6 +126,10 @@ export function finalizeConfig(
     webauthnRpId: loaded.webauthnRpId ?? base.hostname,
     webauthnOrigin: loaded.webauthnOrigin ?? base.origin,
     smsSenderId: loaded.smsSenderId ?? loaded.serviceName,
+    // Unset: the files `hotspot-ctl devices radsec-cert` creates (docs/decisions/0025).
+    radsecCertFile: loaded.radsecCertFile ?? path.join(radsecDir(loaded.dataDir), 'server.pem'),
+    radsecKeyFile: loaded.radsecKeyFile ?? path.join(radsecDir(loaded.dataDir), 'server.key'),
+    radsecCaFile: loaded.radsecCaFile ?? path.join(radsecDir(loaded.dataDir), 'ca.pem'),
     generatedSecrets: Object.freeze([
       ...(loaded.radiusSecret === null ? (['RADIUS_SECRET'] as const) : []),
       ...(loaded.paymentWebhookSecret === null ? (['PAYMENT_WEBHOOK_SECRET'] as const) : []),

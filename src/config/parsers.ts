@@ -168,3 +168,41 @@ export const postgresUrl: Parser<string> = (raw) => {
     fail('schema must be lower-case letters, digits and _ (at most 63)');
   return value;
 };
+
+/** `host:port`: an IPv4 address or DNS name (or a bracketed IPv6 address) and a port 1-65535. */
+export const hostPort: Parser<string> = (raw) => {
+  const v = raw.trim();
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(v);
+  const name = m?.[1] ?? '';
+  const portNumber = Number(m?.[2] ?? '0');
+  const hostOk = name.startsWith('[')
+    ? isIP(name.slice(1, -1)) === 6
+    : (() => {
+        try {
+          return host(name) === name;
+        } catch {
+          return false;
+        }
+      })();
+  return m && hostOk && portNumber >= 1 && portNumber <= 65_535
+    ? v
+    : fail('must be host:port, e.g. vpn.example.com:51820');
+};
+
+/** A WireGuard key: 32 bytes in base64 (44 characters ending in =). */
+export const wireguardKey: Parser<string> = (raw) => {
+  const v = raw.trim();
+  return /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/.test(v)
+    ? v
+    : fail('must be a WireGuard key (44 base64 characters)');
+};
+
+/** An IPv4 address with its prefix length, e.g. 10.99.0.1/24 (an interface address, not a network). */
+export const ipv4Interface: Parser<string> = (raw) => {
+  const v = raw.trim();
+  const [address = '', bits = ''] = v.split('/');
+  const prefix = Number(bits);
+  return isIP(address) === 4 && /^\d{1,2}$/.test(bits) && prefix >= 8 && prefix <= 30
+    ? v
+    : fail('must be an IPv4 address with a prefix length from /8 to /30, e.g. 10.99.0.1/24');
+};

@@ -108,6 +108,55 @@ export const settings = {
     parse: durationOrOff,
     doc: 'Idle-Timeout sent in Access-Accept: the router ends a session idle this long; 0 sends none',
   }),
+  radsecPort: setting({
+    env: 'RADSEC_PORT',
+    default: '0',
+    shownDefault: '`0` (off)',
+    parse: p.port,
+    doc: 'RadSec (RADIUS over TLS, RFC 6614) listener port on RADIUS_HOST, beside UDP; 2083 is the standard one',
+  }),
+  radsecCertFile: setting({
+    env: 'RADSEC_CERT_FILE',
+    default: '',
+    shownDefault: '`<data dir>/radsec/server.pem`',
+    parse: p.optional(p.nonEmpty),
+    doc: "RadSec: this box's TLS certificate (PEM, chain allowed); `devices radsec-cert` creates the default one",
+  }),
+  radsecKeyFile: setting({
+    env: 'RADSEC_KEY_FILE',
+    default: '',
+    shownDefault: '`<data dir>/radsec/server.key`',
+    parse: p.optional(p.nonEmpty),
+    doc: 'RadSec: the private key of RADSEC_CERT_FILE (PEM)',
+  }),
+  radsecCaFile: setting({
+    env: 'RADSEC_CA_FILE',
+    default: '',
+    shownDefault: '`<data dir>/radsec/ca.pem`',
+    parse: p.optional(p.nonEmpty),
+    doc: "RadSec: the CA routers' client certificates must chain to (PEM); each names its router's NAS id as CN",
+  }),
+  wireguardEndpoint: setting({
+    env: 'WIREGUARD_ENDPOINT',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.hostPort),
+    doc: 'WireGuard: `host:port` remote routers dial to reach this box (printed by `devices router-config`)',
+  }),
+  wireguardPublicKey: setting({
+    env: 'WIREGUARD_PUBLIC_KEY',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.wireguardKey),
+    doc: "WireGuard: this box's public key (`wg pubkey`); the private key stays with wg-quick",
+  }),
+  wireguardAddress: setting({
+    env: 'WIREGUARD_ADDRESS',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.ipv4Interface),
+    doc: "WireGuard: this box's tunnel address with the tunnel subnet, e.g. `10.99.0.1/24`; routers reach RADIUS and the portal on it",
+  }),
   serviceName: setting({
     env: 'SERVICE_NAME',
     default: 'Hotspot',
@@ -341,8 +390,18 @@ export type LoadedConfig = {
 /** Configuration the daemon runs with: derived values filled in, generated secrets present. */
 export type Config = Omit<
   LoadedConfig,
-  'radiusSecret' | 'paymentWebhookSecret' | 'webauthnRpId' | 'webauthnOrigin' | 'smsSenderId'
+  | 'radiusSecret'
+  | 'paymentWebhookSecret'
+  | 'webauthnRpId'
+  | 'webauthnOrigin'
+  | 'smsSenderId'
+  | 'radsecCertFile'
+  | 'radsecKeyFile'
+  | 'radsecCaFile'
 > & {
+  readonly radsecCertFile: string;
+  readonly radsecKeyFile: string;
+  readonly radsecCaFile: string;
   readonly radiusSecret: string;
   readonly paymentWebhookSecret: string;
   readonly webauthnRpId: string;

@@ -22,6 +22,10 @@ export const COUNTERS = [
   'dropped_proxy_state_without_message_authenticator',
   'dropped_unexpected_code',
   'dropped_internal_error',
+  'dropped_certificate_mismatch',
+  'radsec_connections',
+  'radsec_connections_rejected',
+  'radsec_connections_malformed',
 ] as const;
 export type CounterName = (typeof COUNTERS)[number];
 
@@ -32,7 +36,9 @@ export type DropReason =
   | 'no_message_authenticator'
   | 'proxy_state_without_message_authenticator'
   | 'unexpected_code'
-  | 'internal_error';
+  | 'internal_error'
+  /** RadSec: a packet naming another router than the client certificate does. */
+  | 'certificate_mismatch';
 
 export class Counters {
   readonly #values = new Map<CounterName, number>(COUNTERS.map((c) => [c, 0]));

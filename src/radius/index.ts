@@ -14,7 +14,8 @@ import { Counters } from './counters.js';
 import { addCounters, selectCounters } from './counters.store.js';
 import { LastSeen } from './last-seen.js';
 import { NasDirectory } from './nas.js';
-import { RadiusListener, type ListenerOptions } from './server.js';
+import { RadsecListener } from './radsec.js';
+import { RadiusListener, type CodeRoute, type ListenerOptions } from './server.js';
 
 /** The RADIUS edge as app.ts and the CLI see it. */
 
@@ -35,9 +36,11 @@ export interface Radius {
   readonly counters: Counters;
   readonly coa: CoaClient;
   /** Binds the ports that are not 0; resolves with the bound addresses. */
-  start(wifi: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>): Promise<{ auth?: AddressInfo; acct?: AddressInfo }>;
+  start(
+    wifi: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>,
+  ): Promise<{ auth?: AddressInfo; acct?: AddressInfo; radsec?: AddressInfo }>;
   /** The sockets bound right now: none before start, after close, or for a port set to 0. */
-  listening(): { auth: AddressInfo | null; acct: AddressInfo | null };
+  listening(): { auth: AddressInfo | null; acct: AddressInfo | null; radsec: AddressInfo | null };
   /** Adds what was counted since the last flush to the stored totals, and logs it. */
   flushCounters(): Promise<void>;
   /** Writes when each router was last heard from (devices' last_seen_at). */
@@ -62,9 +65,9 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
     },
     coaOptions,
   );
-  const listeners: RadiusListener[] = [];
+  const listeners: (RadiusListener | RadsecListener)[] = [];
   const server = { clock: deps.clock, log, nas, counters, lastSeen };
-  let bound: { auth: AddressInfo | null; acct: AddressInfo | null } = { auth: null, acct: null };
+  let bound: ReturnType<Radius['listening']> = { auth: null, acct: null, radsec: null };
 
   return {
     counters,
@@ -77,18 +80,8 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
         listeners.push(listener);
         return listener.listen();
       };
-      const auth = await open({
-        name: 'auth',
-        port: radiusAuthPort,
-        codes: new Set([CODE.accessRequest, CODE.statusServer]),
-        requests: 'auth_requests',
-        route: accessRoute(wifi),
-      });
-      const acct = await open({
-        name: 'acct',
-        port: radiusAcctPort,
-        codes: new Set([CODE.accountingRequest, CODE.statusServer]),
-        requests: 'acct_requests',
+      const access: CodeRoute = { route: accessRoute(wifi), requests: 'auth_requests' };
+      const accounting: CodeRoute = {
         route: accountingRoute(new AccountingWriter({ ...wifi, log }), (result) => {
           // A Start that reached us after its grant was revoked or expired (the login was
           // accepted just before), or a session still reporting after its grant ended (the
@@ -103,11 +96,49 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
             { grant_id: grantId },
           );
         }),
+        requests: 'acct_requests',
+      };
+      const auth = await open({
+        name: 'auth',
+        port: radiusAuthPort,
+        routes: new Map([
+          [CODE.accessRequest, access],
+          [CODE.statusServer, access],
+        ]),
       });
-      bound = { auth: auth ?? null, acct: acct ?? null };
-      const out = { ...(auth && { auth }), ...(acct && { acct }) };
-      if (out.auth || out.acct)
-        log.info({ event: 'radius.listening', auth: out.auth?.port, acct: out.acct?.port }, 'RADIUS listening');
+      const acct = await open({
+        name: 'acct',
+        port: radiusAcctPort,
+        routes: new Map([
+          [CODE.accountingRequest, accounting],
+          [CODE.statusServer, accounting],
+        ]),
+      });
+      let radsec: AddressInfo | undefined;
+      if (deps.config.radsecPort !== 0) {
+        // RFC 6614 §2.5: both kinds on one connection; Status-Server is answered as on 1812.
+        const listener = new RadsecListener(server, {
+          host,
+          port: deps.config.radsecPort,
+          certFile: deps.config.radsecCertFile,
+          keyFile: deps.config.radsecKeyFile,
+          caFile: deps.config.radsecCaFile,
+          routes: new Map([
+            [CODE.accessRequest, access],
+            [CODE.accountingRequest, accounting],
+            [CODE.statusServer, access],
+          ]),
+        });
+        listeners.push(listener);
+        radsec = await listener.listen();
+      }
+      bound = { auth: auth ?? null, acct: acct ?? null, radsec: radsec ?? null };
+      const out = { ...(auth && { auth }), ...(acct && { acct }), ...(radsec && { radsec }) };
+      if (out.auth || out.acct || out.radsec)
+        log.info(
+          { event: 'radius.listening', auth: out.auth?.port, acct: out.acct?.port, radsec: out.radsec?.port },
+          'RADIUS listening',
+        );
       return out;
     },
     async flushCounters() {
@@ -132,7 +163,7 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
     },
     listening: () => bound,
     async close() {
-      bound = { auth: null, acct: null };
+      bound = { auth: null, acct: null, radsec: null };
       await Promise.all(listeners.splice(0).map((l) => l.close()));
     },
   };

@@ -20,6 +20,8 @@ export interface Nas {
   secretSource: RadiusSecretSource;
   vendor: NasVendor;
   requireMessageAuthenticator: boolean;
+  /** SHA-256 fingerprint of the RadSec certificate issued to it last (`AB:CD:…`); null: none pinned. */
+  radsecFingerprint: string | null;
 }
 
 /** Cached entries are reread after this long, so `devices update` applies without a restart. */
@@ -89,6 +91,7 @@ export class NasDirectory {
       secretSource: found.secretSource,
       vendor: vendorOf(found.device.model),
       requireMessageAuthenticator: found.device.require_message_authenticator === 1,
+      radsecFingerprint: found.device.radsec_cert_sha256,
     };
     this.#unknown.delete(nasId);
     if (this.#known.size >= MAX_KNOWN && !this.#known.has(nasId)) this.#known.clear();

@@ -22,6 +22,11 @@ export function presentDevice(row: DeviceView): Record<string, unknown> {
     require_message_authenticator: row.require_message_authenticator === 1,
     // null: the network's first address (docs/decisions/0023).
     gateway_ip: row.gateway_ip,
+    // Remote routers (docs/decisions/0025): public values only; the router's private key never
+    // leaves it, and the RadSec pin says only that a certificate was issued.
+    tunnel_address: row.tunnel_address,
+    tunnel_public_key: row.tunnel_public_key,
+    radsec_certificate: row.radsec_cert_sha256 !== null,
     last_seen_at: row.last_seen_at,
     online: row.online,
     created_at: row.created_at,

@@ -22,6 +22,8 @@ export const DEVICE_FIELDS = [
   'uam_auth',
   'require_message_authenticator',
   'gateway_ip',
+  'tunnel_address',
+  'tunnel_public_key',
 ] as const;
 export type DeviceField = (typeof DEVICE_FIELDS)[number];
 export type DeviceRequest = Partial<Record<DeviceField, unknown>>;
@@ -48,9 +50,16 @@ export interface DeviceValues {
   requireMessageAuthenticator: boolean;
   /** null: the network's first address (DESIGN.md §4.7, docs/decisions/0023). */
   gatewayIp: string | null;
+  /** Remote over WireGuard: its tunnel address; null: not remote (docs/decisions/0025). */
+  tunnelAddress: string | null;
+  /** The WireGuard public key the router generated; null: not known yet. */
+  tunnelPublicKey: string | null;
 }
 
 export const DEFAULT_COA_PORT = 3799;
+
+/** A WireGuard public key: 32 octets in base64, 44 characters ending in "=". */
+export const WIREGUARD_KEY = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 
 const text = (v: unknown, max: number): string | null =>
   typeof v === 'string' && v.trim() !== '' && v.trim().length <= max ? v.trim() : null;
@@ -97,6 +106,20 @@ const checks: Checks<DeviceValues> = {
           (s) => (typeof s === 'string' && isIPv4(s.trim()) ? s.trim() : null),
           wifiErrors.deviceGatewayInvalid,
         )(v),
+  tunnelAddress: (v) =>
+    v === null
+      ? null
+      : must(
+          (s) => (typeof s === 'string' && isIPv4(s.trim()) ? s.trim() : null),
+          wifiErrors.deviceTunnelAddressInvalid,
+        )(v),
+  tunnelPublicKey: (v) =>
+    v === null
+      ? null
+      : must(
+          (s) => (typeof s === 'string' && WIREGUARD_KEY.test(s.trim()) ? s.trim() : null),
+          wifiErrors.deviceTunnelKeyInvalid,
+        )(v),
 };
 
 const WIRE: { readonly [K in keyof DeviceValues]: DeviceField } = {
@@ -113,6 +136,8 @@ const WIRE: { readonly [K in keyof DeviceValues]: DeviceField } = {
   uamAuth: 'uam_auth',
   requireMessageAuthenticator: 'require_message_authenticator',
   gatewayIp: 'gateway_ip',
+  tunnelAddress: 'tunnel_address',
+  tunnelPublicKey: 'tunnel_public_key',
 };
 
 /** A new device: every Device request field but coa_port is required. */
@@ -133,6 +158,8 @@ export function parseDeviceCreate(request: DeviceRequest): DeviceValues {
       request.require_message_authenticator ?? true,
     ),
     gatewayIp: checks.gatewayIp(request.gateway_ip ?? null),
+    tunnelAddress: checks.tunnelAddress(request.tunnel_address ?? null),
+    tunnelPublicKey: checks.tunnelPublicKey(request.tunnel_public_key ?? null),
   };
 }
 

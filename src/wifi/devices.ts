@@ -118,12 +118,27 @@ function refuseGatewayOutside(values: Partial<DeviceValues>, existing?: DeviceRo
 }
 
 /**
+ * A tunnel address given must lie in the WireGuard subnet (WIREGUARD_ADDRESS, when set) and not be
+ * this box's own tunnel address.
+ */
+function refuseTunnelOutside(config: WifiDeps['config'], values: Partial<DeviceValues>): void {
+  if (values.tunnelAddress === undefined || values.tunnelAddress === null) return;
+  if (config.wireguardAddress === null) return;
+  const subnet = parseIpv4Cidr(config.wireguardAddress);
+  const address = ipv4ToNumber(values.tunnelAddress);
+  const own = config.wireguardAddress.split('/')[0];
+  if (!subnet || address === null || !networkContains(subnet, address) || values.tunnelAddress === own)
+    throw wifiErrors.deviceTunnelAddressInvalid();
+}
+
+/**
  * Registers a router; its RADIUS secret is the one given, a generated one, or (`radius_secret:
  * null`) none of its own, so RADIUS_SECRET applies.
  */
 export async function registerDevice(deps: Deps, request: DeviceRequest): Promise<DeviceWithSecret> {
   const values = parseDeviceCreate(request);
   refuseGatewayOutside(values);
+  refuseTunnelOutside(deps.config, values);
   const id = uuid();
   const now = deps.clock.now().toISOString();
   const radiusSecret = values.radiusSecret === undefined ? newRadiusSecret() : values.radiusSecret;
@@ -134,6 +149,7 @@ export async function registerDevice(deps: Deps, request: DeviceRequest): Promis
     created_at: now,
     updated_at: now,
     last_seen_at: null,
+    radsec_cert_sha256: null,
   } as DeviceRow;
   await deps.db.transaction().execute(async (tx) => {
     await refuseClash(tx, values, null);
@@ -149,6 +165,7 @@ export async function updateDevice(deps: Deps, id: string, request: DeviceReques
     const existing = await findDevice(tx, id);
     if (!existing) throw wifiErrors.deviceNotFound();
     refuseGatewayOutside(values, existing);
+    refuseTunnelOutside(deps.config, values);
     await refuseClash(tx, values, id);
     await updateDeviceRow(tx, id, {
       ...toColumns(deps, id, values),
@@ -170,6 +187,32 @@ export async function rotateDeviceSecret(
   const radiusSecret = parseDeviceChanges({ radius_secret: secret }).radiusSecret ?? newRadiusSecret();
   const device = await updateDevice(deps, id, { radius_secret: radiusSecret });
   return { device, radiusSecret };
+}
+
+/**
+ * Pins the RadSec client certificate just issued to a router (`devices radsec-cert`): from now on
+ * only that certificate identifies it, so issuing a new one retires the one before
+ * (docs/decisions/0025). `fingerprint` is its SHA-256 as `AB:CD:…`.
+ */
+export async function pinRadsecCertificate(deps: Deps, id: string, fingerprint: string): Promise<DeviceView> {
+  return deps.db.transaction().execute(async (tx) => {
+    const updated = await updateDeviceRow(tx, id, {
+      radsec_cert_sha256: fingerprint,
+      updated_at: deps.clock.now().toISOString(),
+    });
+    if (!updated) throw wifiErrors.deviceNotFound();
+    return viewDevice(deps, (await findDevice(tx, id)) as DeviceRow);
+  });
+}
+
+/** A device by id, as staff see it; 404 when there is none. */
+export async function getDevice(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
+  id: string,
+): Promise<DeviceView> {
+  const row = await findDevice(deps.db, id);
+  if (!row) throw wifiErrors.deviceNotFound();
+  return viewDevice(deps, row);
 }
 
 /** GET /api/v1/admin/devices: devices by name, at most 200. */
@@ -291,6 +334,8 @@ function toColumns(
     columns.uam_secret_enc = v.uamSecret === null ? null : deps.vault.seal(v.uamSecret, uamContext(id));
   if (v.uamAuth !== undefined) columns.uam_auth = v.uamAuth;
   if (v.gatewayIp !== undefined) columns.gateway_ip = v.gatewayIp;
+  if (v.tunnelAddress !== undefined) columns.tunnel_address = v.tunnelAddress;
+  if (v.tunnelPublicKey !== undefined) columns.tunnel_public_key = v.tunnelPublicKey;
   if (v.requireMessageAuthenticator !== undefined)
     columns.require_message_authenticator = v.requireMessageAuthenticator ? 1 : 0;
   return columns;

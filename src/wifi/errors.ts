@@ -110,9 +110,15 @@ export const wifiErrors = errorCatalogue({
   deviceUamAuthInvalid: [422, 'uam_auth must be chap or pap'],
   deviceMessageAuthInvalid: [422, 'require_message_authenticator must be true or false'],
   deviceGatewayInvalid: [422, 'gateway_ip must be an IPv4 address inside local_network'],
+  deviceTunnelAddressInvalid: [422, 'tunnel_address must be an IPv4 address inside the WireGuard subnet'],
+  deviceTunnelKeyInvalid: [422, 'tunnel_public_key must be a WireGuard public key (44 base64 characters)'],
   deviceNasIdTaken: [409, 'a device with this radius_nas_id is already registered'],
   deviceMacTaken: [409, 'a device with this mac_address is already registered'],
   routerConfigFormatInvalid: [422, 'format must be routeros, coovachilli or openwrt'],
   radiusAddressInvalid: [422, 'radius_address must be an IPv4 address'],
+  wireguardNotConfigured: [
+    409,
+    'this router is remote over WireGuard, but WIREGUARD_ENDPOINT, WIREGUARD_PUBLIC_KEY and WIREGUARD_ADDRESS are not all set',
+  ],
   radiusDisabled: [409, 'RADIUS is off on this box (RADIUS_AUTH_PORT or RADIUS_ACCT_PORT is 0)'],
 });

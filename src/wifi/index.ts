@@ -34,6 +34,8 @@ export {
   registerDevice,
   updateDevice,
   rotateDeviceSecret,
+  pinRadsecCertificate,
+  getDevice,
   listDevices,
   listAllDevices,
   deviceByNasId,

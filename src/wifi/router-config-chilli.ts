@@ -1,3 +1,4 @@
+import { boxPeerNotes, OPENWRT_SHOW_KEY, openWrtWireguard } from './router-config-wireguard.js';
 import {
   factsOf,
   headerLines,
@@ -59,7 +60,16 @@ export function renderCoovaChilli(input: RouterConfigInput): string {
   const { device, radius } = input;
   const v = (name: string, value: string): string => `${name}=${shellQuote(value)}`;
   const lines = [
-    ...headerLines(input, 'CoovaChilli /etc/chilli/config', chilliNotes(input, f)).map(shellComment),
+    ...headerLines(input, 'CoovaChilli /etc/chilli/config', [
+      ...chilliNotes(input, f),
+      ...(input.tunnel
+        ? [
+            'Set up the WireGuard tunnel on this router yourself (wg-quick; docs/remote-routers.md), with',
+            `hotspot-ctl (${input.tunnel.box.endpointHost}:${String(input.tunnel.box.endpointPort)}) as its peer.`,
+            ...boxPeerNotes(input, 'wg show <interface> public-key'),
+          ]
+        : []),
+    ]).map(shellComment),
     '#',
     '# Add these lines to /etc/chilli/config (they override /etc/chilli/defaults), then restart chilli',
     '# (/etc/init.d/chilli restart).',
@@ -119,13 +129,15 @@ export function renderOpenWrt(input: RouterConfigInput): string {
     value === null || value === '' ? unset(option) : set(option, value);
   const gardenAddresses = [...new Set([...(f.portalHost ? [f.portalHost] : []), ...f.garden.ipv4])];
   const lines = [
-    ...headerLines(input, 'OpenWrt coova-chilli (uci, /etc/config/chilli)', chilliNotes(input, f)).map(
-      shellComment,
-    ),
+    ...headerLines(input, 'OpenWrt coova-chilli (uci, /etc/config/chilli)', [
+      ...chilliNotes(input, f),
+      ...boxPeerNotes(input, OPENWRT_SHOW_KEY),
+    ]).map(shellComment),
     '#',
     '# Run these commands on the router (ssh). Set the guest interface yourself, for example:',
     shellComment(`  uci set ${shellQuote(`${path('network')}=guest`)}`),
     '',
+    ...openWrtWireguard(input, shellQuote),
     `uci -q get ${shellQuote('chilli.@chilli[0]')} >/dev/null || uci add chilli chilli >/dev/null`,
     set('disabled', '0'),
     ...(f.network

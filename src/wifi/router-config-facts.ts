@@ -1,5 +1,6 @@
 import { isIPv4 } from 'node:net';
 import { numberToIpv4, parseIpv4Cidr } from './net.js';
+import type { TunnelInput } from './router-config-wireguard.js';
 
 /**
  * What every router configuration format shares (router-config.ts): the input, the placeholders
@@ -16,6 +17,8 @@ export interface RouterConfigInput {
     uamServer: string;
     coaPort: number;
     uamAuth: 'chap' | 'pap';
+    /** Where CoA/Disconnect requests go (radius_client_ip); checked against the tunnel address. */
+    clientIp?: string;
   };
   /** The router's own RADIUS secret, or null when it uses the global RADIUS_SECRET (never printed). */
   radiusSecret: string | null;
@@ -31,6 +34,8 @@ export interface RouterConfigInput {
   walledGarden: readonly string[];
   serviceName: string;
   generatedAt: Date;
+  /** A router remote over WireGuard (docs/decisions/0025): its tunnel; absent or null: none. */
+  tunnel?: TunnelInput | null;
 }
 
 /** What is printed instead of a value the box must not (or cannot) print. */

@@ -1,6 +1,12 @@
 import { isIPv4 } from 'node:net';
 import { mikrotikLoginHtml } from './mikrotik.js';
 import {
+  boxPeerNotes,
+  ROUTEROS_SHOW_KEY,
+  ROUTEROS_WG_INTERFACE,
+  routerOsWireguard,
+} from './router-config-wireguard.js';
+import {
   factsOf,
   headerLines,
   PLACEHOLDERS,
@@ -68,7 +74,7 @@ export function renderRouterOs(input: RouterConfigInput): string {
   const { device, radius } = input;
   const s = routerOsString;
   const hs = f.network ? `${f.network.listen}/${f.network.cidr.split('/')[1] ?? ''}` : 'x.x.x.1/nn';
-  const notes = [...f.notes];
+  const notes = [...f.notes, ...boxPeerNotes(input, ROUTEROS_SHOW_KEY)];
   if (input.radiusSecret === null) {
     notes.push(
       'Inside the quotes, put a backslash before any double quote, backslash, dollar or question mark.',
@@ -96,6 +102,12 @@ export function renderRouterOs(input: RouterConfigInput): string {
     '',
     'What it does:',
     '- sets the router identity to the NAS-Identifier (RouterOS sends its identity as NAS-Identifier)',
+    ...(input.tunnel
+      ? [
+          `- a WireGuard interface ${ROUTEROS_WG_INTERFACE} (made once, with its own key pair) with hotspot-ctl as its`,
+          `  one peer, ${input.tunnel.address}/${String(input.tunnel.prefix)} on it, and masquerading of what goes into it`,
+        ]
+      : []),
     `- RADIUS client for the hotspot: ${f.address}, auth port ${String(radius.authPort)}, acct port ${String(radius.acctPort)}`,
     `- accepts CoA/Disconnect on UDP ${String(device.coaPort)}, with a firewall input rule for it from ${f.address}`,
     `- hotspot profile: RADIUS login and accounting, interim updates as the box says (${routerOsTime(radius.interimSeconds)}),`,
@@ -131,6 +143,7 @@ export function renderRouterOs(input: RouterConfigInput): string {
     ':local hsProfile [/ip hotspot get [find name=$hsServer] profile]',
     ':put ("hotspot-ctl: hotspot server " . $hsServer . ", profile " . $hsProfile)',
     `/system identity set name=${s(device.nasId)}`,
+    ...routerOsWireguard(input, s, ROUTEROS_MARK),
     `/radius remove [find comment=${s(ROUTEROS_MARK)}]`,
     `/radius add service=hotspot address=${routerOsAddress(f.address)} secret=${s(f.secret)} authentication-port=${String(radius.authPort)} accounting-port=${String(radius.acctPort)} comment=${s(ROUTEROS_MARK)}`,
     `/radius incoming set accept=yes port=${String(device.coaPort)}`,

@@ -1,6 +1,6 @@
 import { isIPv4 } from 'node:net';
 import type { WifiDeps } from './deps.js';
-import { deviceRadiusSecret, deviceUamSecret, gatewayOf } from './devices.js';
+import { deviceRadiusSecret, deviceUamSecret, gatewayOf, type DeviceRow } from './devices.js';
 import { findDevice } from './devices.store.js';
 import { wifiErrors } from './errors.js';
 import {
@@ -10,6 +10,7 @@ import {
   type RouterConfigInput,
 } from './router-config.js';
 import { hostOf } from './router-config-facts.js';
+import { splitEndpoint, type TunnelInput } from './router-config-wireguard.js';
 
 /**
  * `hotspot-ctl devices router-config ID` and GET /api/v1/admin/devices/{id}/router-config
@@ -33,6 +34,7 @@ export async function routerConfig(
   const { config } = deps;
   if (config.radiusAuthPort === 0 || config.radiusAcctPort === 0) throw wifiErrors.radiusDisabled();
   const uamSecret = deviceUamSecret(deps, device);
+  const tunnel = tunnelOf(config, device);
   const input: RouterConfigInput = {
     device: {
       name: device.name,
@@ -42,6 +44,7 @@ export async function routerConfig(
       uamServer: device.uam_server,
       coaPort: device.coa_port,
       uamAuth: device.uam_auth === 'pap' ? 'pap' : 'chap',
+      clientIp: device.radius_client_ip,
     },
     radiusSecret: deviceRadiusSecret(deps, device),
     uamSecret:
@@ -51,7 +54,8 @@ export async function routerConfig(
           ? { source: 'global' }
           : { source: 'none' },
     radius: {
-      address: address ?? boxAddress(config, device.uam_server),
+      // A remote router reaches RADIUS (and the portal) at the box's end of its tunnel.
+      address: address ?? tunnel?.box.address ?? boxAddress(config, device.uam_server),
       authPort: config.radiusAuthPort,
       acctPort: config.radiusAcctPort,
       interimSeconds: config.radiusInterimInterval,
@@ -60,10 +64,29 @@ export async function routerConfig(
     walledGarden: [hostOf(config.publicBaseUrl), ...deps.payments.guestHosts].filter(reachable),
     serviceName: config.serviceName,
     generatedAt: deps.clock.now(),
+    tunnel,
   };
   return {
     text: renderRouterConfig(input, format),
     fileName: routerConfigFileName(device.radius_nas_id, format),
+  };
+}
+
+/**
+ * The WireGuard tunnel of a router marked remote (a tunnel address), from the box's WIREGUARD_*
+ * settings; null for a router on the LAN. A remote router's set-up cannot be made without them.
+ */
+function tunnelOf(config: WifiDeps['config'], device: DeviceRow): TunnelInput | null {
+  if (device.tunnel_address === null) return null;
+  const { wireguardEndpoint: endpoint, wireguardPublicKey: publicKey, wireguardAddress: own } = config;
+  if (endpoint === null || publicKey === null || own === null) throw wifiErrors.wireguardNotConfigured();
+  const [boxAddress = '', prefix = '24'] = own.split('/');
+  const { host, port } = splitEndpoint(endpoint);
+  return {
+    address: device.tunnel_address,
+    prefix: Number(prefix),
+    box: { address: boxAddress, endpointHost: host, endpointPort: port, publicKey },
+    routerPublicKey: device.tunnel_public_key,
   };
 }
 

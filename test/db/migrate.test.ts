@@ -256,8 +256,9 @@ t.test('0017 adds speed limits and router health as empty columns, and undoes cl
     read(`select name from pragma_table_info('${table}')`).map((c) => c.name);
   const old = Object.fromEntries(['plans', 'invoices', 'grants', 'devices'].map((n) => [n, columnsOf(n)]));
 
+  const upTo0017 = migratorBefore(db, '0018');
   t.same(
-    (await migratorBefore(db, '0018').migrateToLatest()).results?.map((r) => [r.migrationName, r.status]),
+    ((await upTo0017.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
     [['0017_router_handoff', 'Success']],
   );
   for (const table of ['plans', 'invoices', 'grants'])
@@ -274,7 +275,7 @@ t.test('0017 adds speed limits and router health as empty columns, and undoes cl
     'routers never seen yet',
   );
 
-  t.error((await migratorBefore(db, '0018').migrateDown()).error);
+  t.error((await upTo0017.migrateDown()).error);
   for (const table of ['plans', 'invoices', 'grants', 'devices']) t.same(columnsOf(table), old[table], table);
   t.same(read('select * from plans'), before.plans);
 });
@@ -283,6 +284,7 @@ t.test('0018 adds the shared-state tables and the sealed signing key, and undoes
   const { db, sqlite } = openDatabase(path.join(t.testdir(), 'shared.db'));
   t.teardown(() => db.destroy());
   t.error((await migratorBefore(db, '0018').migrateToLatest()).error);
+  const upTo0018 = migratorBefore(db, '0019');
   const tables = () =>
     sqlite
       .prepare("select name from sqlite_master where type = 'table' order by name")
@@ -295,7 +297,7 @@ t.test('0018 adds the shared-state tables and the sealed signing key, and undoes
   const oldTables = tables();
   const oldKeyColumns = keyColumns();
   t.same(
-    (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+    ((await upTo0018.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
     [['0018_shared_state', 'Success']],
   );
   t.same(tables(), [...oldTables, 'job_runs', 'rate_limits'].sort());
@@ -305,8 +307,42 @@ t.test('0018 adds the shared-state tables and the sealed signing key, and undoes
     [],
     'no triggers on SQLite: data_version tells the daemon of other writers',
   );
-  const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
-  t.error((await all.migrateDown()).error);
+  t.error((await upTo0018.migrateDown()).error);
   t.same(tables(), oldTables);
   t.equal(keyColumns(), oldKeyColumns);
+});
+
+t.test('0020 adds the remote-router columns of devices as empty ones, and undoes cleanly', async (t) => {
+  const { db, sqlite } = openDatabase(path.join(t.testdir(), 'tunnel.db'));
+  t.teardown(() => db.destroy());
+  t.error((await migratorBefore(db, '0020').migrateToLatest()).error);
+  const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+  const at = '2026-01-15T09:00:00.000Z';
+  sqlite
+    .prepare(
+      `insert into devices values ('d1', 'Lobby AP', 'MikroTik hAP ax2', 'AA:BB:CC:DD:EE:01', '10.1.0.0/24',
+       'http://10.1.0.10/portal', 'lobby-01', '10.1.0.1', 3799, 'sealed-radius', null, 'chap', 1, ?, ?, ?, null)`,
+    )
+    .run(at, at, at);
+  const columns = () => read(`select name from pragma_table_info('devices')`).map((c) => c.name);
+  const before = { columns: columns(), rows: read('select * from devices') };
+  t.same(
+    (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+    [['0020_device_tunnel', 'Success']],
+  );
+  t.same(columns(), [...before.columns, 'tunnel_address', 'tunnel_public_key', 'radsec_cert_sha256']);
+  t.same(
+    read('select * from devices'),
+    before.rows.map((d) => ({
+      ...d,
+      tunnel_address: null,
+      tunnel_public_key: null,
+      radsec_cert_sha256: null,
+    })),
+    'no router is remote yet',
+  );
+  const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
+  t.error((await all.migrateDown()).error);
+  t.same(columns(), before.columns);
+  t.same(read('select * from devices'), before.rows);
 });

@@ -188,3 +188,57 @@ t.test(
     t.same(readdirSync(dataDir), [], 'nothing was created in it');
   },
 );
+
+t.test(
+  'remote-router settings: RadSec files in pairs and off HTTP_PORT, WireGuard values checked',
+  async (t) => {
+    t.same(
+      problemsOf(() => loadConfig({ env: { RADSEC_PORT: '8080' }, ...NO_FILE })),
+      ['RADSEC_PORT: must differ from HTTP_PORT'],
+    );
+    t.same(
+      problemsOf(() => loadConfig({ env: { RADSEC_CERT_FILE: '/etc/ssl/box.pem' }, ...NO_FILE })),
+      ['RADSEC_KEY_FILE: RADSEC_CERT_FILE and RADSEC_KEY_FILE are set together, or neither'],
+    );
+    t.same(
+      problemsOf(() =>
+        loadConfig({
+          env: {
+            WIREGUARD_ENDPOINT: 'vpn.example.com',
+            WIREGUARD_PUBLIC_KEY: 'short',
+            WIREGUARD_ADDRESS: '10.99.0.1',
+          },
+          ...NO_FILE,
+        }),
+      ),
+      [
+        'WIREGUARD_ENDPOINT: must be host:port, e.g. vpn.example.com:51820 (got "vpn.example.com")',
+        'WIREGUARD_PUBLIC_KEY: must be a WireGuard key (44 base64 characters) (got "short")',
+        'WIREGUARD_ADDRESS: must be an IPv4 address with a prefix length from /8 to /30, e.g. 10.99.0.1/24 (got "10.99.0.1")',
+      ],
+    );
+    const good = loadConfig({
+      env: {
+        WIREGUARD_ENDPOINT: '[2001:db8::1]:51820',
+        WIREGUARD_PUBLIC_KEY: 'xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=',
+        WIREGUARD_ADDRESS: '10.99.0.1/24',
+        RADSEC_PORT: '2083',
+      },
+      ...NO_FILE,
+    });
+    t.match(good, {
+      wireguardEndpoint: '[2001:db8::1]:51820',
+      wireguardAddress: '10.99.0.1/24',
+      radsecPort: 2083,
+    });
+    const final = finalizeConfig(good, {
+      radiusSecret: 'r'.repeat(24),
+      paymentWebhookSecret: 'w'.repeat(32),
+    });
+    t.match(final, {
+      radsecCertFile: /data\/radsec\/server\.pem$/,
+      radsecKeyFile: /data\/radsec\/server\.key$/,
+      radsecCaFile: /data\/radsec\/ca\.pem$/,
+    });
+  },
+);

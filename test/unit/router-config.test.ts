@@ -627,3 +627,135 @@ t.test(
     );
   },
 );
+
+// ---------------------------------------------------------------------------------------------
+// Remote routers over WireGuard (docs/decisions/0025)
+
+const BOX_KEY = 'xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=';
+const ROUTER_KEY = 'HIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=';
+
+const remote = (over: Partial<NonNullable<RouterConfigInput['tunnel']>> = {}): RouterConfigInput => ({
+  ...withDevice({ clientIp: '10.99.0.2' }),
+  radius: { ...anInput().radius, address: '10.99.0.1' },
+  tunnel: {
+    address: '10.99.0.2',
+    prefix: 24,
+    box: { address: '10.99.0.1', endpointHost: 'vpn.venue.example', endpointPort: 51820, publicKey: BOX_KEY },
+    routerPublicKey: null,
+    ...over,
+  },
+});
+
+t.test(
+  'RouterOS: a remote router gets its WireGuard interface, the box as peer, and RADIUS over it',
+  async (t) => {
+    const script = routeros(remote());
+    const lines = script.split('\n').map((line) => line.trim());
+    const has = (line: string): void => {
+      t.ok(lines.includes(line), line);
+    };
+    has(
+      ':if ([:len [/interface wireguard find name="wg-hotspot-ctl"]] = 0) do={ /interface wireguard add name="wg-hotspot-ctl" comment="hotspot-ctl" }',
+    );
+    has('/interface wireguard peers remove [find comment="hotspot-ctl"]');
+    has(
+      `/interface wireguard peers add interface="wg-hotspot-ctl" public-key="${BOX_KEY}" endpoint-address="vpn.venue.example" endpoint-port=51820 allowed-address=10.99.0.1/32 persistent-keepalive=25s comment="hotspot-ctl"`,
+    );
+    has('/ip address remove [find comment="hotspot-ctl"]');
+    has('/ip address add address=10.99.0.2/24 interface="wg-hotspot-ctl" comment="hotspot-ctl"');
+    has(
+      '/ip firewall nat add chain=srcnat action=masquerade out-interface="wg-hotspot-ctl" comment="hotspot-ctl: to the box over WireGuard"',
+    );
+    t.match(
+      script,
+      /\/radius add service=hotspot address=10\.99\.0\.1 /,
+      'RADIUS at the box end of the tunnel',
+    );
+    t.match(script, /src-address=10\.99\.0\.1 dst-port=3799 /, 'CoA taken from there');
+    const wgAt = lines.findIndex((l) => l.startsWith('/interface wireguard peers add'));
+    t.ok(
+      wgAt < lines.findIndex((l) => l.startsWith('/radius add')),
+      'the tunnel exists before RADIUS uses it',
+    );
+    // The box's half, as comments, with the router's key still to come.
+    t.match(
+      script,
+      /# {3}\[Peer\]\n# {3}# Lobby AP \(venue-01\)\n# {3}PublicKey = ROUTER_PUBLIC_KEY\n# {3}AllowedIPs = 10\.99\.0\.2\/32\n/,
+    );
+    t.match(script, '#   :put [/interface wireguard get [find name=wg-hotspot-ctl] public-key]');
+    t.notMatch(script, /private-key|PrivateKey/, 'no private key: the router makes its own');
+    t.same(checkRouterOsStructure(script), []);
+
+    const known = routeros(remote({ routerPublicKey: ROUTER_KEY }));
+    t.match(known, `#   PublicKey = ${ROUTER_KEY}\n`);
+    t.notMatch(known, 'ROUTER_PUBLIC_KEY');
+    t.notMatch(routeros(anInput()), /wireguard|WireGuard/, 'a router on the LAN gets no tunnel');
+  },
+);
+
+t.test('a remote router whose CoA address is not its tunnel address is warned about', async (t) => {
+  const input = remote();
+  const script = routeros({ ...input, device: { ...input.device, clientIp: '192.168.1.2' } });
+  t.match(script, '# WARNING: CoA/Disconnect requests go to the registered client address 192.168.1.2');
+  t.notMatch(routeros(input), 'WARNING');
+});
+
+/** Runs OpenWrt commands with uci, wg and the init scripts stubbed: the uci calls, in order. */
+function runOpenWrtRemote(commands: string): string[][] {
+  const program = [
+    'uci() { for a in "$@"; do printf \'%s\\037\' "$a"; done; printf \'\\n\\0\'; [ "$1" != -q ] || [ "$2" != get ]; }',
+    'wg() { echo ROUTER-MADE-KEY; }',
+    '/etc/init.d/chilli() { :; }',
+    '/etc/init.d/network() { :; }',
+    '/etc/init.d/firewall() { :; }',
+    `. '${scriptFile(commands)}'`,
+  ].join('\n');
+  return execFileSync('bash', ['-c', program])
+    .toString()
+    .split('\0')
+    .filter((s) => s.includes('\u001f'))
+    .map((r) => (r.endsWith('\u001f\n') ? r.slice(0, -2) : r).split('\u001f'));
+}
+
+t.test('OpenWrt: a remote router gets a wireguard interface, its peer and a firewall zone', async (t) => {
+  const commands = renderRouterConfig(remote(), 'openwrt');
+  execFileSync('bash', ['-n', scriptFile(commands)]);
+  execFileSync('dash', ['-n', scriptFile(commands)]);
+  const calls = runOpenWrtRemote(commands);
+  const sets = calls.filter((c) => c[0] === 'set' || c[0] === 'add_list').map((c) => c[1]);
+  for (const expected of [
+    'network.hotspotctl=interface',
+    'network.hotspotctl.proto=wireguard',
+    'network.hotspotctl.private_key=ROUTER-MADE-KEY',
+    'network.hotspotctl.addresses=10.99.0.2/24',
+    'network.hotspotctl_box=wireguard_hotspotctl',
+    `network.hotspotctl_box.public_key=${BOX_KEY}`,
+    'network.hotspotctl_box.endpoint_host=vpn.venue.example',
+    'network.hotspotctl_box.endpoint_port=51820',
+    'network.hotspotctl_box.persistent_keepalive=25',
+    'network.hotspotctl_box.route_allowed_ips=1',
+    'network.hotspotctl_box.allowed_ips=10.99.0.1/32',
+    'firewall.hotspotctl=zone',
+    'firewall.hotspotctl.network=hotspotctl',
+    'firewall.hotspotctl.masq=1',
+    'firewall.hotspotctl_coa.src_ip=10.99.0.1',
+    'firewall.hotspotctl_coa.dest_port=3799',
+    'chilli.@chilli[0].radiusserver1=10.99.0.1',
+  ])
+    t.ok(sets.includes(expected), expected);
+  const commits = calls.filter((c) => c[0] === 'commit').map((c) => c[1]);
+  t.same(commits, ['network', 'firewall', 'chilli']);
+  t.match(commands, '#   AllowedIPs = 10.99.0.2/32\n');
+  t.match(commands, '#   uci get network.hotspotctl.private_key | wg pubkey');
+  t.notMatch(renderRouterConfig(anInput(), 'openwrt'), 'wireguard', 'a router on the LAN gets no tunnel');
+});
+
+t.test('CoovaChilli on plain Linux: the tunnel is named, the box peer given, no commands', async (t) => {
+  const config = renderRouterConfig(remote({ routerPublicKey: ROUTER_KEY }), 'coovachilli');
+  t.match(
+    config,
+    '# Set up the WireGuard tunnel on this router yourself (wg-quick; docs/remote-routers.md), with',
+  );
+  t.match(config, `#   PublicKey = ${ROUTER_KEY}`);
+  t.equal(sourceChilli(config).get('HS_RADIUS'), '10.99.0.1');
+});

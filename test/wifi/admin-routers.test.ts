@@ -149,3 +149,76 @@ t.test('the router set-up downloads as text for admins only, with the router’s
   const listed = await operator.get('/api/v1/admin/devices');
   t.match(listed.body.data, [{ id, online: false, last_seen_at: null }]);
 });
+
+t.test(
+  'a router remote over WireGuard: its tunnel in the device, the peer section in its set-up',
+  async (t) => {
+    const BOX_KEY = 'xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=';
+    const app = await startTestApp(t, {
+      radius: true,
+      env: {
+        WIREGUARD_ENDPOINT: 'vpn.venue.example:51820',
+        WIREGUARD_PUBLIC_KEY: BOX_KEY,
+        WIREGUARD_ADDRESS: '10.99.0.1/24',
+      },
+    });
+    const admin = await staffClient(app, 'admin');
+    const remote = { ...DEVICE, radius_client_ip: '10.99.0.2' };
+    for (const [tunnel, message] of [
+      [{ tunnel_address: '10.98.0.2' }, 'tunnel_address must be an IPv4 address inside the WireGuard subnet'],
+      [{ tunnel_address: '10.99.0.1' }, 'tunnel_address must be an IPv4 address inside the WireGuard subnet'],
+      [
+        { tunnel_address: '10.99.0.2', tunnel_public_key: 'not-a-key' },
+        'tunnel_public_key must be a WireGuard public key (44 base64 characters)',
+      ],
+    ] as const) {
+      const refused = await admin.post('/api/v1/admin/devices', { ...remote, ...tunnel });
+      t.equal(refused.status, 422);
+      t.same(refused.body, { message });
+    }
+    t.same((await wifiRows(app.app.deps.db)).devices, [], 'a refused router changes nothing');
+
+    const created = await admin.post('/api/v1/admin/devices', { ...remote, tunnel_address: '10.99.0.2' });
+    t.equal(created.status, 201);
+    t.match(created.body.data, {
+      tunnel_address: '10.99.0.2',
+      tunnel_public_key: null,
+      radsec_certificate: false,
+    });
+    const { id } = created.body.data as { id: string };
+    const download = async (format: string) => {
+      const res = await fetch(`${app.base}/api/v1/admin/devices/${id}/router-config?format=${format}`, {
+        headers: { Cookie: admin.cookieHeader(), 'X-Forwarded-For': admin.ip },
+      });
+      t.equal(res.status, 200);
+      return res.text();
+    };
+    const script = await download('routeros');
+    t.match(
+      script,
+      `/interface wireguard peers add interface="wg-hotspot-ctl" public-key="${BOX_KEY}" endpoint-address="vpn.venue.example" endpoint-port=51820 allowed-address=10.99.0.1/32`,
+    );
+    t.match(script, '/radius add service=hotspot address=10.99.0.1 ', 'RADIUS through the tunnel');
+    t.match(await download('openwrt'), "uci set 'network.hotspotctl_box.endpoint_host=vpn.venue.example'");
+
+    const routerKey = 'HIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=';
+    const updated = await admin.patch(`/api/v1/admin/devices/${id}`, { tunnel_public_key: routerKey });
+    t.match(updated.body.data, { tunnel_public_key: routerKey });
+    t.match(await download('routeros'), `#   PublicKey = ${routerKey}\n`);
+  },
+);
+
+t.test('a remote router’s set-up is refused while the box has no WireGuard settings', async (t) => {
+  const app = await startTestApp(t, { radius: true });
+  const admin = await staffClient(app, 'admin');
+  const created = await admin.post('/api/v1/admin/devices', { ...DEVICE, tunnel_address: '10.99.0.2' });
+  const { id } = created.body.data as { id: string };
+  const res = await fetch(`${app.base}/api/v1/admin/devices/${id}/router-config`, {
+    headers: { Cookie: admin.cookieHeader(), 'X-Forwarded-For': admin.ip },
+  });
+  t.equal(res.status, 409);
+  t.same(await res.json(), {
+    message:
+      'this router is remote over WireGuard, but WIREGUARD_ENDPOINT, WIREGUARD_PUBLIC_KEY and WIREGUARD_ADDRESS are not all set',
+  });
+});

@@ -1,6 +1,11 @@
 import { Option, type Command } from 'commander';
+import path from 'node:path';
+import { radsecDir } from '../../config/index.js';
+import { ensureRadsecCa, issueClientCertificate, RadsecCertError } from '../../radius/radsec-certs.js';
 import {
+  getDevice,
   listAllDevices,
+  pinRadsecCertificate,
   presentDevice,
   radiusSecretSource,
   registerDevice,
@@ -49,6 +54,10 @@ interface DeviceFlags {
   gatewayIp?: string | boolean;
   legacyNoMessageAuthenticator?: boolean;
   requireMessageAuthenticator?: boolean;
+  tunnelAddress?: string;
+  tunnelPublicKey?: string;
+  /** false: --no-tunnel (the router is on the LAN again). */
+  tunnel?: boolean;
 }
 
 /** Flags → the Device request the admin API takes, so both surfaces share validation and messages. */
@@ -71,6 +80,8 @@ function deviceRequest(flags: DeviceFlags): DeviceRequest {
     require_message_authenticator: flags.legacyNoMessageAuthenticator
       ? false
       : flags.requireMessageAuthenticator,
+    tunnel_address: flags.tunnel === false ? null : flags.tunnelAddress,
+    tunnel_public_key: flags.tunnel === false ? null : flags.tunnelPublicKey,
   };
 }
 
@@ -110,7 +121,12 @@ function settingOptions(cmd: Command): Command {
       '--gateway-ip <ip>',
       "the router's own address on the guest network, where logins are handed (default: its first address)",
     )
-    .option('--legacy-no-message-authenticator', 'accept Access-Requests without Message-Authenticator');
+    .option('--legacy-no-message-authenticator', 'accept Access-Requests without Message-Authenticator')
+    .option(
+      '--tunnel-address <ip>',
+      'remote over WireGuard: its address in the tunnel (router-config then prints the tunnel)',
+    )
+    .option('--tunnel-public-key <key>', 'the WireGuard public key the router generated');
 }
 
 export function registerDevices(program: Command): void {
@@ -160,6 +176,12 @@ export function registerDevices(program: Command): void {
       .option('--no-uam-secret', 'remove the device uam secret (UAM_SECRET applies)')
       .option('--no-gateway-ip', "back to the network's first address as the router's own")
       .addOption(
+        new Option('--no-tunnel', 'not remote over WireGuard any more').conflicts([
+          'tunnelAddress',
+          'tunnelPublicKey',
+        ]),
+      )
+      .addOption(
         globalSecretOption(
           'drop its own RADIUS secret: RADIUS_SECRET applies (rotate-secret gives it one again)',
         ),
@@ -186,6 +208,33 @@ export function registerDevices(program: Command): void {
     });
 
   devices
+    .command('radsec-cert')
+    .description("Issue a router's RadSec client certificate (and the box's CA on first use)")
+    .argument('<id>', 'device id')
+    .requiredOption(
+      '--out <dir>',
+      'where to write the certificate, its key (mode 0600) and the CA certificate',
+    )
+    .option(
+      '--server-name <name...>',
+      "first use only: the addresses or DNS names routers reach this box by (its certificate's names)",
+    )
+    .action(async (id: string, flags: { out: string; serverName?: string[] }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const result = await withApp(ctx, (app) => issueRadsecCert(app, id, flags));
+      ctx.out.result(result, () =>
+        [
+          `RadSec certificate for ${result.nas_id} (valid until ${result.not_after}):`,
+          `  certificate: ${result.cert_file}`,
+          `  private key: ${result.key_file}  (copy it to the router, then delete it here)`,
+          `  CA:          ${result.ca_file}`,
+          `A certificate issued to this router before no longer connects (pinned: ${result.fingerprint}).`,
+          '',
+        ].join('\n'),
+      );
+    });
+
+  devices
     .command('router-config')
     .description('Print a ready-to-paste configuration for a router (its own secret included)')
     .argument('<id>', 'device id')
@@ -205,4 +254,46 @@ export function registerDevices(program: Command): void {
       );
       ctx.out.result({ format: flags.format, file_name: fileName, config: text }, () => text);
     });
+}
+
+/**
+ * `devices radsec-cert` (docs/decisions/0025): the box's own CA under <data dir>/radsec (created
+ * on first use, with this box's server certificate), a client certificate with the router's NAS
+ * id as CN, and the device pinned to it. A box set up with its own CA (RADSEC_CA_FILE) issues
+ * router certificates with that CA instead.
+ */
+async function issueRadsecCert(
+  app: Parameters<Parameters<typeof withApp>[1]>[0],
+  id: string,
+  flags: { out: string; serverName?: string[] },
+) {
+  const { config } = app.deps;
+  const dir = radsecDir(config.dataDir);
+  if (path.resolve(config.radsecCaFile) !== path.resolve(dir, 'ca.pem'))
+    throw new RadsecCertError(
+      'RADSEC_CA_FILE names your own CA: issue router certificates with it (subject CN = the NAS id)',
+    );
+  const device = await getDevice(app.deps, id);
+  const files = await ensureRadsecCa(dir, flags.serverName ?? serverNamesOf(config));
+  const issued = await issueClientCertificate(files, device.radius_nas_id, flags.out);
+  await pinRadsecCertificate(app.deps, device.id, issued.fingerprint);
+  return {
+    device_id: device.id,
+    nas_id: device.radius_nas_id,
+    cert_file: issued.certFile,
+    key_file: issued.keyFile,
+    ca_file: issued.caFile,
+    fingerprint: issued.fingerprint,
+    not_after: issued.notAfter,
+  };
+}
+
+/** The names routers may reach this box by, as far as the settings tell. */
+function serverNamesOf(config: ReturnType<ReturnType<typeof contextOf>['config']>): string[] {
+  const names = [
+    config.radiusHost === '0.0.0.0' || config.radiusHost === '::' ? null : config.radiusHost,
+    new URL(config.publicBaseUrl).hostname,
+    config.wireguardAddress?.split('/')[0] ?? null,
+  ];
+  return [...new Set(names.filter((n): n is string => n !== null && n !== ''))];
 }

@@ -32,9 +32,16 @@ function radiusLine(c: Record<string, number>): string {
   const dropped = Object.entries(c)
     .filter(([k, v]) => k.startsWith('dropped_') && v > 0)
     .map(([k, v]) => `${k.slice('dropped_'.length)} ${String(v)}`);
+  // RadSec (docs/decisions/0025) only when it was ever used.
+  const radsec = ['radsec_connections', 'radsec_connections_rejected', 'radsec_connections_malformed'].some(
+    (k) => n(k) > 0,
+  )
+    ? `; RadSec: ${String(n('radsec_connections'))} connections, ${String(n('radsec_connections_rejected'))} refused, ` +
+      `${String(n('radsec_connections_malformed'))} closed for a broken stream`
+    : '';
   return (
     `${String(n('auth_requests'))} auth (${String(n('auth_accepts'))} accepted, ${String(n('auth_rejects'))} rejected), ` +
-    `${String(n('acct_requests'))} accounting; dropped: ${dropped.length === 0 ? 'none' : dropped.join(', ')}`
+    `${String(n('acct_requests'))} accounting; dropped: ${dropped.length === 0 ? 'none' : dropped.join(', ')}${radsec}`
   );
 }
 

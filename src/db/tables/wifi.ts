@@ -47,6 +47,14 @@ export interface DevicesTable {
    * where the portal may send guests' logins (migration 0017). Null: the network's first address.
    */
   gateway_ip: string | null;
+  /**
+   * Remote routers (migration 0020, docs/decisions/0025): its address inside the WireGuard tunnel
+   * (null: not remote over WireGuard) and its WireGuard public key (null: not known yet).
+   */
+  tunnel_address: string | null;
+  tunnel_public_key: string | null;
+  /** SHA-256 fingerprint (`AB:CD:…`) of the RadSec client certificate issued to it last; null: none. */
+  radsec_cert_sha256: string | null;
 }
 
 export interface InvoicesTable {
