@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
 import type { DB } from '../../src/db/schema.js';
 
 /**
@@ -136,4 +137,21 @@ export async function failInserts(
   return async () => {
     await sql.raw('drop trigger fail_one').execute(db);
   };
+}
+
+/**
+ * On PostgreSQL, a second handle on the test's database that no change feed watches (caches over
+ * it fall back to their TTL, as on SQLite); null on SQLite. Closed with `destroy()`.
+ */
+export function unwatchedDb(dataDir: string): Kysely<DB> | null {
+  const url = storeEnv(dataDir).DATABASE_URL;
+  if (!url) return null;
+  const target = new URL(url);
+  const schema = target.searchParams.get('schema');
+  target.searchParams.delete('schema');
+  const pool = new pg.Pool({
+    connectionString: target.toString(),
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
