@@ -369,6 +369,42 @@ class Listener {
   }
 }
 
+/**
+ * The connection scheduled jobs' session locks are taken on: one of its own, outside the pool,
+ * so jobs holding their locks never take the connections their own queries need. Opened on first
+ * use, and again after it was lost (which released its locks).
+ */
+class LockSession {
+  #client: Promise<pg.Client> | null = null;
+
+  constructor(
+    private readonly config: pg.ClientConfig,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  client(): Promise<pg.Client> {
+    if (!this.#client) {
+      const client = new pg.Client(this.config);
+      const opening = client.connect().then(() => client);
+      const lost = (err?: unknown): void => {
+        if (err) this.onError(err);
+        if (this.#client === opening) this.#client = null;
+      };
+      client.on('error', lost);
+      client.on('end', () => lost());
+      opening.catch(lost);
+      this.#client = opening;
+    }
+    return this.#client;
+  }
+
+  async close(): Promise<void> {
+    const opening = this.#client;
+    this.#client = null;
+    if (opening) await (await opening.catch(() => null))?.end().catch(() => undefined);
+  }
+}
+
 export interface OpenedPostgres {
   db: Kysely<DB>;
   feed: ChangeFeed;
@@ -440,21 +476,19 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
     await db.destroy();
     throw err;
   }
+  const locks = new LockSession(clientConfig, options.onListenError ?? (() => undefined));
   return {
     db,
     feed,
     schema,
     async exclusive(name, work, tick) {
       const key = lockKey(schema, `job:${name}`).toString();
-      const client = await pool.connect();
-      let locked = false;
-      let broken: Error | undefined;
+      const client = await locks.client();
+      const { rows } = await client.query<{ locked: boolean }>(
+        `select pg_try_advisory_lock(${key}) as locked`,
+      );
+      if (rows[0]?.locked !== true) return false;
       try {
-        const { rows } = await client.query<{ locked: boolean }>(
-          `select pg_try_advisory_lock(${key}) as locked`,
-        );
-        locked = rows[0]?.locked === true;
-        if (!locked) return false;
         if (tick !== undefined) {
           const claimed = await client.query(
             `insert into job_runs (name, tick, updated_at) values ($1, $2, $3)
@@ -468,14 +502,13 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
         await work();
         return true;
       } finally {
-        if (locked)
-          await client.query(`select pg_advisory_unlock(${key})`).catch((err: unknown) => {
-            broken = err instanceof Error ? err : new Error(String(err));
-          });
-        // A connection that may still hold the lock is closed rather than pooled.
-        client.release(broken);
+        // A lost connection has let go of its locks already.
+        await client.query(`select pg_advisory_unlock(${key})`).catch(() => undefined);
       }
     },
-    close: () => listener.close(),
+    close: async () => {
+      await locks.close();
+      await listener.close();
+    },
   };
 }
