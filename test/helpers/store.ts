@@ -103,19 +103,38 @@ export async function storeRows(db: Kysely<DB>, table: string): Promise<StoredRo
  * full disk or a broken constraint would), with a trigger in either dialect; resolves with the
  * undo. `table` and `column` are the test's own identifiers, `value` plain text.
  */
-export async function failInserts(
+export function failInserts(
   db: Kysely<DB>,
   table: string,
   column: string,
   value: string,
 ): Promise<() => Promise<void>> {
-  const literal = `'${value.replace(/'/g, "''")}'`;
+  return failingTrigger(db, table, { column, value }, 'injected failure');
+}
+
+/** Makes every insert into `table` fail with `message` (see failInserts); resolves with the undo. */
+export function failEveryInsert(
+  db: Kysely<DB>,
+  table: string,
+  message: string,
+): Promise<() => Promise<void>> {
+  return failingTrigger(db, table, null, message);
+}
+
+async function failingTrigger(
+  db: Kysely<DB>,
+  table: string,
+  when: { column: string; value: string } | null,
+  message: string,
+): Promise<() => Promise<void>> {
+  const literal = (text: string): string => `'${text.replace(/'/g, "''")}'`;
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const test = when ? `new.${when.column} = ${literal(when.value)}` : 'true';
     await sql
       .raw(
         `create function fail_one() returns trigger language plpgsql as $$
          begin
-           if new.${column} = ${literal} then raise exception 'injected failure'; end if;
+           if ${test} then raise exception ${literal(message)}; end if;
            return new;
          end $$`,
       )
@@ -128,10 +147,10 @@ export async function failInserts(
       await sql.raw('drop function fail_one()').execute(db);
     };
   }
+  const condition = when ? ` when new.${when.column} = ${literal(when.value)}` : '';
   await sql
     .raw(
-      `create trigger fail_one before insert on ${table} when new.${column} = ${literal}
-       begin select raise(abort, 'injected failure'); end`,
+      `create trigger fail_one before insert on ${table}${condition} begin select raise(abort, ${literal(message)}); end`,
     )
     .execute(db);
   return async () => {

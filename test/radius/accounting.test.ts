@@ -14,6 +14,7 @@ import {
   startRadiusApp,
 } from '../helpers/radius.js';
 import { staffClient } from '../helpers/staff.js';
+import { failEveryInsert } from '../helpers/store.js';
 
 /** Accounting-Request against the running app, with radclient as the router. */
 
@@ -271,10 +272,7 @@ t.test('the Accounting-Response waits for the commit: a record that cannot be wr
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
   // Make every write fail the way a full or broken disk would (an aborting trigger).
-  const { sql } = await import('kysely');
-  await sql`create trigger no_sessions before insert on radius_sessions begin select raise(abort, 'disk full'); end`.execute(
-    app.app.deps.db,
-  );
+  const undo = await failEveryInsert(app.app.deps.db, 'radius_sessions', 'disk full');
   const packet = encodeRequest(
     CODE.accountingRequest,
     9,
@@ -282,7 +280,7 @@ t.test('the Accounting-Response waits for the commit: a record that cannot be wr
     SECRET,
   );
   t.same(await sendExpectingDrop(app, app.acct, packet, 'dropped_internal_error'), [], 'no answer: the router will resend');
-  await sql`drop trigger no_sessions`.execute(app.app.deps.db);
+  await undo();
   const resent = encodeRequest(
     CODE.accountingRequest,
     10,
@@ -296,10 +294,7 @@ t.test('the Accounting-Response waits for the commit: a record that cannot be wr
 t.test('internal errors are logged at most five a minute; the next line counts the ones left out', async (t) => {
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
-  const { sql } = await import('kysely');
-  await sql`create trigger no_sessions before insert on radius_sessions begin select raise(abort, 'disk full'); end`.execute(
-    app.app.deps.db,
-  );
+  await failEveryInsert(app.app.deps.db, 'radius_sessions', 'disk full');
   const start = (i: number) =>
     encodeRequest(
       CODE.accountingRequest,
