@@ -109,7 +109,7 @@ export function failInserts(
   column: string,
   value: string,
 ): Promise<() => Promise<void>> {
-  return failingTrigger(db, table, { column, value }, 'injected failure');
+  return failingTrigger(db, table, 'insert', { column, value }, 'injected failure');
 }
 
 /** Makes every insert into `table` fail with `message` (see failInserts); resolves with the undo. */
@@ -118,12 +118,23 @@ export function failEveryInsert(
   table: string,
   message: string,
 ): Promise<() => Promise<void>> {
-  return failingTrigger(db, table, null, message);
+  return failingTrigger(db, table, 'insert', null, message);
+}
+
+/** Makes every update of `column` of `table` fail with `message`; resolves with the undo. */
+export function failEveryUpdate(
+  db: Kysely<DB>,
+  table: string,
+  column: string,
+  message: string,
+): Promise<() => Promise<void>> {
+  return failingTrigger(db, table, `update of ${column}`, null, message);
 }
 
 async function failingTrigger(
   db: Kysely<DB>,
   table: string,
+  event: string,
   when: { column: string; value: string } | null,
   message: string,
 ): Promise<() => Promise<void>> {
@@ -140,7 +151,7 @@ async function failingTrigger(
       )
       .execute(db);
     await sql
-      .raw(`create trigger fail_one before insert on ${table} for each row execute function fail_one()`)
+      .raw(`create trigger fail_one before ${event} on ${table} for each row execute function fail_one()`)
       .execute(db);
     return async () => {
       await sql.raw(`drop trigger fail_one on ${table}`).execute(db);
@@ -150,7 +161,7 @@ async function failingTrigger(
   const condition = when ? ` when new.${when.column} = ${literal(when.value)}` : '';
   await sql
     .raw(
-      `create trigger fail_one before insert on ${table}${condition} begin select raise(abort, ${literal(message)}); end`,
+      `create trigger fail_one before ${event} on ${table}${condition} begin select raise(abort, ${literal(message)}); end`,
     )
     .execute(db);
   return async () => {

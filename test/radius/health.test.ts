@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import radius from 'radius';
 import t, { type Test } from 'tap';
 import { CODE, encodeRequest } from '../../src/radius/codec.js';
@@ -20,6 +19,7 @@ import {
   quietRadiusApp,
 } from '../helpers/radius.js';
 import { staffClient } from '../helpers/staff.js';
+import { failEveryUpdate } from '../helpers/store.js';
 import { aDevice, aLiveSession, wifiRows } from '../helpers/wifi.js';
 
 /**
@@ -163,11 +163,10 @@ t.test('a flush that fails keeps the sightings for the next one, where a newer s
       (d) => d.last_seen_at,
     );
   // A database that refuses the write, the way a full disk would.
-  const refuse = () =>
-    sql`create trigger no_seen before update of last_seen_at on devices begin select raise(abort, 'disk full'); end`.execute(
-      app.app.deps.db,
-    );
-  const allow = () => sql`drop trigger no_seen`.execute(app.app.deps.db);
+  let allow = (): Promise<void> => Promise.resolve();
+  const refuse = async () => {
+    allow = await failEveryUpdate(app.app.deps.db, 'devices', 'last_seen_at', 'disk full');
+  };
 
   t.match(await radclientStatus(app.auth, NAS_ID, SECRET), [{ code: 'Access-Accept' }]);
   await refuse();
