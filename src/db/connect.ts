@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import type { DB } from './schema.js';
 import type { ChangeFeed } from './postgres.js';
+import { namesIn } from './sql-names.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
 
 export type Db = Kysely<DB>;
@@ -35,11 +36,6 @@ interface CachedDatabase {
 
 /** Distinct write statements whose names are remembered; past this the memo starts afresh. */
 const WRITE_NAMES_MEMO_SIZE = 1_000;
-
-/** The lower-cased words of a statement: every table it can name is among them (over-counting is harmless). */
-const namesIn = (sql: string): readonly string[] => [
-  ...new Set((sql.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).map((w) => w.toLowerCase())),
-];
 
 function withStatementCache(sqlite: Database.Database): CachedDatabase {
   const cache = new Map<string, Database.Statement>();

@@ -17,6 +17,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type { DB } from './schema.js';
+import { namesIn } from './sql-names.js';
 
 /**
  * PostgreSQL mode (DESIGN.md §4.9): `DATABASE_URL=postgres://…`. Several daemons may share the
@@ -66,11 +67,6 @@ export function lockKey(schema: string, name: string): bigint {
   return createHash('sha256').update(`hotspot-ctl\u0000${schema}\u0000${name}`).digest().readBigInt64BE(0);
 }
 
-/** The lower-cased words of a statement: every table it can name is among them (over-counting is harmless). */
-export const namesIn = (sql: string): readonly string[] => [
-  ...new Set((sql.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).map((w) => w.toLowerCase())),
-];
-
 const READS = /^\s*(select|show)\b/i;
 
 /**
@@ -84,11 +80,18 @@ export class ChangeFeed extends EventEmitter<{ change: [table: string] }> {
   readonly #counts = new Map<string, number>();
   #epoch = 0;
   #healthy = false;
-  /** Per write statement, the tables it names (memo; cleared when it grows past a bound). */
+  /** Tables some cache asked about: only writes naming them are counted (none before matter). */
+  readonly #watched = new Set<string>();
+  /** Per write statement, the watched tables it names (memo; cleared when it grows past a bound). */
   readonly #names = new Map<string, readonly string[]>();
 
   /** A version of `tables` (lower-case), or null while the feed cannot vouch for the caches. */
   version(tables: readonly string[]): number | null {
+    for (const table of tables) {
+      if (this.#watched.has(table)) continue;
+      this.#watched.add(table);
+      this.#names.clear(); // its entries were worked out without this table
+    }
     if (!this.#healthy) return null;
     let version = this.#epoch;
     for (const table of tables) version += this.#counts.get(table) ?? 0;
@@ -99,11 +102,11 @@ export class ChangeFeed extends EventEmitter<{ change: [table: string] }> {
     return this.#healthy;
   }
 
-  /** The tables a statement that may write names (any word, so unknown tables are counted too). */
+  /** The watched tables a statement that may write names (any word that is one: over-counting is harmless). */
   written(sql: string): readonly string[] {
     let names = this.#names.get(sql);
     if (!names) {
-      names = READS.test(sql) ? [] : namesIn(sql);
+      names = READS.test(sql) ? [] : namesIn(sql).filter((name) => this.#watched.has(name));
       if (this.#names.size >= 1_000) this.#names.clear();
       this.#names.set(sql, names);
     }
