@@ -379,11 +379,20 @@ class Listener {
  */
 class LockSession {
   #client: Promise<pg.Client> | null = null;
+  /** The last query sent: the next one waits for it (one query at a time on a pg client). */
+  #last: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly config: pg.ClientConfig,
     private readonly onError: (err: unknown) => void,
   ) {}
+
+  /** Runs one query on the session, after the ones sent before it. */
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    const run = this.#last.then(async () => (await this.client()).query<R>(text, values));
+    this.#last = run.catch(() => undefined);
+    return run;
+  }
 
   client(): Promise<pg.Client> {
     if (!this.#client) {
@@ -486,14 +495,13 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
     schema,
     async exclusive(name, work, tick) {
       const key = lockKey(schema, `job:${name}`).toString();
-      const client = await locks.client();
-      const { rows } = await client.query<{ locked: boolean }>(
+      const { rows } = await locks.query<{ locked: boolean }>(
         `select pg_try_advisory_lock(${key}) as locked`,
       );
       if (rows[0]?.locked !== true) return false;
       try {
         if (tick !== undefined) {
-          const claimed = await client.query(
+          const claimed = await locks.query(
             `insert into job_runs (name, tick, updated_at) values ($1, $2, $3)
              on conflict (name) do update set tick = excluded.tick, updated_at = excluded.updated_at
              where job_runs.tick < excluded.tick
@@ -506,7 +514,7 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
         return true;
       } finally {
         // A lost connection has let go of its locks already.
-        await client.query(`select pg_advisory_unlock(${key})`).catch(() => undefined);
+        await locks.query(`select pg_advisory_unlock(${key})`).catch(() => undefined);
       }
     },
     close: async () => {
