@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -60,7 +60,10 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Dae
     child,
     stop: () =>
       new Promise((resolve) => {
-        child.once('exit', () => resolve());
+        child.once('exit', () => {
+          rmSync(dataDir, { recursive: true, force: true }); // a temp dir: nothing to keep
+          resolve();
+        });
         child.kill('SIGTERM');
       }),
   };
@@ -250,4 +253,79 @@ export function cpuSeconds(pid: number | undefined): { all: number; main: number
   } catch {
     return undefined;
   }
+}
+
+export interface PgCluster {
+  /** DATABASE_URL of the cluster's database. */
+  url: string;
+  /** CPU seconds the server has used so far: the postmaster and its live and exited backends. */
+  cpuSeconds(): number;
+  /** Stops the cluster and removes its directory (idempotent, synchronous: safe in `finally` and on exit). */
+  stop(): void;
+}
+
+/**
+ * A throwaway PostgreSQL cluster for a benchmark, started by scripts/pg-test-cluster with
+ * PG_DURABLE=1: fsync, synchronous_commit and full_page_writes on (the defaults), so a commit is
+ * on disk before the server acknowledges it, as in production. Stopped by `stop()`, and also when
+ * this process exits or is interrupted, so a failed run leaves no server behind.
+ */
+export function startPgCluster(): PgCluster {
+  // This file runs from bench/ (bench:radius, TypeScript loader) or dist-bench/bench/ (bench:oauth).
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const script = [path.resolve(here, '..'), path.resolve(here, '../..')]
+    .map((root) => path.join(root, 'scripts/pg-test-cluster'))
+    .find((file) => existsSync(file));
+  if (!script) throw new Error('scripts/pg-test-cluster not found');
+  const dir = mkdtempSync(path.join(tmpdir(), 'hotspot-bench-pg-'));
+  let stopped = false;
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      execFileSync(script, ['stop', dir], { stdio: 'ignore' });
+    } catch {
+      // Best effort: the directory is a temp one.
+    }
+  };
+  const interrupted = (): void => {
+    stop();
+    process.exit(130);
+  };
+  process.once('exit', stop);
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  let url: string;
+  try {
+    url = execFileSync(script, ['start', dir], {
+      encoding: 'utf8',
+      env: { ...process.env, PG_DURABLE: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
+  } catch (err) {
+    stop();
+    throw err;
+  }
+  const postmaster = Number(readFileSync(path.join(dir, 'data/postmaster.pid'), 'utf8').split('\n')[0]);
+  return {
+    url,
+    cpuSeconds: () => {
+      let total = 0;
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+          const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          const pid = Number(entry);
+          // ppid is field 4; utime, stime, cutime, cstime fields 14-17 (the children's once reaped).
+          if (pid === postmaster) total += fields.slice(11, 15).reduce((sum, f) => sum + Number(f), 0) / 100;
+          else if (Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) / 100;
+        } catch {
+          // The process ended meanwhile.
+        }
+      }
+      return total;
+    },
+    stop,
+  };
 }
