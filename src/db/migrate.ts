@@ -15,6 +15,7 @@ import * as m0014 from '../../migrations/0014_social_display_name.js';
 import * as m0015 from '../../migrations/0015_device_global_secret.js';
 import * as m0016 from '../../migrations/0016_acct_session_reuse.js';
 import * as m0017 from '../../migrations/0017_router_handoff.js';
+import * as m0019 from '../../migrations/0019_sites.js';
 import type { Db } from './connect.js';
 
 /**
@@ -38,6 +39,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0015_device_global_secret': m0015,
   '0016_acct_session_reuse': m0016,
   '0017_router_handoff': m0017,
+  '0019_sites': m0019,
 };
 
 function migrator(db: Db): Migrator {

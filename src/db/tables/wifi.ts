@@ -15,6 +15,8 @@ export interface PlansTable {
   /** Speed limit in kbit/s (download: to the guest; upload: from the guest), or null (migration 0017). */
   download_kbps: number | null;
   upload_kbps: number | null;
+  /** The site it belongs to (migration 0019): `sites.id`, kept valid in code (wifi/sites.ts). */
+  site_id: string;
   created_at: string;
   updated_at: string;
 }
@@ -47,6 +49,8 @@ export interface DevicesTable {
    * where the portal may send guests' logins (migration 0017). Null: the network's first address.
    */
   gateway_ip: string | null;
+  /** The site it belongs to (migration 0019): `sites.id`, kept valid in code (wifi/sites.ts). */
+  site_id: string;
 }
 
 export interface InvoicesTable {
@@ -75,6 +79,8 @@ export interface InvoicesTable {
   created_at: string;
   updated_at: string;
   paid_at: string | null;
+  /** The site of its plan when it was sold (migration 0019). */
+  site_id: string;
 }
 
 /** Which invoice a purchase key currently stands for; the primary key is the idempotency guard. */
