@@ -24,6 +24,7 @@ export function presentDevice(row: DeviceView): Record<string, unknown> {
     gateway_ip: row.gateway_ip,
     last_seen_at: row.last_seen_at,
     online: row.online,
+    site_id: row.site_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

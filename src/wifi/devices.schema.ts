@@ -6,7 +6,8 @@ import { must, parseChanges, type Checks } from './values.js';
 /**
  * The Device request of wifi-access-api.md §2 plus the settings only this box needs: the RADIUS
  * shared secret, the CoovaChilli uam secret, the uam-login password encoding, and the switch for
- * legacy routers that send no Message-Authenticator (DESIGN.md §4.5).
+ * legacy routers that send no Message-Authenticator (DESIGN.md §4.5), and the optional site_id
+ * (DESIGN.md §4.9; checked against the sites by the domain, wifi/sites.ts).
  */
 export const DEVICE_FIELDS = [
   'name',
@@ -22,6 +23,7 @@ export const DEVICE_FIELDS = [
   'uam_auth',
   'require_message_authenticator',
   'gateway_ip',
+  'site_id',
 ] as const;
 export type DeviceField = (typeof DEVICE_FIELDS)[number];
 export type DeviceRequest = Partial<Record<DeviceField, unknown>>;

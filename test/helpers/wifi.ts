@@ -4,6 +4,9 @@ import type { Db } from '../../src/db/index.js';
 import { signWebhook } from '../../src/payments/index.js';
 import {
   createPlan,
+  createSite,
+  type SiteRequest,
+  type SiteRow,
   recordAccounting,
   registerDevice,
   type DeviceRequest,
@@ -17,6 +20,10 @@ import { jsonRequest, rawRequest, type RawResponse } from './http.js';
 
 export function aPlan(app: App, overrides: PlanRequest = {}): Promise<PlanRow> {
   return createPlan(app.deps, { name: '1 hour', price_tzs: 1000, duration_seconds: 3600, ...overrides });
+}
+
+export function aSite(app: App, overrides: SiteRequest = {}): Promise<SiteRow> {
+  return createSite(app.deps, { slug: 'harbour', name: 'Harbour café', ...overrides });
 }
 
 export function aDevice(app: App, overrides: DeviceRequest = {}) {
@@ -126,6 +133,8 @@ const WIFI_TABLES = [
   'payments',
   'payment_events',
   'radius_sessions',
+  'sites',
+  'staff_sites',
 ] as const;
 
 /** Every row of every Wi-Fi table: compare before and after a refused request. */
