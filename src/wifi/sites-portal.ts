@@ -19,9 +19,18 @@ export interface PortalQuery {
   uamip?: string | undefined;
 }
 
+/** The router errors that mean "not a router this box can name", as opposed to a malformed value. */
+const NOT_FOUND_CODES: ReadonlySet<string> = new Set([
+  'routerUnknown',
+  'uamipUnknown',
+  'routerAmbiguous',
+  'uamipOutsideRouter',
+]);
+
 /**
- * The site of the router a portal request names; the default site when it names none. A router
- * this box does not know (or a malformed name) is refused as the router check refuses it (422).
+ * The site of the router a portal request names; the default site when it names none, or one this
+ * box cannot tell (unknown, or ambiguous without nasid): refusing such a router is the router
+ * check's job, and the portal sells nothing there. A malformed nasid or uamip is a 422.
  */
 export async function portalSiteId(
   deps: Pick<WifiDeps, 'db' | 'vault'>,
@@ -31,7 +40,12 @@ export async function portalSiteId(
   const named = given(query.uamip)
     ? parseChilliRouter({ nasid: query.nasid, uamip: query.uamip })
     : { nasid: nasidOf(query.nasid, true), uamip: undefined };
-  return (await findPortalRouter(deps, named)).device.site_id;
+  try {
+    return (await findPortalRouter(deps, named)).device.site_id;
+  } catch (err) {
+    if (isAppError(err) && NOT_FOUND_CODES.has(err.code)) return DEFAULT_SITE_ID;
+    throw err;
+  }
 }
 
 /** GET /api/v1/public/plans[?nasid=…|uamip=…]: what guests of that router's site may buy. */
