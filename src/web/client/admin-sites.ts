@@ -44,16 +44,16 @@ const MAX_LOGO_BYTES = 100_000;
 const input = (id: string): HTMLInputElement => $(id, HTMLInputElement);
 let editing: Site | null = null;
 
-/** A colour as a small swatch and its code (not by colour alone). */
+/** The site's colours, each a small swatch with its code (not by colour alone), in one line. */
 function colours(site: Site): Node[] {
-  const out: Node[] = [];
+  const line = element('span', '', 'site-colours');
   for (const colour of [site.brand_color, site.background_color]) {
     if (colour === null) continue;
     const swatch = element('span', '', 'swatch');
     swatch.style.backgroundColor = colour;
-    out.push(swatch, element('span', `${colour} `, 'mono'));
+    line.append(swatch, `${colour} `);
   }
-  return out.length === 0 ? [document.createTextNode(t('site.none'))] : out;
+  return [line.childNodes.length === 0 ? document.createTextNode(t('site.none')) : line];
 }
 
 function logo(site: Site): Node[] {
