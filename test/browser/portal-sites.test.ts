@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
-import { aDevice, aPlan, aSite } from '../helpers/wifi.js';
+import { aDevice, aHarbourRouter, aPlan, aSite } from '../helpers/wifi.js';
 
 /**
  * The portal of a box with two sites (DESIGN.md §4.9), in headless Chromium: a guest sees the
@@ -57,15 +57,7 @@ t.test('each router’s guests see their own site’s plans and branding', { ski
     data_limit_bytes: 3e9,
   });
   await aDevice(app.app);
-  await aDevice(app.app, {
-    name: 'Harbour AP',
-    radius_nas_id: 'harbour-01',
-    mac_address: 'aa:bb:cc:dd:ee:02',
-    local_network: '10.2.0.0/24',
-    uam_server: 'http://10.2.0.10:8080/portal',
-    radius_client_ip: '10.2.0.1',
-    site_id: harbour.id,
-  });
+  await aHarbourRouter(app.app, harbour.id);
 
   await page.goto(`${app.base}/portal?${chilli('10.2.0.1', 'harbour-01')}`);
   await page.locator('.plan').first().waitFor();

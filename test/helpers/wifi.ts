@@ -26,6 +26,18 @@ export function aSite(app: App, overrides: SiteRequest = {}): Promise<SiteRow> {
   return createSite(app.deps, { slug: 'harbour', name: 'Harbour café', ...overrides });
 }
 
+/** A second venue's router (for sites): its own NAS id, MAC and guest network 10.2.0.0/24. */
+export const aHarbourRouter = (app: App, siteId: string) =>
+  aDevice(app, {
+    name: 'Harbour AP',
+    radius_nas_id: 'harbour-01',
+    mac_address: 'aa:bb:cc:dd:ee:02',
+    local_network: '10.2.0.0/24',
+    uam_server: 'http://10.2.0.10:8080/portal',
+    radius_client_ip: '10.2.0.1',
+    site_id: siteId,
+  });
+
 export function aDevice(app: App, overrides: DeviceRequest = {}) {
   return registerDevice(app.deps, {
     name: 'Lobby AP',

@@ -3,7 +3,15 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
 import { rawRequest } from '../helpers/http.js';
 import { staffClient } from '../helpers/staff.js';
-import { aDevice, aLiveSession, aPaidPurchase, aPlan, aSite, wifiRows } from '../helpers/wifi.js';
+import {
+  aDevice,
+  aHarbourRouter,
+  aLiveSession,
+  aPaidPurchase,
+  aPlan,
+  aSite,
+  wifiRows,
+} from '../helpers/wifi.js';
 import { aGuest } from '../helpers/radius.js';
 
 /** Sites (DESIGN.md §4.9, docs/decisions/0024-sites.md) through the admin and public APIs. */
@@ -19,17 +27,7 @@ async function twoSites(t: Parameters<typeof startTestApp>[0]) {
   const lobbyPlan = await aPlan(app.app, { name: 'Lobby hour', price_tzs: 1000 });
   const harbourPlan = await aPlan(app.app, { name: 'Harbour hour', price_tzs: 1500, site_id: harbour.id });
   const lobby = (await aDevice(app.app)).device;
-  const harbourRouter = (
-    await aDevice(app.app, {
-      name: 'Harbour AP',
-      radius_nas_id: 'harbour-01',
-      mac_address: 'aa:bb:cc:dd:ee:02',
-      local_network: '10.2.0.0/24',
-      uam_server: 'http://10.2.0.10:8080/portal',
-      radius_client_ip: '10.2.0.1',
-      site_id: harbour.id,
-    })
-  ).device;
+  const harbourRouter = (await aHarbourRouter(app.app, harbour.id)).device;
   return { app, harbour, lobbyPlan, harbourPlan, lobby, harbourRouter };
 }
 
