@@ -350,3 +350,17 @@ t.test('a staff member limited to several sites must say where a new router goes
   });
   t.equal((await admin.post('/api/v1/admin/plans', { ...body, site_id: annex.id })).status, 201);
 });
+
+t.test('staff limited to sites see only the SMS they sent themselves', async (t) => {
+  const { app, harbour } = await twoSites(t);
+  const owner = await staffClient(app, 'owner');
+  const { operator } = await harbourStaff(app, harbour.slug);
+  const send = (c: Client, message: string) =>
+    c.post('/api/v1/admin/messages', { recipient: '0712345678', message });
+  t.equal((await send(owner, 'from the owner')).status, 202);
+  t.equal((await send(operator, 'from the harbour')).status, 202);
+  const seen = async (c: Client) =>
+    ((await c.get('/api/v1/admin/messages')).body.data as { message: string }[]).map((m) => m.message).sort();
+  t.same(await seen(operator), ['from the harbour']);
+  t.same(await seen(owner), ['from the harbour', 'from the owner'], 'every site: every message');
+});
