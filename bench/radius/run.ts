@@ -143,6 +143,7 @@ async function ourServer(dir: string, kind: StoreKind, databaseUrl: string | nul
         created_at: now.toISOString(),
         updated_at: now.toISOString(),
         paid_at: now.toISOString(),
+        site_id: plan.site_id,
       };
       await tx.insertInto('invoices').values(invoice).execute();
       const { grant, password } = await issue(tx, app.deps, { invoice, paidAt: now });

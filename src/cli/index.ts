@@ -11,6 +11,7 @@ import { registerOutbox } from './commands/outbox.js';
 import { registerPlans } from './commands/plans.js';
 import { registerServe } from './commands/serve.js';
 import { registerSetup } from './commands/setup.js';
+import { registerSites } from './commands/sites.js';
 import { registerSocial } from './commands/social.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerStaff } from './commands/staff.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerKeys(program);
   registerClients(program);
   registerSocial(program);
+  registerSites(program);
   registerPlans(program);
   registerDevices(program);
   registerSessions(program);

@@ -16,6 +16,7 @@ import * as m0015 from '../../migrations/0015_device_global_secret.js';
 import * as m0016 from '../../migrations/0016_acct_session_reuse.js';
 import * as m0017 from '../../migrations/0017_router_handoff.js';
 import * as m0018 from '../../migrations/0018_shared_state.js';
+import * as m0019 from '../../migrations/0019_sites.js';
 import * as m0020 from '../../migrations/0020_device_tunnel.js';
 import type { Db } from './connect.js';
 
@@ -41,6 +42,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0016_acct_session_reuse': m0016,
   '0017_router_handoff': m0017,
   '0018_shared_state': m0018,
+  '0019_sites': m0019,
   '0020_device_tunnel': m0020,
 };
 

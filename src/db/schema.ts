@@ -3,6 +3,7 @@ import type { CoreTables } from './tables/core.js';
 import type { IdentityTables, SocialTables } from './tables/identity.js';
 import type { OauthTables } from './tables/oauth.js';
 import type { RadiusTables } from './tables/radius.js';
+import type { SiteTables } from './tables/sites.js';
 import type { WifiTables } from './tables/wifi.js';
 
 /**
@@ -10,4 +11,12 @@ import type { WifiTables } from './tables/wifi.js';
  * ISO-8601 UTC strings; booleans are integers 0/1 (portable between SQLite and PostgreSQL).
  */
 export interface DB
-  extends CoreTables, IdentityTables, SocialTables, WifiTables, ConsoleTables, OauthTables, RadiusTables {}
+  extends
+    CoreTables,
+    IdentityTables,
+    SocialTables,
+    WifiTables,
+    ConsoleTables,
+    OauthTables,
+    RadiusTables,
+    SiteTables {}

@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../deps.js';
+import type { Db } from '../db/index.js';
 import type { StaffRole } from '../db/tables/identity.js';
 import { uuid } from '../lib/crypto.js';
 import { isoNow } from '../lib/time.js';
@@ -35,11 +36,13 @@ export const staffCandidateExists = async (deps: Pick<CoreDeps, 'db'>, email: st
 
 /**
  * Gives an account a staff role. When the email has no account yet, one is created with the
- * given password and the email counted as verified (the operator vouches for it).
+ * given password and the email counted as verified (the operator vouches for it). `also` runs in
+ * the same transaction with the account's id (the Wi-Fi feature sets the role's sites there).
  */
 export async function addStaff(
   deps: Pick<CoreDeps, 'db' | 'clock' | 'log'>,
   input: { email: string; role: string; password?: string | undefined },
+  also?: (tx: Db, userId: string) => Promise<void>,
 ): Promise<{ staff: ReturnType<typeof presentStaff>; created: boolean }> {
   if (!isStaffRole(input.role)) throw identityErrors.invalidRole();
   const role = input.role;
@@ -50,6 +53,7 @@ export async function addStaff(
     const existing = await findUserByEmail(tx, input.email);
     if (existing) {
       await setStaffRole(tx, existing.id, role, now);
+      await also?.(tx, existing.id);
       return { user: { ...existing, staff_role: role }, created: false };
     }
     if (passwordHash === null) throw identityErrors.passwordRequired();
@@ -73,6 +77,7 @@ export async function addStaff(
       updated_at: now,
     };
     await insertUser(tx, user);
+    await also?.(tx, user.id);
     return { user, created: true };
   });
   deps.log.info(

@@ -2,7 +2,14 @@ import type { CoreDeps } from '../deps.js';
 import { readCookie } from '../http/cookies.js';
 import type { RouteResult } from '../http/route.js';
 import type { HttpRequest } from '../http/types.js';
-import { ADMIN_COOKIE, authenticateAdmin, mayAct, type StaffPrincipal } from '../wifi/index.js';
+import {
+  ADMIN_COOKIE,
+  authenticateAdmin,
+  hasSeveralSites,
+  listSites,
+  mayAct,
+  type StaffPrincipal,
+} from '../wifi/index.js';
 import type { Assets } from './assets.js';
 import { html, type Html } from './html.js';
 import { renderPage } from './layout.js';
@@ -40,10 +47,51 @@ export const capabilities = (principal: StaffPrincipal) => ({
   devices: mayAct(principal.role, 'admin'),
   disconnect: mayAct(principal.role, 'operator'),
   sms: mayAct(principal.role, 'operator'),
+  sites: mayAct(principal.role, 'admin'),
+  // Only admins whose role covers every site add one (docs/decisions/0024-sites.md).
+  addSite: mayAct(principal.role, 'admin') && principal.sites === null,
 });
 
 export type Section =
-  'overview' | 'plans' | 'devices' | 'sessions' | 'guests' | 'invoices' | 'payments' | 'sms';
+  'overview' | 'plans' | 'devices' | 'sessions' | 'guests' | 'invoices' | 'payments' | 'sms' | 'sites';
+
+/** A site as the pages offer it in a filter or a form. */
+export interface SiteChoice {
+  id: string;
+  name: string;
+}
+
+/**
+ * What a page knows of sites (DESIGN.md §4.9): the sites the staff member sees, whether the box
+ * has more than the default one (the word "site" shows only then), and the site the page's lists
+ * are narrowed to (`?site=`, one of theirs; '' for all of them).
+ */
+export interface SiteContext {
+  sites: SiteChoice[];
+  several: boolean;
+  site: string;
+}
+
+export async function siteContext(
+  deps: Pick<CoreDeps, 'db'>,
+  principal: StaffPrincipal,
+  requested: string | undefined,
+): Promise<SiteContext> {
+  const sites = (await listSites(deps, principal.sites)).map((s) => ({ id: s.id, name: s.name }));
+  const site = sites.some((s) => s.id === requested) ? (requested ?? '') : '';
+  return { sites, several: await hasSeveralSites(deps), site };
+}
+
+/** The sections whose lists a site filter narrows. */
+const FILTERED: ReadonlySet<Section> = new Set([
+  'overview',
+  'plans',
+  'devices',
+  'sessions',
+  'guests',
+  'invoices',
+  'payments',
+]);
 
 const NAV: readonly [Section, string, AdminKey][] = [
   ['overview', '/admin', 'nav.overview'],
@@ -54,6 +102,7 @@ const NAV: readonly [Section, string, AdminKey][] = [
   ['invoices', '/admin/invoices', 'nav.invoices'],
   ['payments', '/admin/payments', 'nav.payments'],
   ['sms', '/admin/sms', 'nav.sms'],
+  ['sites', '/admin/sites', 'nav.sites'],
 ];
 
 export const SECTION_PATHS = NAV.map(([, path]) => path);
@@ -63,6 +112,7 @@ export interface AdminPage {
   title: AdminKey;
   script: string;
   principal: StaffPrincipal;
+  sites: SiteContext;
   main: Html;
   data?: Record<string, unknown>;
 }
@@ -73,7 +123,10 @@ export function adminPage(deps: Pick<CoreDeps, 'config'>, assets: Assets, page: 
   const who = a('who.signedIn')
     .replace('{email}', principal.email ?? principal.displayName)
     .replace('{role}', a(`role.${principal.role}`));
-  const nav = NAV.map(([section, path, label]) =>
+  const { sites } = page;
+  // A single venue never sees the word: the Sites page is listed once there is a second site.
+  const shown = NAV.filter(([section]) => section !== 'sites' || sites.several || page.section === 'sites');
+  const nav = shown.map(([section, path, label]) =>
     section === page.section
       ? html`<a href="${path}" aria-current="page">${a(label)}</a>`
       : html`<a href="${path}">${a(label)}</a>`,
@@ -89,15 +142,34 @@ export function adminPage(deps: Pick<CoreDeps, 'config'>, assets: Assets, page: 
         <span id="who">${who}</span>
         <button type="button" id="sign-out">${a('who.signOut')}</button>
       </div>
-      ${page.main}
+      ${FILTERED.has(page.section) && sites.sites.length > 1 ? siteFilter(sites) : ''} ${page.main}
     </div>`,
     data: {
       strings: adminEn,
       role: principal.role,
       can: capabilities(principal),
+      sites: sites.sites.length > 1 ? sites.sites : [],
+      site: sites.site,
       ...page.data,
     },
   });
+}
+
+/** Which site's lists the page shows: a plain GET form (`?site=`), sent as soon as the choice changes. */
+function siteFilter(sites: SiteContext): Html {
+  const options = [
+    html`<option value="" ${sites.site === '' ? html` selected` : ''}>${a('site.all')}</option>`,
+    ...sites.sites.map(
+      (s) => html`<option value="${s.id}" ${s.id === sites.site ? html` selected` : ''}>${s.name}</option>`,
+    ),
+  ];
+  return html`<form class="site-filter" id="site-filter-form" method="get">
+    <label for="site-filter">${a('site.filter')}</label>
+    <select id="site-filter" name="site">
+      ${options}
+    </select>
+    <button type="submit" id="site-filter-show">${a('site.show')}</button>
+  </form>`;
 }
 
 /** The heading, intro and (for a role that may not change anything here) a read-only note. */

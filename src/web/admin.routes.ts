@@ -10,12 +10,15 @@ import {
   confirmDialog,
   optionalStaff,
   sectionHead,
+  siteContext,
   statusBox,
   statusLine,
   tableSlot,
   toAdminLogin,
   type AdminPage,
+  type SiteContext,
 } from './admin-page.js';
+import { siteField, sitesMain } from './admin-sites.js';
 import type { Assets } from './assets.js';
 import { field, submitRow } from './forms.js';
 import { html, type Html } from './html.js';
@@ -35,16 +38,20 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
   const staff = optionalStaff(deps);
   const get = (
     path: string,
-    handler: (ctx: RouteContext<undefined, StaffPrincipal | null>) => RouteResult,
+    handler: (ctx: RouteContext<undefined, StaffPrincipal | null>) => RouteResult | Promise<RouteResult>,
   ): Route => defineRoute({ method: 'GET', path, api: 'identity', auth: staff, handler });
-  /** A page that needs a staff session. */
+  /** A page that needs a staff session; it knows the staff member's sites and the one chosen. */
   const section = (
     path: string,
-    render: (principal: StaffPrincipal, can: ReturnType<typeof capabilities>) => Omit<AdminPage, 'principal'>,
+    render: (
+      can: ReturnType<typeof capabilities>,
+      sites: SiteContext,
+    ) => Omit<AdminPage, 'principal' | 'sites'>,
   ): Route =>
-    get(path, ({ principal, req }) => {
+    get(path, async ({ principal, req, query }) => {
       if (!principal) return toAdminLogin(here(req));
-      return adminPage(deps, assets, { ...render(principal, capabilities(principal)), principal });
+      const sites = await siteContext(deps, principal, query.site);
+      return adminPage(deps, assets, { ...render(capabilities(principal), sites), principal, sites });
     });
 
   return [
@@ -66,23 +73,23 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
       script: 'admin-overview.js',
       main: overviewMain(),
     })),
-    section('/admin/plans', (_, can) => ({
+    section('/admin/plans', (can, sites) => ({
       section: 'plans',
       title: 'plans.title',
       script: 'admin-plans.js',
       main: html`${sectionHead('plans.title', 'plans.intro', !can.plans)} ${statusBox('plans-status')}
-      ${tableSlot('plans', 'plans.title')} ${can.plans ? planForm() : ''}`,
+      ${tableSlot('plans', 'plans.title')} ${can.plans ? planForm(sites) : ''}`,
     })),
-    section('/admin/devices', (_, can) => ({
+    section('/admin/devices', (can, sites) => ({
       section: 'devices',
       title: 'devices.title',
       script: 'admin-devices.js',
       main: html`${sectionHead('devices.title', 'devices.intro', !can.devices)}
       ${statusLine('devices-status')} ${can.devices ? secretBox() : ''}
       ${tableSlot('devices', 'devices.title')} ${devicesNotes(deps, can.devices)}
-      ${can.devices ? html`${deviceForm()} ${confirmDialog()} ${setupDialog()}` : ''}`,
+      ${can.devices ? html`${deviceForm(sites)} ${confirmDialog()} ${setupDialog()}` : ''}`,
     })),
-    section('/admin/sessions', (_, can) => ({
+    section('/admin/sessions', (can) => ({
       section: 'sessions',
       title: 'sessions.title',
       script: 'admin-sessions.js',
@@ -106,12 +113,18 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
         main: html`${sectionHead(`${name}.title`, `${name}.intro`)} ${tableSlot(name, `${name}.title`)}`,
       })),
     ),
-    section('/admin/sms', (_, can) => ({
+    section('/admin/sms', (can) => ({
       section: 'sms',
       title: 'sms.title',
       script: 'admin-sms.js',
       main: html`${sectionHead('sms.title', 'sms.intro', !can.sms)} ${can.sms ? smsForm() : ''}
       ${tableSlot('messages', 'sms.title')}`,
+    })),
+    section('/admin/sites', (can) => ({
+      section: 'sites',
+      title: 'sites.title',
+      script: 'admin-sites.js',
+      main: sitesMain(deps, can),
     })),
   ];
 }
@@ -154,10 +167,10 @@ function overviewMain(): Html {
     <p class="error" id="stats-error" role="alert" hidden></p>`;
 }
 
-function planForm(): Html {
+function planForm(sites: SiteContext): Html {
   return html`<form id="plan-form" class="card" novalidate aria-labelledby="plan-form-heading">
     <h2 id="plan-form-heading">${a('plans.new')}</h2>
-    ${field({ id: 'plan-name', label: a('plan.name'), maxlength: 100 })}
+    ${siteField('plan-site', sites)} ${field({ id: 'plan-name', label: a('plan.name'), maxlength: 100 })}
     ${textArea({ id: 'plan-description', label: a('plan.description'), hint: a('plan.descriptionHint') })}
     ${numberField({ id: 'plan-price', label: a('plan.price'), hint: a('plan.priceHint') })}
     ${unitField({
@@ -248,9 +261,10 @@ function setupDialog(): Html {
   </dialog>`;
 }
 
-function deviceForm(): Html {
+function deviceForm(sites: SiteContext): Html {
   return html`<form id="device-form" class="card" novalidate aria-labelledby="device-form-heading">
     <h2 id="device-form-heading">${a('devices.new')}</h2>
+    ${siteField('device-site', sites)}
     ${field({ id: 'device-name', label: a('device.name'), maxlength: 100 })}
     ${field({ id: 'device-model', label: a('device.model'), maxlength: 100 })}
     ${field({ id: 'device-mac', label: a('device.mac'), hint: a('device.macHint'), autocomplete: 'off' })}

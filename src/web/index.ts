@@ -11,7 +11,7 @@ import { portalRoutes } from './portal.routes.js';
 /** The web pages' public surface: app.ts mounts these routes. */
 export { safeNext } from './security.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log' | 'vault'>;
 
 export function webRoutes(deps: Deps, assets: Assets = loadAssets()): Route[] {
   if (assets.missing.length > 0)

@@ -14,6 +14,9 @@ export interface PageOptions {
   data: unknown;
   /** Images from other origins the page may show (the consent page's client logo). */
   extraImgSrc?: readonly string[];
+  /** A logo beside the name in the header (a path on this box), and a stylesheet over app.css (the portal's site branding). */
+  logoUrl?: string | null;
+  stylesheetUrl?: string | null;
 }
 
 /**
@@ -25,6 +28,7 @@ export function renderPage(assets: Assets, page: PageOptions) {
     .closure(page.script)
     .filter((name) => name !== page.script)
     .map((name) => html`<link rel="modulepreload" href="${assets.url(name)}" />`);
+  const logo = page.logoUrl ? html`<img class="logo" src="${page.logoUrl}" alt="" />` : '';
   const body = html`<!doctype html>
     <html lang="${page.lang}">
       <head>
@@ -33,11 +37,12 @@ export function renderPage(assets: Assets, page: PageOptions) {
         <meta name="color-scheme" content="light" />
         <title>${page.title} · ${page.serviceName}</title>
         <link rel="stylesheet" href="${assets.url('app.css')}" />
+        ${page.stylesheetUrl ? html`<link rel="stylesheet" href="${page.stylesheetUrl}" />` : ''}
         <script type="module" src="${assets.url(page.script)}"></script>
         ${preload}
       </head>
       <body>
-        <header class="bar"><span class="brand">${page.serviceName}</span></header>
+        <header class="bar">${logo}<span class="brand">${page.serviceName}</span></header>
         <main id="main">${page.main}</main>
         <script type="application/json" id="page-data">
           ${jsonForScript(page.data)}

@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps.js';
 import { defineRoute, type Route } from '../http/route.js';
 import type { Assets } from './assets.js';
+import { portalBrand, siteLogo, siteStylesheet } from '../wifi/index.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 import { portalEn, type PortalKey } from './strings/portal.en.js';
@@ -105,26 +106,55 @@ function portalMain(s: Readonly<Record<PortalKey, string>>) {
 </details>`;
 }
 
+const NOT_FOUND = { status: 404, body: 'not found\n', type: 'text/plain; charset=utf-8' } as const;
+
+/** A site's logo and colours: public, small, and named by a version in their URL (sites.present.ts). */
+const BRAND_HEADERS = { 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' };
+
 /**
  * GET /portal: where CoovaChilli sends guests (`res=notyet&uamip&uamport&challenge…`), and our
- * MikroTik login.html (`res=notyet&nasid&link_login_only&chap_id…`; DESIGN.md §4.7).
+ * MikroTik login.html (`res=notyet&nasid&link_login_only&chap_id…`; DESIGN.md §4.7), in the
+ * branding of the site of that router (§4.9): its name in the header, its logo and colours.
  */
-export function portalRoutes(deps: Pick<CoreDeps, 'config'>, assets: Assets): Route[] {
+export function portalRoutes(deps: Pick<CoreDeps, 'config' | 'db' | 'vault'>, assets: Assets): Route[] {
   return [
     defineRoute({
       method: 'GET',
       path: '/portal',
       api: 'identity',
-      handler: ({ req }) => {
+      handler: async ({ req, query }) => {
         const lang = portalLanguage(req.headers['accept-language']);
+        const brand = await portalBrand(deps, { nasid: query.nasid, uamip: query.uamip });
         return renderPage(assets, {
           lang,
           title: TABLES[lang]['page.title'],
-          serviceName: deps.config.serviceName,
+          serviceName: brand.name,
+          logoUrl: brand.logoUrl,
+          stylesheetUrl: brand.stylesheetUrl,
           script: 'portal.js',
           main: portalMain(TABLES[lang]),
           data: { lang, strings: TABLES },
         });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/portal/sites/:id/logo',
+      api: 'identity',
+      handler: async ({ params }) => {
+        const logo = await siteLogo(deps, params.id ?? '');
+        return logo ? { body: logo.bytes, type: logo.type, headers: BRAND_HEADERS } : NOT_FOUND;
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/portal/sites/:id/brand.css',
+      api: 'identity',
+      handler: async ({ params }) => {
+        const css = await siteStylesheet(deps, params.id ?? '');
+        return css === undefined
+          ? NOT_FOUND
+          : { body: css, type: 'text/css; charset=utf-8', headers: BRAND_HEADERS };
       },
     }),
   ];

@@ -29,6 +29,7 @@ export function presentDevice(row: DeviceView): Record<string, unknown> {
     radsec_certificate: row.radsec_cert_sha256 !== null,
     last_seen_at: row.last_seen_at,
     online: row.online,
+    site_id: row.site_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

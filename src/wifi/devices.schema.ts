@@ -6,7 +6,8 @@ import { must, parseChanges, type Checks } from './values.js';
 /**
  * The Device request of wifi-access-api.md §2 plus the settings only this box needs: the RADIUS
  * shared secret, the CoovaChilli uam secret, the uam-login password encoding, and the switch for
- * legacy routers that send no Message-Authenticator (DESIGN.md §4.5).
+ * legacy routers that send no Message-Authenticator (DESIGN.md §4.5), and the optional site_id
+ * (DESIGN.md §4.9; checked against the sites by the domain, wifi/sites.ts).
  */
 export const DEVICE_FIELDS = [
   'name',
@@ -24,6 +25,7 @@ export const DEVICE_FIELDS = [
   'gateway_ip',
   'tunnel_address',
   'tunnel_public_key',
+  'site_id',
 ] as const;
 export type DeviceField = (typeof DEVICE_FIELDS)[number];
 export type DeviceRequest = Partial<Record<DeviceField, unknown>>;

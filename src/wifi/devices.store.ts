@@ -44,9 +44,17 @@ export function findClash(
     .executeTakeFirst();
 }
 
-/** Devices by name; the first `limit` of them unless it is null. */
-export function selectDevices(db: Db, options: { limit: number | null }): Promise<DeviceRow[]> {
-  const query = db.selectFrom('devices').selectAll().orderBy('name').orderBy('id');
+/** Devices by name, of `sites` (null: every site); the first `limit` of them unless it is null. */
+export function selectDevices(
+  db: Db,
+  options: { limit: number | null; sites: readonly string[] | null },
+): Promise<DeviceRow[]> {
+  const query = db
+    .selectFrom('devices')
+    .selectAll()
+    .$if(options.sites !== null, (q) => q.where('site_id', 'in', options.sites ?? []))
+    .orderBy('name')
+    .orderBy('id');
   return (options.limit === null ? query : query.limit(options.limit)).execute();
 }
 

@@ -25,6 +25,15 @@ import {
 import { wifiErrors } from './errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import { ipv4ToNumber, networkContains, numberToIpv4, parseIpv4Cidr, type Ipv4Network } from './net.js';
+import {
+  EVERY_SITE,
+  inScope,
+  siteForChange,
+  siteForNew,
+  sitesOf,
+  type SiteScope,
+  type SiteView,
+} from './sites.js';
 
 export type { DeviceRow } from './devices.store.js';
 
@@ -135,10 +144,15 @@ function refuseTunnelOutside(config: WifiDeps['config'], values: Partial<DeviceV
  * Registers a router; its RADIUS secret is the one given, a generated one, or (`radius_secret:
  * null`) none of its own, so RADIUS_SECRET applies.
  */
-export async function registerDevice(deps: Deps, request: DeviceRequest): Promise<DeviceWithSecret> {
+export async function registerDevice(
+  deps: Deps,
+  request: DeviceRequest,
+  scope: SiteScope = null,
+): Promise<DeviceWithSecret> {
   const values = parseDeviceCreate(request);
   refuseGatewayOutside(values);
   refuseTunnelOutside(deps.config, values);
+  const siteId = await siteForNew(deps.db, scope, request.site_id);
   const id = uuid();
   const now = deps.clock.now().toISOString();
   const radiusSecret = values.radiusSecret === undefined ? newRadiusSecret() : values.radiusSecret;
@@ -150,6 +164,7 @@ export async function registerDevice(deps: Deps, request: DeviceRequest): Promis
     updated_at: now,
     last_seen_at: null,
     radsec_cert_sha256: null,
+    site_id: siteId,
   } as DeviceRow;
   await deps.db.transaction().execute(async (tx) => {
     await refuseClash(tx, values, null);
@@ -158,17 +173,24 @@ export async function registerDevice(deps: Deps, request: DeviceRequest): Promis
   return { device: viewDevice(deps, row), radiusSecret };
 }
 
-/** Changes the settings the request supplies; 404 for an unknown device. */
-export async function updateDevice(deps: Deps, id: string, request: DeviceRequest): Promise<DeviceView> {
+/** Changes the settings the request supplies; 404 for an unknown device or one outside the scope. */
+export async function updateDevice(
+  deps: Deps,
+  id: string,
+  request: DeviceRequest,
+  scope: SiteScope = null,
+): Promise<DeviceView> {
   const values = parseDeviceChanges(request);
   return deps.db.transaction().execute(async (tx) => {
     const existing = await findDevice(tx, id);
-    if (!existing) throw wifiErrors.deviceNotFound();
+    if (!existing || !inScope(scope, existing.site_id)) throw wifiErrors.deviceNotFound();
     refuseGatewayOutside(values, existing);
     refuseTunnelOutside(deps.config, values);
     await refuseClash(tx, values, id);
+    const siteId = await siteForChange(tx, scope, request.site_id);
     await updateDeviceRow(tx, id, {
       ...toColumns(deps, id, values),
+      ...(siteId !== undefined && { site_id: siteId }),
       updated_at: deps.clock.now().toISOString(),
     });
     return viewDevice(deps, (await findDevice(tx, id)) as DeviceRow);
@@ -183,9 +205,10 @@ export async function rotateDeviceSecret(
   deps: Deps,
   id: string,
   secret?: string,
+  scope: SiteScope = null,
 ): Promise<DeviceWithSecret & { radiusSecret: string }> {
   const radiusSecret = parseDeviceChanges({ radius_secret: secret }).radiusSecret ?? newRadiusSecret();
-  const device = await updateDevice(deps, id, { radius_secret: radiusSecret });
+  const device = await updateDevice(deps, id, { radius_secret: radiusSecret }, scope);
   return { device, radiusSecret };
 }
 
@@ -215,14 +238,22 @@ export async function getDevice(
   return viewDevice(deps, row);
 }
 
-/** GET /api/v1/admin/devices: devices by name, at most 200. */
-export async function listDevices(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>): Promise<DeviceView[]> {
-  return (await selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT })).map((d) => viewDevice(deps, d));
+/** GET /api/v1/admin/devices: the devices of the sites in view by name, at most 200. */
+export async function listDevices(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
+  view: SiteView = EVERY_SITE,
+): Promise<DeviceView[]> {
+  const sites = await sitesOf(deps.db, view);
+  return (await selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT, sites })).map((d) => viewDevice(deps, d));
 }
 
-/** `hotspot-ctl devices list`: every device, however many (docs/decisions/0007-admin-api.md). */
-export async function listAllDevices(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>): Promise<DeviceView[]> {
-  return (await selectDevices(deps.db, { limit: null })).map((d) => viewDevice(deps, d));
+/** `hotspot-ctl devices list`: every device (of one site), however many (docs/decisions/0007-admin-api.md). */
+export async function listAllDevices(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
+  siteId?: string,
+): Promise<DeviceView[]> {
+  const sites = siteId === undefined ? null : [siteId];
+  return (await selectDevices(deps.db, { limit: null, sites })).map((d) => viewDevice(deps, d));
 }
 
 /** A router as RADIUS needs it: the shared secret its packets are signed with, in the clear. */
@@ -282,7 +313,7 @@ export async function findPortalRouter(
     device = named;
   } else {
     if (address === null) throw wifiErrors.routerParamsMissing();
-    const holding = (await selectDevices(deps.db, { limit: null })).filter((d) =>
+    const holding = (await selectDevices(deps.db, { limit: null, sites: null })).filter((d) =>
       networkContains(networkOf(d), address),
     );
     const [only, ...others] = holding;

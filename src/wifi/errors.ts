@@ -92,6 +92,33 @@ export const wifiErrors = errorCatalogue({
   planDownloadInvalid: [422, 'download_kbps must be a whole number of kbit/s from 64 to 4000000, or null'],
   planUploadInvalid: [422, 'upload_kbps must be a whole number of kbit/s from 64 to 4000000, or null'],
 
+  // Sites (DESIGN.md §4.9, docs/decisions/0024-sites.md)
+  siteNotFound: [404, 'site not found'],
+  siteIdInvalid: [422, 'site_id must be the id of a site you can see'],
+  siteIdRequired: [422, 'site_id is required: your role covers several sites'],
+  siteRefUnknown: [422, 'no site has this id or slug'],
+  siteSlugInvalid: [
+    422,
+    'slug must be 1-40 lower-case letters, digits or hyphens, starting with a letter or digit',
+  ],
+  siteSlugTaken: [409, 'a site with this slug already exists'],
+  siteNameInvalid: [422, 'name must be 1-100 characters'],
+  siteDisplayNameInvalid: [422, 'display_name must be 1-100 characters, or null'],
+  siteLogoInvalid: [
+    422,
+    'logo must be a PNG, JPEG, GIF or WebP image of at most 100 KB as a base64 data: URL, or null',
+  ],
+  siteBrandColorInvalid: [
+    422,
+    'brand_color must be a #rrggbb colour with a contrast of at least 4.5:1 against white, or null',
+  ],
+  siteBackgroundColorInvalid: [
+    422,
+    'background_color must be a #rrggbb colour with a contrast of at least 4.5:1 against the grey text #57606a, or null',
+  ],
+  siteTimeZoneInvalid: [422, 'time_zone must be an IANA time zone such as Africa/Dar_es_Salaam, or null'],
+  ownerNotScoped: [422, 'an owner covers every site: an owner cannot be limited to sites'],
+
   // RADIUS sessions
   sessionNotFound: [404, 'session not found'],
 

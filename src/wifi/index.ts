@@ -56,6 +56,24 @@ export { routerConfig } from './router-setup.js';
 export { ROUTER_CONFIG_FORMATS, type RouterConfigFormat } from './router-config.js';
 export type { DeviceRequest } from './devices.schema.js';
 
+// Sites (DESIGN.md §4.9)
+export {
+  DEFAULT_SITE_ID,
+  createSite,
+  updateSite,
+  listSites,
+  getSite,
+  siteByRef,
+  hasSeveralSites,
+  type SiteRow,
+  type SiteScope,
+  type SiteView,
+} from './sites.js';
+export { presentSite } from './sites.present.js';
+export type { SiteRequest } from './sites.schema.js';
+export { addStaffForSites, listStaffWithSites } from './sites-staff.js';
+export { portalBrand, siteLogo, siteStylesheet, type PortalBrand, type PortalQuery } from './sites-portal.js';
+
 // Purchases, payments, access grants
 export {
   startPurchase,

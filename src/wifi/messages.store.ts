@@ -8,10 +8,12 @@ export const insertMessage = (db: Db, row: Insertable<SmsMessagesTable>) =>
 export const updateMessage = (db: Db, id: string, patch: Updateable<SmsMessagesTable>) =>
   db.updateTable('sms_messages').set(patch).where('id', '=', id).execute();
 
-export const listMessages = (db: Db, limit: number) =>
+/** The newest `limit` messages, only those `sentBy` sent unless it is null. */
+export const listMessages = (db: Db, limit: number, sentBy: string | null) =>
   db
     .selectFrom('sms_messages')
     .selectAll()
+    .$if(sentBy !== null, (q) => q.where('sent_by', '=', sentBy))
     .orderBy('created_at', 'desc')
     .orderBy('id')
     .limit(limit)

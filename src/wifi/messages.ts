@@ -7,6 +7,7 @@ import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
 import { insertMessage, listMessages, updateMessage } from './messages.store.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
+import type { SiteScope } from './sites.js';
 
 /** wifi-access-api.md §8: a message of at most 1,600 bytes (UTF-8). */
 export const SMS_MAX_BYTES = 1600;
@@ -71,6 +72,14 @@ export async function sendStaffSms(
   return { accepted: result.ok, record };
 }
 
-export async function messages(deps: Pick<WifiDeps, 'db'>) {
-  return (await listMessages(deps.db, ADMIN_LIST_LIMIT)).map(presentMessage);
+/**
+ * GET /api/v1/admin/messages. SMS records belong to no site, so staff whose role is limited to
+ * sites see only those they sent themselves (docs/decisions/0024-sites.md).
+ */
+export async function messages(
+  deps: Pick<WifiDeps, 'db'>,
+  reader: { userId: string; sites: SiteScope } | null = null,
+) {
+  const sentBy = reader !== null && reader.sites !== null ? reader.userId : null;
+  return (await listMessages(deps.db, ADMIN_LIST_LIMIT, sentBy)).map(presentMessage);
 }

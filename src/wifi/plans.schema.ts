@@ -4,7 +4,8 @@ import { isWholeNumber as isInt, parseChanges, type Checks } from './values.js';
 /**
  * The Plan request of wifi-access-api.md §2, with the optional sort_order of DESIGN.md §3.2 and the
  * optional max_devices (simultaneous-use limit, default 1; docs/decisions/0021-radius-sessions.md)
- * and the optional speed limits of DESIGN.md §4.7 (kbit/s, null: none).
+ * and the optional speed limits of DESIGN.md §4.7 (kbit/s, null: none), and the optional site_id
+ * of §4.9 (checked against the sites by the domain, wifi/sites.ts).
  */
 export const PLAN_FIELDS = [
   'name',
@@ -17,6 +18,7 @@ export const PLAN_FIELDS = [
   'max_devices',
   'download_kbps',
   'upload_kbps',
+  'site_id',
 ] as const;
 export type PlanField = (typeof PLAN_FIELDS)[number];
 

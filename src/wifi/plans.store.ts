@@ -17,13 +17,17 @@ export function findPlan(db: Db, id: string): Promise<PlanRow | undefined> {
   return db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Plans in the order the portal shows them; the first `limit` of them unless it is null. */
+/**
+ * Plans in the order the portal shows them, of `sites` (null: every site); the first `limit` of
+ * them unless it is null.
+ */
 export function selectPlans(
   db: Db,
-  options: { activeOnly: boolean; limit: number | null },
+  options: { activeOnly: boolean; limit: number | null; sites: readonly string[] | null },
 ): Promise<PlanRow[]> {
   let query = db.selectFrom('plans').selectAll();
   if (options.activeOnly) query = query.where('active', '=', 1);
+  if (options.sites !== null) query = query.where('site_id', 'in', options.sites);
   query = query.orderBy('sort_order').orderBy('price_tzs').orderBy('name').orderBy('id');
   if (options.limit !== null) query = query.limit(options.limit);
   return query.execute();

@@ -2,6 +2,16 @@ import { uuid } from '../lib/crypto.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
+import {
+  DEFAULT_SITE_ID,
+  EVERY_SITE,
+  inScope,
+  siteForChange,
+  siteForNew,
+  sitesOf,
+  type SiteScope,
+  type SiteView,
+} from './sites.js';
 import { parsePlanChanges, parsePlanCreate, type PlanRequest, type PlanValues } from './plans.schema.js';
 import { findPlan, insertPlan, selectPlans, updatePlanRow, type PlanRow } from './plans.store.js';
 
@@ -10,53 +20,88 @@ export type { PlanRow } from './plans.store.js';
 type Deps = Pick<WifiDeps, 'db' | 'clock'>;
 
 /** Creates a plan from a Plan request (admin API body or CLI flags); 422 on a bad value. */
-export async function createPlan(deps: Deps, request: PlanRequest): Promise<PlanRow> {
+export async function createPlan(
+  deps: Deps,
+  request: PlanRequest,
+  scope: SiteScope = null,
+): Promise<PlanRow> {
   const values = parsePlanCreate(request);
+  const siteId = await siteForNew(deps.db, scope, request.site_id);
   const now = deps.clock.now().toISOString();
-  const row: PlanRow = { id: uuid(), ...toColumns(values), created_at: now, updated_at: now };
+  const row: PlanRow = {
+    id: uuid(),
+    ...toColumns(values),
+    site_id: siteId,
+    created_at: now,
+    updated_at: now,
+  };
   await insertPlan(deps.db, row);
   return row;
 }
 
-/** Replaces the values the request supplies and keeps the others; 404 for an unknown plan. */
-export async function updatePlan(deps: Deps, id: string, request: PlanRequest): Promise<PlanRow> {
+/**
+ * Replaces the values the request supplies and keeps the others; 404 for an unknown plan or one
+ * of a site outside the scope.
+ */
+export async function updatePlan(
+  deps: Deps,
+  id: string,
+  request: PlanRequest,
+  scope: SiteScope = null,
+): Promise<PlanRow> {
   const changes = parsePlanChanges(request);
-  const updated = await updatePlanRow(deps.db, id, {
-    ...toColumns(changes),
-    updated_at: deps.clock.now().toISOString(),
+  return deps.db.transaction().execute(async (tx) => {
+    const existing = await findPlan(tx, id);
+    if (!existing || !inScope(scope, existing.site_id)) throw wifiErrors.planNotFound();
+    const siteId = await siteForChange(tx, scope, request.site_id);
+    await updatePlanRow(tx, id, {
+      ...toColumns(changes),
+      ...(siteId !== undefined && { site_id: siteId }),
+      updated_at: deps.clock.now().toISOString(),
+    });
+    return (await findPlan(tx, id)) as PlanRow;
   });
-  const row = updated ? await findPlan(deps.db, id) : undefined;
-  if (!row) throw wifiErrors.planNotFound();
-  return row;
 }
 
 /**
  * PATCH /api/v1/admin/plans/{id} (wifi-access-api.md §4.3): the supplied values are replaced, and
- * an omitted `active` means active again.
+ * an omitted `active` means active again. An omitted `site_id` keeps the plan's site.
  */
-export const replacePlanValues = (deps: Deps, id: string, request: PlanRequest): Promise<PlanRow> =>
-  updatePlan(deps, id, { ...request, active: request.active ?? true });
+export const replacePlanValues = (
+  deps: Deps,
+  id: string,
+  request: PlanRequest,
+  scope: SiteScope = null,
+): Promise<PlanRow> => updatePlan(deps, id, { ...request, active: request.active ?? true }, scope);
 
-/** GET /api/v1/admin/plans: every plan, on sale or not, in portal order; at most 200. */
-export function listPlans(deps: Pick<WifiDeps, 'db'>): Promise<PlanRow[]> {
-  return selectPlans(deps.db, { activeOnly: false, limit: ADMIN_LIST_LIMIT });
+/** GET /api/v1/admin/plans: the plans of the sites in view, on sale or not, in portal order; at most 200. */
+export async function listPlans(deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_SITE): Promise<PlanRow[]> {
+  const sites = await sitesOf(deps.db, view);
+  return selectPlans(deps.db, { activeOnly: false, limit: ADMIN_LIST_LIMIT, sites });
 }
 
-/** `hotspot-ctl plans list`: every plan, however many (docs/decisions/0007-admin-api.md). */
-export function listAllPlans(deps: Pick<WifiDeps, 'db'>): Promise<PlanRow[]> {
-  return selectPlans(deps.db, { activeOnly: false, limit: null });
+/** `hotspot-ctl plans list`: every plan (of one site), however many (docs/decisions/0007-admin-api.md). */
+export function listAllPlans(deps: Pick<WifiDeps, 'db'>, siteId?: string): Promise<PlanRow[]> {
+  return selectPlans(deps.db, {
+    activeOnly: false,
+    limit: null,
+    sites: siteId === undefined ? null : [siteId],
+  });
 }
 
-/** What guests may buy: active plans by sort_order, then price, then name. */
-export function listActivePlans(deps: Pick<WifiDeps, 'db'>): Promise<PlanRow[]> {
-  return selectPlans(deps.db, { activeOnly: true, limit: null });
+/** What guests of a site may buy: its active plans by sort_order, then price, then name. */
+export function listActivePlans(
+  deps: Pick<WifiDeps, 'db'>,
+  siteId: string = DEFAULT_SITE_ID,
+): Promise<PlanRow[]> {
+  return selectPlans(deps.db, { activeOnly: true, limit: null, sites: [siteId] });
 }
 
 export function getPlan(deps: Pick<WifiDeps, 'db'>, id: string): Promise<PlanRow | undefined> {
   return findPlan(deps.db, id);
 }
 
-type PlanColumns = Omit<PlanRow, 'id' | 'created_at' | 'updated_at'>;
+type PlanColumns = Omit<PlanRow, 'id' | 'site_id' | 'created_at' | 'updated_at'>;
 
 /** Domain values → columns; only the values given. */
 function toColumns(values: PlanValues): PlanColumns;

@@ -101,6 +101,7 @@ async function findOrCreateInvoice(
     created_at: now,
     updated_at: now,
     paid_at: null,
+    site_id: plan.site_id,
   };
   await insertInvoice(tx, invoice);
   await bindPurchaseKey(tx, details.keyHash, invoice.id, now, key !== undefined);

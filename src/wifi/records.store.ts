@@ -1,10 +1,15 @@
 import type { Db } from '../db/index.js';
 
-/** Admin lists: newest first, at most `limit` rows (wifi-access-api.md §4.3). */
+/**
+ * Admin lists: newest first, at most `limit` rows (wifi-access-api.md §4.3), of the invoices of
+ * `sites` (null: every site).
+ */
+type Sites = readonly string[] | null;
 
-export const listGuests = (db: Db, limit: number) =>
+export const listGuests = (db: Db, limit: number, sites: Sites) =>
   db
     .selectFrom('invoices')
+    .$if(sites !== null, (q) => q.where('site_id', 'in', sites ?? []))
     .select((eb) => [
       'phone',
       eb.fn.countAll<number | string>().as('invoices'),
@@ -24,10 +29,11 @@ export const listGuests = (db: Db, limit: number) =>
     .limit(limit)
     .execute();
 
-export const listInvoices = (db: Db, limit: number) =>
+export const listInvoices = (db: Db, limit: number, sites: Sites) =>
   db
     .selectFrom('invoices')
     .leftJoin('plans', 'plans.id', 'invoices.plan_id')
+    .$if(sites !== null, (q) => q.where('invoices.site_id', 'in', sites ?? []))
     .select([
       'invoices.id',
       'invoices.number',
@@ -41,16 +47,18 @@ export const listInvoices = (db: Db, limit: number) =>
       'invoices.failure_reason',
       'invoices.created_at',
       'invoices.paid_at',
+      'invoices.site_id',
     ])
     .orderBy('invoices.created_at', 'desc')
     .orderBy('invoices.sequence', 'desc')
     .limit(limit)
     .execute();
 
-export const listPayments = (db: Db, limit: number) =>
+export const listPayments = (db: Db, limit: number, sites: Sites) =>
   db
     .selectFrom('payments')
     .innerJoin('invoices', 'invoices.id', 'payments.invoice_id')
+    .$if(sites !== null, (q) => q.where('invoices.site_id', 'in', sites ?? []))
     .select([
       'payments.id',
       'payments.invoice_id',
@@ -61,6 +69,7 @@ export const listPayments = (db: Db, limit: number) =>
       'payments.phone',
       'payments.event_id',
       'payments.paid_at',
+      'invoices.site_id',
     ])
     .orderBy('payments.paid_at', 'desc')
     .limit(limit)
@@ -69,28 +78,43 @@ export const listPayments = (db: Db, limit: number) =>
 const count = async (q: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }) =>
   Number((await q.executeTakeFirstOrThrow()).n);
 
-export const countDevices = (db: Db) =>
-  count(db.selectFrom('devices').select((eb) => eb.fn.countAll<number>().as('n')));
+export const countDevices = (db: Db, sites: Sites) =>
+  count(
+    db
+      .selectFrom('devices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .$if(sites !== null, (q) => q.where('site_id', 'in', sites ?? [])),
+  );
 
-export const countPendingInvoices = (db: Db) =>
+export const countPendingInvoices = (db: Db, sites: Sites) =>
   count(
     db
       .selectFrom('invoices')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('status', '=', 'pending'),
+      .where('status', '=', 'pending')
+      .$if(sites !== null, (q) => q.where('site_id', 'in', sites ?? [])),
   );
 
-export const countLiveGrants = (db: Db, now: string) =>
+/** The ids of the invoices of `sites`, for the rows that hang off an invoice. */
+const invoicesOf = (db: Db, sites: readonly string[]) =>
+  db.selectFrom('invoices').select('invoices.id').where('invoices.site_id', 'in', sites);
+
+export const countLiveGrants = (db: Db, now: string, sites: Sites) =>
   count(
     db
       .selectFrom('grants')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('revoked_at', 'is', null)
-      .where('expires_at', '>', now),
+      .where('expires_at', '>', now)
+      .$if(sites !== null, (q) => q.where('grants.invoice_id', 'in', invoicesOf(db, sites ?? []))),
   );
 
 /** Payments settled since `since`: how many and how much. */
-export async function salesSince(db: Db, since: string): Promise<{ sales: number; revenue_tzs: number }> {
+export async function salesSince(
+  db: Db,
+  since: string,
+  sites: Sites,
+): Promise<{ sales: number; revenue_tzs: number }> {
   const row = await db
     .selectFrom('payments')
     .select((eb) => [
@@ -98,6 +122,7 @@ export async function salesSince(db: Db, since: string): Promise<{ sales: number
       eb.fn.sum<number | string | null>('amount_tzs').as('total'),
     ])
     .where('paid_at', '>=', since)
+    .$if(sites !== null, (q) => q.where('payments.invoice_id', 'in', invoicesOf(db, sites ?? [])))
     .executeTakeFirstOrThrow();
   return { sales: Number(row.n), revenue_tzs: Number(row.total ?? 0) };
 }

@@ -11,12 +11,16 @@ import {
 } from './records.store.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import { countOpenSessions } from './sessions.store.js';
+import { EVERY_SITE, sitesOf, timeZoneOf, type SiteView } from './sites.js';
 
-/** The admin record lists: at most ADMIN_LIST_LIMIT rows, newest first. */
+/**
+ * The admin record lists: at most ADMIN_LIST_LIMIT rows, newest first, of the sites in view (an
+ * invoice belongs to the site its plan had when it was sold).
+ */
 
 /** One row per guest (normalised phone): purchases, invoices, money spent, first and last seen. */
-export async function guests(deps: Pick<WifiDeps, 'db'>) {
-  return (await listGuests(deps.db, ADMIN_LIST_LIMIT)).map((g) => ({
+export async function guests(deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_SITE) {
+  return (await listGuests(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view))).map((g) => ({
     phone: g.phone,
     purchases: Number(g.purchases ?? 0),
     invoices: Number(g.invoices),
@@ -27,23 +31,30 @@ export async function guests(deps: Pick<WifiDeps, 'db'>) {
 }
 
 /** Invoices as staff see them (never the purchase key's hash). */
-export const invoices = (deps: Pick<WifiDeps, 'db'>) => listInvoices(deps.db, ADMIN_LIST_LIMIT);
+export const invoices = async (deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_SITE) =>
+  listInvoices(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view));
 
-export const payments = (deps: Pick<WifiDeps, 'db'>) => listPayments(deps.db, ADMIN_LIST_LIMIT);
+export const payments = async (deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_SITE) =>
+  listPayments(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view));
 
-/** GET /api/v1/admin/overview: the counts a staff dashboard opens with; "today" is the venue's day. */
-export async function overview(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>) {
+/**
+ * GET /api/v1/admin/overview: the counts a staff dashboard opens with, for the sites in view;
+ * "today" is the day of the one site's time zone, or of VENUE_TIMEZONE.
+ */
+export async function overview(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>, view: SiteView = EVERY_SITE) {
+  const sites = await sitesOf(deps.db, view);
   const now = deps.clock.now();
-  const dayStart = startOfDay(now, deps.config.venueTimezone);
+  const timezone = await timeZoneOf(deps, sites);
+  const dayStart = startOfDay(now, timezone);
   return {
-    devices: await countDevices(deps.db),
-    active_sessions: await countOpenSessions(deps.db),
-    pending_invoices: await countPendingInvoices(deps.db),
-    live_grants: await countLiveGrants(deps.db, now.toISOString()),
+    devices: await countDevices(deps.db, sites),
+    active_sessions: await countOpenSessions(deps.db, sites),
+    pending_invoices: await countPendingInvoices(deps.db, sites),
+    live_grants: await countLiveGrants(deps.db, now.toISOString(), sites),
     today: {
       since: dayStart.toISOString(),
-      timezone: deps.config.venueTimezone,
-      ...(await salesSince(deps.db, dayStart.toISOString())),
+      timezone,
+      ...(await salesSince(deps.db, dayStart.toISOString(), sites)),
     },
   };
 }

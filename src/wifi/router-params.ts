@@ -44,7 +44,7 @@ const MAX_URL = 2048;
 /** An optional field: absent, null and '' are all "not given". */
 export const given = (v: unknown): boolean => v !== undefined && v !== null && v !== '';
 
-function nasidOf(v: unknown, required: boolean): string | undefined {
+export function nasidOf(v: unknown, required: boolean): string | undefined {
   if (!given(v)) {
     if (required) throw wifiErrors.nasidInvalid();
     return undefined;

@@ -11,6 +11,7 @@ import {
 } from './router-config.js';
 import { hostOf } from './router-config-facts.js';
 import { splitEndpoint, type TunnelInput } from './router-config-wireguard.js';
+import { inScope, type SiteScope } from './sites.js';
 
 /**
  * `hotspot-ctl devices router-config ID` and GET /api/v1/admin/devices/{id}/router-config
@@ -21,7 +22,7 @@ import { splitEndpoint, type TunnelInput } from './router-config-wireguard.js';
 export async function routerConfig(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config' | 'payments'>,
   id: string,
-  options: { format?: unknown; radiusAddress?: unknown },
+  options: { format?: unknown; radiusAddress?: unknown; scope?: SiteScope },
 ): Promise<{ text: string; fileName: string }> {
   const format = options.format ?? 'routeros';
   if (typeof format !== 'string' || !isRouterConfigFormat(format))
@@ -30,7 +31,7 @@ export async function routerConfig(
   if (address !== undefined && (typeof address !== 'string' || !isIPv4(address)))
     throw wifiErrors.radiusAddressInvalid();
   const device = await findDevice(deps.db, id);
-  if (!device) throw wifiErrors.deviceNotFound();
+  if (!device || !inScope(options.scope ?? null, device.site_id)) throw wifiErrors.deviceNotFound();
   const { config } = deps;
   if (config.radiusAuthPort === 0 || config.radiusAcctPort === 0) throw wifiErrors.radiusDisabled();
   const uamSecret = deviceUamSecret(deps, device);

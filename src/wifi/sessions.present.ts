@@ -22,6 +22,7 @@ export function presentSession(row: ListedSessionRow): Record<string, unknown> {
     stopped_at: row.stopped_at,
     terminate_cause: row.terminate_cause,
     active: row.stopped_at === null,
+    site_id: row.site_id,
   };
 }
 

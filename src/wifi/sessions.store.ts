@@ -288,14 +288,33 @@ export async function closeDeviceSessions(
   return Number(result.numUpdatedRows);
 }
 
-/** Sessions the routers have not reported closed. */
-export async function countOpenSessions(db: Db): Promise<number> {
+/** Sessions the routers (of `sites`; null: every site) have not reported closed. */
+export async function countOpenSessions(db: Db, sites: readonly string[] | null = null): Promise<number> {
   const row = await db
-    .selectFrom('radius_sessions')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('stopped_at', 'is', null)
+    .selectFrom('radius_sessions as s')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('s.stopped_at', 'is', null)
+    .$if(sites !== null, (q) =>
+      q.where('s.device_id', 'in', (eb) =>
+        eb
+          .selectFrom('devices')
+          .select('devices.id')
+          .where('devices.site_id', 'in', sites ?? []),
+      ),
+    )
     .executeTakeFirst();
-  return row?.n ?? 0;
+  return Number(row?.n ?? 0);
+}
+
+/** The site of a session's router. */
+export async function siteOfSession(db: Db, id: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('radius_sessions as s')
+    .innerJoin('devices as d', 'd.id', 's.device_id')
+    .select('d.site_id')
+    .where('s.id', '=', id)
+    .executeTakeFirst();
+  return row?.site_id;
 }
 
 /** Closes open sessions last heard of before `silentSince`. */
@@ -460,18 +479,23 @@ export function findSession(db: Db, id: string): Promise<SessionRow | undefined>
   return db.selectFrom('radius_sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export type ListedSessionRow = SessionRow & { device_name: string; radius_nas_id: string };
+export type ListedSessionRow = SessionRow & { device_name: string; radius_nas_id: string; site_id: string };
 
 /**
- * `limit` sessions, newest first: every open one (up to `limit`) and then the most recently
+ * `limit` sessions of routers of `sites` (null: every site), newest first: every open one (up to `limit`) and then the most recently
  * started closed ones, so a guest online since long ago can still be found and cut.
  */
-export function selectRecentSessions(db: Db, limit: number): Promise<ListedSessionRow[]> {
+export function selectRecentSessions(
+  db: Db,
+  limit: number,
+  sites: readonly string[] | null,
+): Promise<ListedSessionRow[]> {
   const chosen = db
     .selectFrom('radius_sessions as s')
     .innerJoin('devices as d', 'd.id', 's.device_id')
     .selectAll('s')
-    .select(['d.name as device_name', 'd.radius_nas_id'])
+    .select(['d.name as device_name', 'd.radius_nas_id', 'd.site_id'])
+    .$if(sites !== null, (q) => q.where('d.site_id', 'in', sites ?? []))
     .orderBy((eb) => eb.case().when('s.stopped_at', 'is', null).then(0).else(1).end())
     .orderBy('s.started_at', 'desc')
     .orderBy('s.id')

@@ -5,6 +5,7 @@ import { disconnectSessions, type CoaOutcome } from './disconnect.js';
 import { wifiErrors } from './errors.js';
 import { revoke } from './grants.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
+import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
 import { findGrantByUsername, type GrantRow } from './grants.store.js';
 import {
   closeDeviceSessions,
@@ -14,6 +15,7 @@ import {
   grantUsage,
   insertSession,
   selectRecentSessions,
+  siteOfSession,
   touchSession,
   closeSupersededSession,
   type ListedSessionRow,
@@ -160,26 +162,32 @@ export async function closeStaleSessions(deps: Pick<WifiDeps, 'db' | 'clock' | '
 }
 
 /**
- * Recent RADIUS sessions, at most ADMIN_LIST_LIMIT (admin API and `sessions list` alike: sessions
+ * Recent RADIUS sessions of the sites in view, at most ADMIN_LIST_LIMIT (admin API and `sessions list` alike: sessions
  * grow without bound), newest first: every open one, then the most recently started closed ones.
  */
-export function listSessions(deps: Pick<WifiDeps, 'db'>): Promise<ListedSessionRow[]> {
-  return selectRecentSessions(deps.db, ADMIN_LIST_LIMIT);
+export async function listSessions(
+  deps: Pick<WifiDeps, 'db'>,
+  view: SiteView = EVERY_SITE,
+): Promise<ListedSessionRow[]> {
+  return selectRecentSessions(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view));
 }
 
 /**
  * The admin disconnect (wifi-access-api.md §3): revokes the session's grant (committed first)
  * and sends Disconnect-Requests to every live session of that grant; a session without a grant
  * (a user this box does not know) is disconnected on its own. The outcome reports what each
- * router said; the revocation stands whatever they said.
+ * router said; the revocation stands whatever they said. A session of a router outside the
+ * scope is not found (404).
  */
 export async function disconnectSession(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
   sessionId: string,
   reason = 'staff disconnect',
+  scope: SiteScope = null,
 ): Promise<{ session: SessionRow; grantRevoked: boolean; disconnect: CoaOutcome }> {
   const session = await findSession(deps.db, sessionId);
-  if (!session) throw wifiErrors.sessionNotFound();
+  const siteId = session && (await siteOfSession(deps.db, session.id));
+  if (!session || siteId === undefined || !inScope(scope, siteId)) throw wifiErrors.sessionNotFound();
   if (session.grant_id !== null) {
     const { disconnect } = await revoke(deps, session.grant_id, reason);
     return { session: (await findSession(deps.db, sessionId)) ?? session, grantRevoked: true, disconnect };

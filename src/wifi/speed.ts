@@ -6,6 +6,7 @@ import { setLiveGrantsSpeed } from './grants.store.js';
 import { updatePlan, type PlanRow } from './plans.js';
 import type { PlanRequest } from './plans.schema.js';
 import { findPlan } from './plans.store.js';
+import { inScope, type SiteScope } from './sites.js';
 import { grantUsage, selectLiveSessionsOfPlan, type LiveSessionTermsRow } from './sessions.store.js';
 
 /**
@@ -29,11 +30,12 @@ export interface SpeedChangeOutcome {
 export async function applyPlanSpeedToLive(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
   planId: string,
+  scope: SiteScope = null,
 ): Promise<SpeedChangeOutcome> {
   const now = deps.clock.now();
   const { grants, sessions } = await deps.db.transaction().execute(async (tx) => {
     const plan = await findPlan(tx, planId);
-    if (!plan) throw wifiErrors.planNotFound();
+    if (!plan || !inScope(scope, plan.site_id)) throw wifiErrors.planNotFound();
     const changed = await setLiveGrantsSpeed(tx, plan.id, now.toISOString(), plan);
     return { grants: changed, sessions: await selectLiveSessionsOfPlan(tx, plan.id, now.toISOString()) };
   });

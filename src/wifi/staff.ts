@@ -5,6 +5,8 @@ import { isoIn, isoNow } from '../lib/time.js';
 import type { Vault } from '../lib/vault.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
+import type { SiteScope } from './sites.js';
+import { staffScope } from './sites-staff.js';
 import {
   deleteAdminSession,
   deleteExpiredAdminSessions,
@@ -27,6 +29,8 @@ export interface StaffPrincipal {
   email: string | null;
   displayName: string;
   role: StaffRole;
+  /** The sites the role covers: null for every site (docs/decisions/0024-sites.md). */
+  sites: SiteScope;
 }
 
 /** Staff identity (wifi-access-api.md §2): staff id, email, display name, role. */
@@ -93,6 +97,7 @@ export async function staffLogin(
       email: user.email,
       displayName: user.display_name,
       role: user.staff_role,
+      sites: await staffScope(deps, user),
     },
     token,
   };
@@ -118,6 +123,7 @@ export async function authenticateAdmin(
     email: user.email,
     displayName: user.display_name,
     role: user.staff_role,
+    sites: await staffScope(deps, { id: user.id, staff_role: user.staff_role }),
   };
 }
 

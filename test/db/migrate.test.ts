@@ -321,7 +321,7 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
   sqlite
     .prepare(
       `insert into devices values ('d1', 'Lobby AP', 'MikroTik hAP ax2', 'AA:BB:CC:DD:EE:01', '10.1.0.0/24',
-       'http://10.1.0.10/portal', 'lobby-01', '10.1.0.1', 3799, 'sealed-radius', null, 'chap', 1, ?, ?, ?, null)`,
+       'http://10.1.0.10/portal', 'lobby-01', '10.1.0.1', 3799, 'sealed-radius', null, 'chap', 1, ?, ?, ?, null, 'default')`,
     )
     .run(at, at, at);
   const columns = () => read(`select name from pragma_table_info('devices')`).map((c) => c.name);
@@ -346,3 +346,60 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
   t.same(columns(), before.columns);
   t.same(read('select * from devices'), before.rows);
 });
+
+t.test(
+  '0019 puts every router, plan and invoice in the default site, with foreign keys on, and undoes cleanly',
+  async (t) => {
+    const { db, sqlite } = openDatabase(path.join(t.testdir(), 'sites.db'));
+    t.teardown(() => db.destroy());
+    t.error((await migratorBefore(db, '0019').migrateToLatest()).error);
+    t.equal(sqlite.pragma('foreign_keys', { simple: true }), 1, 'foreign keys on while it runs');
+    const at = '2026-01-15T09:00:00.000Z';
+    sqlite
+      .prepare(
+        `insert into devices values ('d1', 'Lobby AP', 'MikroTik hAP ax2', 'AA:BB:CC:DD:EE:01', '10.1.0.0/24',
+         'http://10.1.0.10/portal', 'lobby-01', '10.1.0.1', 3799, null, null, 'pap', 0, ?, ?, ?, null)`,
+      )
+      .run(at, at, at);
+    sqlite
+      .prepare(`insert into plans values ('p1', '1 hour', '', 1000, 3600, null, 1, 0, 1, ?, ?, null, null)`)
+      .run(at, at);
+    const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+    const columnsOf = (table: string) =>
+      read(`select name from pragma_table_info('${table}')`).map((c) => c.name);
+    const old = Object.fromEntries(['plans', 'invoices', 'devices'].map((n) => [n, columnsOf(n)]));
+    const before = { plans: read('select * from plans'), devices: read('select * from devices') };
+
+    const upTo0019 = migratorBefore(db, '0020');
+    t.same(
+      ((await upTo0019.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
+      [['0019_sites', 'Success']],
+    );
+    t.match(read('select * from sites'), [
+      { id: 'default', slug: 'default', name: 'Default', display_name: null, time_zone: null },
+    ]);
+    for (const table of ['plans', 'invoices', 'devices'])
+      t.same(columnsOf(table), [...(old[table] ?? []), 'site_id'], table);
+    t.same(
+      read('select * from plans'),
+      before.plans.map((p) => ({ ...p, site_id: 'default' })),
+      'the plans there are belong to the default site',
+    );
+    t.same(
+      read('select * from devices'),
+      before.devices.map((d) => ({ ...d, site_id: 'default' })),
+      'so do the routers',
+    );
+    t.same(read('pragma foreign_key_check'), []);
+    t.throws(
+      () => sqlite.prepare(`insert into staff_sites values ('nobody', 'default', ?)`).run(at),
+      { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' },
+      'a staff scope names a real account',
+    );
+
+    t.error((await upTo0019.migrateDown()).error);
+    for (const table of ['plans', 'invoices', 'devices']) t.same(columnsOf(table), old[table], table);
+    t.same(read('select * from plans'), before.plans);
+    t.notOk(read(`select name from sqlite_master where name in ('sites', 'staff_sites')`).length);
+  },
+);

@@ -4,6 +4,9 @@ import type { Db } from '../../src/db/index.js';
 import { signWebhook } from '../../src/payments/index.js';
 import {
   createPlan,
+  createSite,
+  type SiteRequest,
+  type SiteRow,
   recordAccounting,
   registerDevice,
   type DeviceRequest,
@@ -19,6 +22,22 @@ import { onPostgres } from './store.js';
 export function aPlan(app: App, overrides: PlanRequest = {}): Promise<PlanRow> {
   return createPlan(app.deps, { name: '1 hour', price_tzs: 1000, duration_seconds: 3600, ...overrides });
 }
+
+export function aSite(app: App, overrides: SiteRequest = {}): Promise<SiteRow> {
+  return createSite(app.deps, { slug: 'harbour', name: 'Harbour café', ...overrides });
+}
+
+/** A second venue's router (for sites): its own NAS id, MAC and guest network 10.2.0.0/24. */
+export const aHarbourRouter = (app: App, siteId: string) =>
+  aDevice(app, {
+    name: 'Harbour AP',
+    radius_nas_id: 'harbour-01',
+    mac_address: 'aa:bb:cc:dd:ee:02',
+    local_network: '10.2.0.0/24',
+    uam_server: 'http://10.2.0.10:8080/portal',
+    radius_client_ip: '10.2.0.1',
+    site_id: siteId,
+  });
 
 export function aDevice(app: App, overrides: DeviceRequest = {}) {
   return registerDevice(app.deps, {
@@ -127,6 +146,8 @@ const WIFI_TABLES = [
   'payments',
   'payment_events',
   'radius_sessions',
+  'sites',
+  'staff_sites',
 ] as const;
 
 /** Creation order on PostgreSQL, which has no rowid order: invoices by number, the rest by time. */

@@ -6,7 +6,7 @@ import { totpForSecret } from '../helpers/totp.js';
 import { codeFlowTokens, consoleClient, type TestClient } from '../helpers/oauth.js';
 import { connectProvider, socialLogin } from '../helpers/social.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { addStaff } from '../../src/identity/index.js';
+import { addStaffForSites } from '../../src/wifi/index.js';
 import { addPasskey, SoftAuthenticator } from '../helpers/webauthn.js';
 import { storeForeignKeys, storeRows, storeTables } from '../helpers/store.js';
 
@@ -65,6 +65,7 @@ function expectedAfterDeleting(before: Snapshot, userId: string) {
     users: (r) => r.id === userId,
     sessions: byUser,
     admin_sessions: byUser,
+    staff_sites: byUser,
     verification_codes: byUser,
     password_resets: byUser,
     mfa_challenges: byUser,
@@ -114,9 +115,9 @@ async function busyAccount(
   await c.post('/auth/verify-phone/send', { phone });
   const { secret } = (await c.post('/auth/mfa/setup')).body.data as { secret: string };
   await c.post('/auth/mfa/enable', { code: totpForSecret(secret, app.clock.now()) });
-  // Staff with an admin session (MFA on, so the admin login needs the next TOTP step) who sent
-  // an SMS from the admin API.
-  await addStaff(app.app.deps, { email, role: 'operator' });
+  // Staff limited to a site (a staff_sites row), with an admin session (MFA on, so the admin
+  // login needs the next TOTP step), who sent an SMS from the admin API.
+  await addStaffForSites(app.app.deps, { email, role: 'operator', sites: ['default'] });
   app.clock.advance('30s');
   const admin = await c.post('/api/v1/admin/auth/login', {
     email,

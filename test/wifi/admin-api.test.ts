@@ -197,6 +197,7 @@ t.test('guests, invoices and payments: newest first, documented fields, at most 
     'plan_name',
     'provider',
     'provider_reference',
+    'site_id',
     'status',
   ]);
   t.same(

@@ -70,6 +70,7 @@ t.test(
         stopped_at: null,
         terminate_cause: null,
         active: true,
+        site_id: 'default',
       },
     ]);
     t.equal((await viewer.get('/api/v1/admin/overview')).body.data.active_sessions, 1);

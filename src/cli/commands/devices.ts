@@ -18,6 +18,7 @@ import {
   type DeviceWithSecret,
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
+import { siteColumn, siteIdOf, siteOption } from '../sites.js';
 import { parseWholeNumber } from '../option-parsers.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
 
@@ -58,6 +59,7 @@ interface DeviceFlags {
   tunnelPublicKey?: string;
   /** false: --no-tunnel (the router is on the LAN again). */
   tunnel?: boolean;
+  site?: string;
 }
 
 /** Flags → the Device request the admin API takes, so both surfaces share validation and messages. */
@@ -126,22 +128,26 @@ function settingOptions(cmd: Command): Command {
       '--tunnel-address <ip>',
       'remote over WireGuard: its address in the tunnel (router-config then prints the tunnel)',
     )
-    .option('--tunnel-public-key <key>', 'the WireGuard public key the router generated');
+    .option('--tunnel-public-key <key>', 'the WireGuard public key the router generated')
+    .option('--site <site>', 'the site it serves (slug or id); default: the default site');
 }
 
 export function registerDevices(program: Command): void {
   const devices = program.command('devices').description('Routers / access points that use this box');
 
-  devices
-    .command('list')
-    .description('List registered devices (never their secrets)')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const rows = await withApp(ctx, (app) => listAllDevices(app.deps));
-      ctx.out.result(rows.map(presentDevice), () =>
-        rows.length === 0 ? 'no devices yet\n' : formatTable(rows, COLUMNS),
-      );
-    });
+  siteOption(
+    devices.command('list').description('List registered devices (never their secrets)'),
+    'only the devices of this site (slug or id)',
+  ).action(async (flags: { site?: string }, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    const { rows, site } = await withApp(ctx, async (app) => ({
+      rows: await listAllDevices(app.deps, await siteIdOf(app, flags.site)),
+      site: await siteColumn<DeviceView>(app),
+    }));
+    ctx.out.result(rows.map(presentDevice), () =>
+      rows.length === 0 ? 'no devices yet\n' : formatTable(rows, [...COLUMNS, ...site]),
+    );
+  });
 
   settingOptions(
     devices
@@ -158,7 +164,12 @@ export function registerDevices(program: Command): void {
       .addOption(globalSecretOption('no secret of its own: the router uses RADIUS_SECRET')),
   ).action(async (flags: DeviceFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
-    printWithSecret(ctx, await withApp(ctx, (app) => registerDevice(app.deps, deviceRequest(flags))));
+    printWithSecret(
+      ctx,
+      await withApp(ctx, async (app) =>
+        registerDevice(app.deps, { ...deviceRequest(flags), site_id: await siteIdOf(app, flags.site) }),
+      ),
+    );
   });
 
   settingOptions(
@@ -193,7 +204,9 @@ export function registerDevices(program: Command): void {
       ),
   ).action(async (id: string, flags: DeviceFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
-    const device = await withApp(ctx, (app) => updateDevice(app.deps, id, deviceRequest(flags)));
+    const device = await withApp(ctx, async (app) =>
+      updateDevice(app.deps, id, { ...deviceRequest(flags), site_id: await siteIdOf(app, flags.site) }),
+    );
     ctx.out.result(presentDevice(device), () => showDevice(device));
   });
 

@@ -11,6 +11,7 @@ import {
   type PlanRow,
 } from '../../wifi/index.js';
 import { formatAnswers } from '../answers.js';
+import { siteColumn, siteIdOf, siteOption } from '../sites.js';
 import { contextOf, withApp } from '../context.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
 import { parseBytes, parseDurationOption, parseSpeed, parseWholeNumber } from '../option-parsers.js';
@@ -45,6 +46,7 @@ interface PlanFlags {
   download?: number | 'none';
   upload?: number | 'none';
   applyToLive?: boolean;
+  site?: string;
 }
 
 /** Flags → the Plan request the admin API takes, so both surfaces share validation and messages. */
@@ -87,22 +89,26 @@ function valueOptions(cmd: Command): Command {
       'speed limit to the guest: kbit/s, or 512k, 4M, 1G (1M = 1000k); none = no limit',
       parseSpeed,
     )
-    .option('--upload <speed>', 'speed limit from the guest, as --download', parseSpeed);
+    .option('--upload <speed>', 'speed limit from the guest, as --download', parseSpeed)
+    .option('--site <site>', 'the site that sells it (slug or id); default: the default site');
 }
 
 export function registerPlans(program: Command): void {
   const plans = program.command('plans').description('Wi-Fi access plans guests can buy');
 
-  plans
-    .command('list')
-    .description('List every plan, on sale or not')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const rows = await withApp(ctx, (app) => listAllPlans(app.deps));
-      ctx.out.result(rows.map(presentPlan), () =>
-        rows.length === 0 ? 'no plans yet\n' : formatTable(rows, COLUMNS),
-      );
-    });
+  siteOption(
+    plans.command('list').description('List every plan, on sale or not'),
+    'only the plans of this site (slug or id)',
+  ).action(async (flags: { site?: string }, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    const { rows, site } = await withApp(ctx, async (app) => ({
+      rows: await listAllPlans(app.deps, await siteIdOf(app, flags.site)),
+      site: await siteColumn<PlanRow>(app),
+    }));
+    ctx.out.result(rows.map(presentPlan), () =>
+      rows.length === 0 ? 'no plans yet\n' : formatTable(rows, [...COLUMNS, ...site]),
+    );
+  });
 
   valueOptions(
     plans
@@ -118,7 +124,9 @@ export function registerPlans(program: Command): void {
       .option('--inactive', 'create it off sale'),
   ).action(async (flags: PlanFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
-    const plan = await withApp(ctx, (app) => createPlan(app.deps, planRequest(flags)));
+    const plan = await withApp(ctx, async (app) =>
+      createPlan(app.deps, { ...planRequest(flags), site_id: await siteIdOf(app, flags.site) }),
+    );
     ctx.out.result(presentPlan(plan), () => showPlan(plan));
   });
 
@@ -143,9 +151,9 @@ export function registerPlans(program: Command): void {
   ).action(async (id: string, flags: PlanFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
     const { plan, applied } = await withApp(ctx, async (app) => {
-      if (!flags.applyToLive)
-        return { plan: await updatePlan(app.deps, id, planRequest(flags)), applied: null };
-      const done = await updatePlanAndApply(app.deps, id, planRequest(flags));
+      const request = { ...planRequest(flags), site_id: await siteIdOf(app, flags.site) };
+      if (!flags.applyToLive) return { plan: await updatePlan(app.deps, id, request), applied: null };
+      const done = await updatePlanAndApply(app.deps, id, request);
       return { plan: done.plan, applied: presentSpeedChange(done.applied) };
     });
     if (!applied) {

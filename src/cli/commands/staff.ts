@@ -1,8 +1,11 @@
 import { password as promptPassword } from '@inquirer/prompts';
 import { Option, type Command } from 'commander';
-import { addStaff, listStaff, removeStaff, STAFF_ROLES, staffCandidateExists } from '../../identity/index.js';
+import { removeStaff, STAFF_ROLES, staffCandidateExists } from '../../identity/index.js';
+import { addStaffForSites, hasSeveralSites, listSites, listStaffWithSites } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
-import { formatTable } from '../output.js';
+import { formatTable, type Column } from '../output.js';
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** The password for a new account: prompted on a terminal, otherwise the first line of stdin. */
 async function readPassword(): Promise<string> {
@@ -26,36 +29,55 @@ export function registerStaff(program: Command): void {
       '--password <password>',
       'password for a new account (prompted, or read from stdin, when omitted)',
     )
-    .action(async (opts: { email: string; role: string; password?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const result = await withApp(ctx, async ({ deps }) => {
-        const password =
-          opts.password ??
-          ((await staffCandidateExists(deps, opts.email)) ? undefined : await readPassword());
-        return addStaff(deps, { email: opts.email, role: opts.role, password });
-      });
-      ctx.out.result(
-        result,
-        () =>
-          `${result.created ? 'created account and ' : ''}set ${result.staff.email ?? ''} as ${result.staff.role ?? ''}\n`,
-      );
-    });
+    .option(
+      '--site <site>',
+      'limit the role to this site (slug or id; repeat for several); without it the role covers every site',
+      collect,
+      [],
+    )
+    .action(
+      async (opts: { email: string; role: string; password?: string; site: string[] }, cmd: Command) => {
+        const ctx = contextOf(cmd);
+        const result = await withApp(ctx, async ({ deps }) => {
+          const password =
+            opts.password ??
+            ((await staffCandidateExists(deps, opts.email)) ? undefined : await readPassword());
+          return addStaffForSites(deps, { email: opts.email, role: opts.role, password, sites: opts.site });
+        });
+        const where = opts.site.length === 0 ? '' : ` for ${opts.site.join(', ')}`;
+        ctx.out.result(
+          result,
+          () =>
+            `${result.created ? 'created account and ' : ''}set ${result.staff.email ?? ''} as ${result.staff.role ?? ''}${where}\n`,
+        );
+      },
+    );
 
   staff
     .command('list')
     .description('List staff accounts')
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const rows = await withApp(ctx, ({ deps }) => listStaff(deps));
+      const { rows, slugs } = await withApp(ctx, async ({ deps }) => ({
+        rows: await listStaffWithSites(deps),
+        // The sites column appears once there is more than the default site.
+        slugs: (await hasSeveralSites(deps))
+          ? new Map((await listSites(deps)).map((s) => [s.id, s.slug]))
+          : null,
+      }));
+      type Row = (typeof rows)[number];
+      const columns: Column<Row>[] = [
+        ['email', (r) => r.email],
+        ['role', (r) => r.role],
+        ['mfa', (r) => (r.mfa_enabled ? 'on' : 'off')],
+        ['since', (r) => r.created_at],
+      ];
+      if (slugs !== null)
+        columns.push(['sites', (r) => r.site_ids?.map((id) => slugs.get(id) ?? id).join(',') ?? 'all']);
       ctx.out.result(rows, () =>
         rows.length === 0
           ? 'no staff yet: hotspot-ctl staff add --email you@example.com --role owner\n'
-          : formatTable(rows, [
-              ['email', (r) => r.email],
-              ['role', (r) => r.role],
-              ['mfa', (r) => (r.mfa_enabled ? 'on' : 'off')],
-              ['since', (r) => r.created_at],
-            ]),
+          : formatTable(rows, columns),
       );
     });
 

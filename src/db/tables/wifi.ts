@@ -15,6 +15,8 @@ export interface PlansTable {
   /** Speed limit in kbit/s (download: to the guest; upload: from the guest), or null (migration 0017). */
   download_kbps: number | null;
   upload_kbps: number | null;
+  /** The site it belongs to (migration 0019): `sites.id`, kept valid in code (wifi/sites.ts). */
+  site_id: string;
   created_at: string;
   updated_at: string;
 }
@@ -55,6 +57,8 @@ export interface DevicesTable {
   tunnel_public_key: string | null;
   /** SHA-256 fingerprint (`AB:CD:…`) of the RadSec client certificate issued to it last; null: none. */
   radsec_cert_sha256: string | null;
+  /** The site it belongs to (migration 0019): `sites.id`, kept valid in code (wifi/sites.ts). */
+  site_id: string;
 }
 
 export interface InvoicesTable {
@@ -83,6 +87,8 @@ export interface InvoicesTable {
   created_at: string;
   updated_at: string;
   paid_at: string | null;
+  /** The site of its plan when it was sold (migration 0019). */
+  site_id: string;
 }
 
 /** Which invoice a purchase key currently stands for; the primary key is the idempotency guard. */

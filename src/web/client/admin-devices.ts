@@ -5,10 +5,13 @@ import {
   adminApi,
   askConfirm,
   can,
+  chooseSite,
   element,
   failure,
   loadTable,
   numberOrText,
+  siteChoice,
+  siteColumn,
   status,
   time,
 } from './admin-shell.js';
@@ -38,6 +41,7 @@ interface Device {
   last_seen_at: string | null;
   online: boolean;
   gateway_ip: string | null;
+  site_id: string;
 }
 
 /** Which field each of the API's device messages is about (src/wifi/errors.ts). */
@@ -106,6 +110,7 @@ const load = (): Promise<Device[] | null> =>
             .filter(Boolean)
             .join(', '),
       },
+      ...siteColumn<Device>(),
     ],
     can.devices
       ? (d) => [
@@ -176,6 +181,7 @@ function edit(device: Device): void {
   input('device-gateway').value = device.gateway_ip ?? '';
   $('device-uam-auth', HTMLSelectElement).value = device.uam_auth;
   input('device-message-auth').checked = device.require_message_authenticator;
+  chooseSite('device-site', device.site_id);
   $('device-uam-secret-hint').textContent = device.has_uam_secret
     ? t('device.uamSecretKeep')
     : t('device.uamSecretHint');
@@ -276,6 +282,8 @@ if (can.devices) {
     const uamSecret = input('device-uam-secret').value;
     if (uamSecret !== '') body.uam_secret = uamSecret;
     else if (editing && input('device-uam-clear').checked) body.uam_secret = null;
+    const site = siteChoice('device-site');
+    if (site !== undefined) body.site_id = site;
 
     const device = editing;
     const result = device

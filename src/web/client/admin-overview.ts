@@ -1,7 +1,7 @@
 import { dataOf, ok } from './api.js';
 import { $, show } from './dom.js';
 import { t } from './forms.js';
-import { adminApi, failure, time, tzs } from './admin-shell.js';
+import { adminApi, failure, time, tzs, withSite } from './admin-shell.js';
 
 /** /admin: the counts of GET /api/v1/admin/overview, today's sales in the venue's day. */
 
@@ -14,7 +14,7 @@ interface Overview {
 }
 
 async function load(): Promise<void> {
-  const result = await adminApi('GET', '/overview');
+  const result = await adminApi('GET', withSite('/overview'));
   $('stats').removeAttribute('aria-busy');
   const error = $('stats-error');
   show(error, !ok(result));

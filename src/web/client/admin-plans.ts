@@ -6,12 +6,15 @@ import {
   answerList,
   bytes,
   can,
+  chooseSite,
   element,
   failure,
   inUnit,
   loadTable,
   numberOrText,
   shortDuration,
+  siteChoice,
+  siteColumn,
   status,
   tzs,
   type RouterAnswer,
@@ -37,6 +40,7 @@ interface Plan {
   max_devices: number;
   download_kbps: number | null;
   upload_kbps: number | null;
+  site_id: string;
 }
 
 /** POST /api/v1/admin/plans/{id}/apply-to-live. */
@@ -91,6 +95,7 @@ const load = (): Promise<Plan[] | null> =>
       { head: 'plan.maxDevices', cell: (p) => String(p.max_devices) },
       { head: 'plan.sortOrder', cell: (p) => String(p.sort_order) },
       { head: 'plan.status', cell: (p) => t(p.active ? 'plan.onSale' : 'plan.offSale') },
+      ...siteColumn<Plan>(),
     ],
     can.plans
       ? (p) => [
@@ -133,6 +138,7 @@ function edit(plan: Plan): void {
   input('plan-max-devices').value = String(plan.max_devices);
   input('plan-sort').value = String(plan.sort_order);
   input('plan-active').checked = plan.active;
+  chooseSite('plan-site', plan.site_id);
   show($('plan-apply-live-row'));
   input('plan-name').focus();
 }
@@ -192,6 +198,7 @@ if (can.plans) {
       active: input('plan-active').checked,
       download_kbps: speedValue('plan-download'),
       upload_kbps: speedValue('plan-upload'),
+      site_id: siteChoice('plan-site'),
     };
     const plan = editing;
     const applyLive = plan !== null && input('plan-apply-live').checked;

@@ -1,5 +1,5 @@
 import { data, t } from './forms.js';
-import { loadTable, time, tzs, type Column } from './admin-shell.js';
+import { loadTable, siteColumn, time, tzs, type Column } from './admin-shell.js';
 import { displayPhone } from './portal-format.js';
 
 /** /admin/guests, /admin/invoices, /admin/payments: read-only tables, newest first (as the API sends them). */
@@ -23,6 +23,7 @@ interface Invoice {
   failure_reason: string | null;
   created_at: string;
   paid_at: string | null;
+  site_id: string;
 }
 interface Payment {
   invoice_number: string;
@@ -31,6 +32,7 @@ interface Payment {
   provider: string;
   provider_reference: string | null;
   paid_at: string;
+  site_id: string;
 }
 
 const guests: Column<Guest>[] = [
@@ -53,6 +55,7 @@ const invoices: Column<Invoice>[] = [
   { head: 'invoices.reference', cell: (i) => i.provider_reference ?? '' },
   { head: 'invoices.paid', cell: (i) => time(i.paid_at) },
   { head: 'invoices.failure', cell: (i) => i.failure_reason ?? '' },
+  ...siteColumn<Invoice>(),
 ];
 
 const payments: Column<Payment>[] = [
@@ -62,6 +65,7 @@ const payments: Column<Payment>[] = [
   { head: 'payments.phone', cell: (p) => (p.phone ? displayPhone(p.phone) : '') },
   { head: 'payments.provider', cell: (p) => p.provider },
   { head: 'payments.reference', cell: (p) => p.provider_reference ?? '' },
+  ...siteColumn<Payment>(),
 ];
 
 switch (data.records) {

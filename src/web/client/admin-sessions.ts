@@ -1,7 +1,17 @@
 import { dataOf, ok } from './api.js';
 import { $, show } from './dom.js';
 import { t } from './forms.js';
-import { adminApi, askConfirm, bytes, can, failure, loadTable, shortDuration, time } from './admin-shell.js';
+import {
+  adminApi,
+  askConfirm,
+  bytes,
+  can,
+  failure,
+  loadTable,
+  shortDuration,
+  siteColumn,
+  time,
+} from './admin-shell.js';
 
 /**
  * /admin/sessions: the RADIUS sessions (GET /api/v1/admin/sessions); operators disconnect one
@@ -24,6 +34,7 @@ interface Session {
   stopped_at: string | null;
   terminate_cause: string | null;
   active: boolean;
+  site_id: string;
 }
 
 interface DisconnectReport {
@@ -100,6 +111,7 @@ const load = (): Promise<Session[] | null> =>
               ? t('sessions.endedCause', { cause: s.terminate_cause })
               : t('sessions.ended'),
       },
+      ...siteColumn<Session>(),
     ],
     can.disconnect
       ? (s) =>

@@ -14,9 +14,54 @@ export interface Capabilities {
   devices: boolean;
   disconnect: boolean;
   sms: boolean;
+  sites: boolean;
+  addSite: boolean;
 }
 
 export const can = data.can as Capabilities;
+
+/**
+ * The sites the staff member sees when there are several (else none: a single venue never sees
+ * the word), and the one the page's lists are narrowed to ('' for all of them).
+ */
+export const sites = (data.sites ?? []) as { id: string; name: string }[];
+export const chosenSite = typeof data.site === 'string' ? data.site : '';
+
+/** An admin API path narrowed to the chosen site (`?site_id=`), when one is chosen. */
+export const withSite = (path: string): string =>
+  chosenSite === ''
+    ? path
+    : `${path}${path.includes('?') ? '&' : '?'}site_id=${encodeURIComponent(chosenSite)}`;
+
+/** A Site column for rows that belong to a site, when the staff member sees several (and all of them). */
+export function siteColumn<T extends { site_id: string }>(): Column<T>[] {
+  if (sites.length < 2 || chosenSite !== '') return [];
+  const names = new Map(sites.map((s) => [s.id, s.name]));
+  return [{ head: 'site.column', cell: (row) => names.get(row.site_id) ?? row.site_id }];
+}
+
+/** A form's site choice (`<id>`, present only with several sites): its value, or undefined. */
+export function siteChoice(id: string): string | undefined {
+  const select = document.getElementById(id);
+  return select instanceof HTMLSelectElement ? select.value : undefined;
+}
+
+/** Sets a form's site choice to the row's site when the form has one. */
+export function chooseSite(id: string, siteId: string): void {
+  const select = document.getElementById(id);
+  if (select instanceof HTMLSelectElement) select.value = siteId;
+}
+
+// The site filter (a GET form) applies as soon as the choice changes.
+const siteFilter = document.getElementById('site-filter');
+if (siteFilter instanceof HTMLSelectElement && siteFilter.form) {
+  const form = siteFilter.form;
+  siteFilter.addEventListener('change', () => {
+    form.requestSubmit();
+  });
+  const button = document.getElementById('site-filter-show');
+  if (button) show(button, false);
+}
 
 const here = (): string => `${location.pathname}${location.search}`;
 
@@ -118,7 +163,7 @@ export async function loadTable<T>(
   const slot = $(id);
   const error = $(`${id}-error`);
   slot.setAttribute('aria-busy', 'true');
-  const result = await adminApi('GET', path);
+  const result = await adminApi('GET', withSite(path));
   slot.removeAttribute('aria-busy');
   show(error, !ok(result));
   if (!ok(result)) {

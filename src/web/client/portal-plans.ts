@@ -1,5 +1,6 @@
 import { api, dataOf } from './api.js';
 import { $ } from './dom.js';
+import type { Router } from './hotspot.js';
 import { amount, bytesWords, durationWords, speedWords, type Strings } from './portal-format.js';
 
 /** The portal's plan list: fetched once, drawn as radio cards in the current language. */
@@ -19,8 +20,16 @@ type Translate = (key: string, vars?: Readonly<Record<string, string | number>>)
 
 let plans: Plan[] = [];
 
-export async function fetchPlans(): Promise<void> {
-  const result = await api('GET', '/api/v1/public/plans');
+/**
+ * The plans of the site of the router the guest came through (DESIGN.md §4.9): the router is named
+ * as the hand-off names it (nasid, else uamip); without a router, the default site's.
+ */
+export async function fetchPlans(router: Router | null): Promise<void> {
+  const query = new URLSearchParams();
+  if (router?.nasid !== undefined) query.set('nasid', router.nasid);
+  if (router?.kind === 'coovachilli') query.set('uamip', router.uamip);
+  const search = query.toString() === '' ? '' : `?${query.toString()}`;
+  const result = await api('GET', `/api/v1/public/plans${search}`);
   plans = result.status === 200 ? (dataOf(result) as Plan[]) : [];
   $('plans').dataset.state = result.status === 200 ? (plans.length ? 'ok' : 'none') : 'error';
 }

@@ -110,7 +110,7 @@ function step(which: 'buy' | 'waiting' | 'outcome' | 'none'): void {
 }
 
 async function loadPlans(): Promise<void> {
-  await fetchPlans();
+  await fetchPlans(router);
   renderPlans();
 }
 
