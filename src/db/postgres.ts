@@ -37,6 +37,8 @@ export interface PostgresTarget {
   connectionString: string;
   /** The schema the tables live in (created when missing); null: the server's default (public). */
   schema: string | null;
+  /** Server settings (`-c name=value …`) for every connection: the URL's `options` and the schema's search_path. */
+  options: string | null;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -52,7 +54,15 @@ export function postgresTarget(url: string): PostgresTarget {
   parsed.searchParams.delete('schema');
   if (schema !== null && !SCHEMA_NAME.test(schema))
     throw new Error('DATABASE_URL schema must be lower-case letters, digits and _ (at most 63)');
-  return { connectionString: parsed.toString(), schema };
+  // pg lets the URL's `options` replace the config's: both go into one, the schema's last.
+  const given = parsed.searchParams.get('options');
+  parsed.searchParams.delete('options');
+  const settings = [given, schema === null ? null : `-c search_path=${schema}`].filter((o) => o !== null);
+  return {
+    connectionString: parsed.toString(),
+    schema,
+    options: settings.length > 0 ? settings.join(' ') : null,
+  };
 }
 
 /** 64-bit counters and sums come back as numbers, as SQLite returns them (exact below 2^53). */
@@ -69,6 +79,9 @@ export function lockKey(schema: string, name: string): bigint {
 
 const READS = /^\s*(select|show)\b/i;
 
+/** The tables migration 0018's triggers NOTIFY about: the ones daemons cache reads of. */
+const WATCHED_TABLES = ['grants', 'devices', 'radius_sessions', 'signing_keys', 'plans'];
+
 /**
  * Versions of what tables hold, as this process knows them: a table's count moves after this
  * process committed a statement that names it (counted when the commit has returned, so a read
@@ -80,8 +93,11 @@ export class ChangeFeed extends EventEmitter<{ change: [table: string] }> {
   readonly #counts = new Map<string, number>();
   #epoch = 0;
   #healthy = false;
-  /** Tables some cache asked about: only writes naming them are counted (none before matter). */
-  readonly #watched = new Set<string>();
+  /**
+   * Tables whose writes are counted: the ones NOTIFY reports, from the start (a write before the
+   * first read of a table may commit after that read was cached), and any other a cache asks about.
+   */
+  readonly #watched = new Set<string>(WATCHED_TABLES);
   /** Per write statement, the watched tables it names (memo; cleared when it grows past a bound). */
   readonly #names = new Map<string, readonly string[]>();
 
@@ -196,7 +212,14 @@ class HotspotPostgresDriver extends PostgresDriver {
     await super.beginTransaction(conn.inner, settings);
     conn.inTransaction = true;
     conn.pending.clear();
-    await conn.inner.executeQuery(CompiledQuery.raw(this.#writeLock));
+    try {
+      await conn.inner.executeQuery(CompiledQuery.raw(this.#writeLock));
+    } catch (err) {
+      // kysely rolls back only a transaction whose BEGIN returned: never hand the pool an aborted one.
+      await conn.inner.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
+      conn.inTransaction = false;
+      throw err;
+    }
   }
 
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -335,8 +358,13 @@ class Listener {
       this.#lost(client);
     });
     client.on('end', () => this.#lost(client));
-    await client.connect();
-    await client.query(`listen ${CHANGES_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANGES_CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => undefined); // half open: connected, not listening
+      throw err;
+    }
     if (this.#closed) {
       await client.end();
       return;
@@ -350,13 +378,18 @@ class Listener {
     if (this.#client !== client) return;
     this.#client = null;
     this.feed.down();
-    if (this.#closed) return;
+    this.#retry();
+  }
+
+  /** Tries to listen again after a growing delay, and again after every failed try. */
+  #retry(): void {
+    if (this.#closed || this.#timer) return;
     const delay = LISTEN_RETRY_MS[Math.min(this.#attempt++, LISTEN_RETRY_MS.length - 1)] ?? 5000;
     this.#timer = setTimeout(() => {
       this.#timer = null;
       this.start().catch((err: unknown) => {
         this.onError(err);
-        if (!this.#closed && !this.#client) this.#lost(new pg.Client()); // schedules the next try
+        if (!this.#client) this.#retry();
       });
     }, delay);
     this.#timer.unref();
@@ -424,8 +457,9 @@ export interface OpenedPostgres {
   schema: string;
   /**
    * Runs `work` while holding the session advisory lock `name`; false (without running it) when
-   * another process holds it, or, given the schedule `tick` (ISO time), when a process already
-   * ran `name` for that tick or a later one (job_runs).
+   * another process holds it, or, given the schedule `tick` (ISO time), when the last run of
+   * `name` (job_runs) was for that tick. Any other tick may claim it: a daemon whose clock runs
+   * ahead must not keep the others from their ticks (it may run a job twice instead).
    */
   exclusive(name: string, work: () => Promise<void>, tick?: string): Promise<boolean>;
   /** Stops the change feed (the pool closes with `db.destroy()`). */
@@ -443,8 +477,16 @@ export interface PostgresOptions {
 /** Opens the PostgreSQL store named by `url` and starts its change feed. */
 export async function openPostgres(url: string, options: PostgresOptions): Promise<OpenedPostgres> {
   const target = postgresTarget(url);
-  const searchPath = target.schema ? { options: `-c search_path=${target.schema}` } : {};
-  const clientConfig: pg.ClientConfig = { connectionString: target.connectionString, types, ...searchPath };
+  const searchPath = target.options === null ? {} : { options: target.options };
+  // TCP keepalive: a connection a NAT or firewall dropped silently ends with an error, so the
+  // change feed goes down (no caching) and the job locks are taken anew, instead of waiting forever.
+  const clientConfig: pg.ClientConfig = {
+    connectionString: target.connectionString,
+    types,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    ...searchPath,
+  };
   if (target.schema) {
     const admin = new pg.Client({ connectionString: target.connectionString });
     await admin.connect();
@@ -504,7 +546,7 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
           const claimed = await locks.query(
             `insert into job_runs (name, tick, updated_at) values ($1, $2, $3)
              on conflict (name) do update set tick = excluded.tick, updated_at = excluded.updated_at
-             where job_runs.tick < excluded.tick
+             where job_runs.tick <> excluded.tick
              returning name`,
             [name, tick, options.now().toISOString()],
           );

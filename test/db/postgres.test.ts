@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import t, { type Test } from 'tap';
 import {
@@ -271,6 +272,96 @@ if (!onPostgres) {
     const after = store.feed.version(['grants']);
     t.not(after, null);
     t.not(after, before, 'every cached value made before is void');
+  });
+
+  t.test('the feed keeps trying after a failed reconnect, and is back once the server answers', async (t) => {
+    // The store reaches PostgreSQL through a proxy that can drop every connection and refuse new ones.
+    const dir = t.testdir();
+    const direct = new URL(storeEnv(dir).DATABASE_URL ?? '');
+    let refusing = false;
+    const links = new Set<Socket>();
+    const proxy = createServer((inbound) => {
+      if (refusing) {
+        inbound.destroy();
+        return;
+      }
+      const outbound = connect(Number(direct.port), direct.hostname);
+      links.add(inbound).add(outbound);
+      inbound.pipe(outbound).pipe(inbound);
+      const drop = (): void => {
+        inbound.destroy();
+        outbound.destroy();
+      };
+      inbound.on('error', drop).on('close', drop);
+      outbound.on('error', drop).on('close', drop);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => proxy.close());
+    const viaProxy = new URL(direct);
+    viaProxy.port = String((proxy.address() as AddressInfo).port);
+    const store = await openStore(
+      { dataDir: dir, databaseUrl: viaProxy.toString() },
+      { now: () => new Date() },
+    );
+    t.teardown(() => store.close());
+    if (!store.feed) throw new Error('PostgreSQL stores have a feed');
+    const feed = store.feed;
+    t.ok(feed.healthy);
+
+    // Down, and the first reconnects are refused: the feed must not give up.
+    refusing = true;
+    let refused = 0;
+    proxy.on('connection', () => {
+      refused++;
+    });
+    for (const link of links) link.destroy();
+    const healthy = (): boolean => feed.healthy; // read anew each time: the feed changes it
+    while (healthy()) await once(feed, 'change');
+    t.equal(feed.version(['grants']), null, 'nothing cached while down');
+    while (refused < 2) await once(proxy, 'connection');
+    refusing = false;
+    while (!healthy()) await once(feed, 'change');
+    t.pass(`listening again after ${String(refused)} refused tries`);
+    t.not(feed.version(['grants']), null);
+  });
+
+  t.test('a transaction that cannot get the write lock leaves its connection clean', async (t) => {
+    const dir = t.testdir();
+    const holder = await open(t, dir);
+    // A second daemon whose operator set lock_timeout (kept beside our own search_path).
+    const url = new URL(storeEnv(dir).DATABASE_URL ?? '');
+    url.searchParams.set('options', '-c lock_timeout=200');
+    const waiter = await openStore({ dataDir: dir, databaseUrl: url.toString() }, { now: () => new Date() });
+    t.teardown(() => waiter.close());
+    const { rows } = await sql<{
+      timeout: string;
+    }>`select current_setting('lock_timeout') as timeout`.execute(waiter.db);
+    t.same(rows, [{ timeout: '200ms' }], 'the URL’s options apply');
+    let release = (): void => undefined;
+    let locked = (): void => undefined;
+    const holding = new Promise<void>((r) => (locked = r));
+    const held = holder.db.transaction().execute(async () => {
+      locked();
+      await new Promise<void>((r) => (release = r));
+    });
+    await holding;
+    await t.rejects(
+      waiter.db.transaction().execute(async () => undefined),
+      { code: '55P03' },
+      'lock_timeout ends the wait',
+    );
+    t.same(
+      await waiter.db.selectFrom('app_meta').select('key').where('key', '=', 'none').execute(),
+      [],
+      'the next query on that connection runs: it was rolled back, not left aborted',
+    );
+    t.same(
+      (await sql<{ schema: string }>`select current_schema() as schema`.execute(waiter.db)).rows,
+      [{ schema: url.searchParams.get('schema') }],
+      'still in its own schema',
+    );
+    release();
+    await held;
   });
 
   t.test('a job runs on one daemon per schedule tick; a busy job is not run twice', async (t) => {

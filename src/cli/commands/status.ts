@@ -45,10 +45,12 @@ function radiusLine(c: Record<string, number>): string {
   );
 }
 
-/** A database URL without its password. */
+/** A database URL without its passwords (in the user part, or as pg's password parameters). */
 function safeUrl(url: string): string {
   const parsed = new URL(url);
   if (parsed.password) parsed.password = '***';
+  for (const name of ['password', 'sslpassword'])
+    if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
   return parsed.toString();
 }
 
