@@ -30,11 +30,19 @@ export function decodeAttributeList(packet: Buffer): Attributes | null {
   }
 }
 
-/** First value of a text attribute. */
+/**
+ * First value of a text attribute. Text holds no NUL (RFC 2865 §5): trailing NULs (a router that
+ * terminates its strings) are dropped, and a value with one inside counts as absent. PostgreSQL
+ * cannot store or compare a NUL in text at all, so such a value must not reach a query.
+ */
 export function text(attrs: Attributes, name: string): string | undefined {
   const v = attrs[name];
   const first: unknown = Array.isArray(v) ? v[0] : v;
-  return typeof first === 'string' ? first : undefined;
+  if (typeof first !== 'string') return undefined;
+  let end = first.length;
+  while (end > 0 && first.charCodeAt(end - 1) === 0) end--;
+  const value = first.slice(0, end);
+  return value.includes('\u0000') ? undefined : value;
 }
 
 /** First value of an integer attribute (enumerated values come back by name: use `text`). */
