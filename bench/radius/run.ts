@@ -144,6 +144,8 @@ async function ourServer(dir: string, kind: StoreKind, databaseUrl: string | nul
         updated_at: now.toISOString(),
         paid_at: now.toISOString(),
         site_id: plan.site_id,
+        channel: 'mobile_money',
+        sold_by: null,
       };
       await tx.insertInto('invoices').values(invoice).execute();
       const { grant, password } = await issue(tx, app.deps, { invoice, paidAt: now });

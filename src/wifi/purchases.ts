@@ -102,6 +102,8 @@ async function findOrCreateInvoice(
     updated_at: now,
     paid_at: null,
     site_id: plan.site_id,
+    channel: 'mobile_money',
+    sold_by: null,
   };
   await insertInvoice(tx, invoice);
   await bindPurchaseKey(tx, details.keyHash, invoice.id, now, key !== undefined);

@@ -96,6 +96,7 @@ async function markPaid(
   await insertPayment(tx, {
     id: uuid(),
     invoice_id: invoice.id,
+    channel: invoice.channel,
     provider: event.provider,
     provider_reference: event.providerReference,
     amount_tzs: invoice.amount_tzs,

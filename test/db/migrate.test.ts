@@ -326,8 +326,9 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
     .run(at, at, at);
   const columns = () => read(`select name from pragma_table_info('devices')`).map((c) => c.name);
   const before = { columns: columns(), rows: read('select * from devices') };
+  const upTo0020 = migratorBefore(db, '0021');
   t.same(
-    (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+    ((await upTo0020.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
     [['0020_device_tunnel', 'Success']],
   );
   t.same(columns(), [...before.columns, 'tunnel_address', 'tunnel_public_key', 'radsec_cert_sha256']);
@@ -341,11 +342,80 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
     })),
     'no router is remote yet',
   );
-  const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
-  t.error((await all.migrateDown()).error);
+  t.error((await upTo0020.migrateDown()).error);
   t.same(columns(), before.columns);
   t.same(read('select * from devices'), before.rows);
 });
+
+t.test(
+  '0021 marks every earlier sale as mobile money, adds the audit trail, and undoes cleanly',
+  async (t) => {
+    const { db, sqlite } = openDatabase(path.join(t.testdir(), 'sales.db'));
+    t.teardown(() => db.destroy());
+    t.error((await migratorBefore(db, '0021').migrateToLatest()).error);
+    const at = '2026-01-15T09:00:00.000Z';
+    sqlite
+      .prepare(
+        `insert into plans values ('p1', '1 hour', '', 1000, 3600, null, 1, 0, 1, ?, ?, null, null, 'default')`,
+      )
+      .run(at, at);
+    sqlite
+      .prepare(
+        `insert into invoices (id, number, sequence, plan_id, phone, amount_tzs, duration_seconds, status,
+       purchase_key_hash, provider, provider_reference, created_at, updated_at, paid_at)
+       values ('i1', 'HS-000001-ABCDEFGH', 1, 'p1', '+255712345678', 1000, 3600, 'paid', 'hash', 'sandbox', 'ref',
+       ?, ?, ?)`,
+      )
+      .run(at, at, at);
+    sqlite
+      .prepare(
+        `insert into payments values ('pay1', 'i1', 'sandbox', 'ref', 1000, '+255712345678', 'evt-1', ?)`,
+      )
+      .run(at);
+    const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+    const columnsOf = (table: string) =>
+      read(`select name from pragma_table_info('${table}')`).map((c) => c.name);
+    const old = { invoices: columnsOf('invoices'), payments: columnsOf('payments') };
+    const rows = { invoices: read('select * from invoices'), payments: read('select * from payments') };
+
+    const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
+    t.same(
+      ((await migratorBefore(db, '0022').migrateToLatest()).results ?? []).map((r) => [
+        r.migrationName,
+        r.status,
+      ]),
+      [['0021_sales_channels', 'Success']],
+    );
+    t.same(columnsOf('invoices'), [...old.invoices, 'channel', 'sold_by']);
+    t.same(columnsOf('payments'), [...old.payments, 'channel']);
+    t.same(
+      read('select * from invoices'),
+      rows.invoices.map((i) => ({ ...i, channel: 'mobile_money', sold_by: null })),
+      'an earlier sale was a mobile-money sale from the portal',
+    );
+    t.same(
+      read('select * from payments'),
+      rows.payments.map((p) => ({ ...p, channel: 'mobile_money' })),
+    );
+    t.same(read('select * from wifi_audit'), [], 'the audit trail starts empty');
+    t.throws(
+      () =>
+        sqlite
+          .prepare(
+            `insert into wifi_audit (id, created_at, action, target_type, target_id) values ('a', ?, 'x', 'grant', 'g')`,
+          )
+          .run(at),
+      { code: 'SQLITE_CONSTRAINT_NOTNULL' },
+      'every entry names who acted',
+    );
+
+    t.error((await all.migrateDown()).error);
+    t.same(columnsOf('invoices'), old.invoices);
+    t.same(columnsOf('payments'), old.payments);
+    t.same(read('select * from invoices'), rows.invoices);
+    t.notOk(read(`select name from sqlite_master where name = 'wifi_audit'`).length);
+  },
+);
 
 t.test(
   '0019 puts every router, plan and invoice in the default site, with foreign keys on, and undoes cleanly',

@@ -89,6 +89,10 @@ export interface InvoicesTable {
   paid_at: string | null;
   /** The site of its plan when it was sold (migration 0019). */
   site_id: string;
+  /** How it was paid (migration 0021): see SaleChannel. */
+  channel: string;
+  /** Who sold it at the counter (users.id, or the CLI's label); null for the portal's sales. */
+  sold_by: string | null;
 }
 
 /** Which invoice a purchase key currently stands for; the primary key is the idempotency guard. */
@@ -128,6 +132,8 @@ export interface PaymentsTable {
   phone: string | null;
   event_id: string;
   paid_at: string;
+  /** How it was paid (migration 0021): see SaleChannel; the invoice's channel. */
+  channel: string;
 }
 
 /** Every payment event acted on, unique per provider and event id (de-duplication). */
@@ -169,6 +175,25 @@ export interface SmsMessagesTable {
   created_at: string;
 }
 
+/** One staff action on Wi-Fi data (migration 0021): who, what, when, before and after. */
+export interface WifiAuditTable {
+  id: string;
+  created_at: string;
+  /** users.id of the staff member; null for the CLI. */
+  actor_id: string | null;
+  /** Who, fit to show: the staff member's email or name, or `cli:<os user>`. */
+  actor: string;
+  /** `<target>.<verb>`, e.g. `grant.extend` (wifi/audit.ts lists them). */
+  action: string;
+  target_type: string;
+  target_id: string;
+  site_id: string | null;
+  reason: string | null;
+  /** JSON of the record before and after the change; null where there is no before (created) or after (deleted). */
+  before: string | null;
+  after: string | null;
+}
+
 export interface WifiTables {
   plans: PlansTable;
   devices: DevicesTable;
@@ -179,4 +204,5 @@ export interface WifiTables {
   payment_events: PaymentEventsTable;
   admin_sessions: AdminSessionsTable;
   sms_messages: SmsMessagesTable;
+  wifi_audit: WifiAuditTable;
 }
