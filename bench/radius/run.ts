@@ -14,6 +14,7 @@ import { CODE, encodeRequest } from '../../src/radius/codec.js';
 import { createPlan, issue, registerDevice } from '../../src/wifi/index.js';
 import { startPgCluster, type PgCluster } from '../lib.js';
 import { configure, cpuSeconds, start, type Guest } from './freeradius.js';
+import type { PhaseResult } from './venues.js';
 
 /**
  * RADIUS benchmark: Access-Request (PAP with Message-Authenticator) and Accounting-Request
@@ -381,21 +382,8 @@ function venueFiles(dir: string, server: OurServer): { starts: string; interims:
   return { starts: write('venue-starts', starts), interims: write('venue-interims', interims) };
 }
 
-interface VenuePhase {
-  sent: number;
-  received: number;
-  unexpected: number;
-  lost: number;
-  codes: Record<string, number>;
-  seconds: number;
-  send_rate: number;
-  p50_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  lag_p99_ms: number;
-  lag_max_ms: number;
-  p99_by_second_ms: number[];
-}
+/** One phase of the venues load, as venues.ts prints it. */
+type VenuePhase = PhaseResult;
 
 /** What the database did during the Interim-Update phase (PostgreSQL: its own statistics). */
 interface DbActivity {

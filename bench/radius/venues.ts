@@ -48,7 +48,7 @@ const starts = read(startsFile);
 const interims = read(interimsFile);
 const venueCount = Math.max(0, ...starts.map((r) => r.venue + 1), ...interims.map((r) => r.venue + 1));
 
-interface PhaseResult {
+export interface PhaseResult {
   sent: number;
   received: number;
   unexpected: number;

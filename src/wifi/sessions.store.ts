@@ -1,4 +1,11 @@
-import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import {
+  isExpression,
+  PostgresAdapter,
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Selectable,
+} from 'kysely';
 import { marker, prepared, type Db } from '../db/index.js';
 import type { DB } from '../db/schema.js';
 import type { RadiusSessionsTable } from '../db/tables/radius.js';
@@ -35,22 +42,38 @@ type Touch = [
   username: string,
 ];
 
-const TOUCH_MARKERS = [
-  'device',
-  'acct',
-  'in',
-  'out',
-  'time',
-  'ip',
-  'mac',
-  'at',
-  'closed-after',
-  'begun-by',
-  'stopped',
-  'cause',
-  'ended-by',
-  'username',
-].map(marker) as unknown as Touch;
+/** The names of Touch's values, in order: the batch form's columns (`v.p_…`, unlike any column of radius_sessions). */
+const TOUCH_COLUMN_NAMES = [
+  'p_device',
+  'p_acct',
+  'p_input',
+  'p_output',
+  'p_time',
+  'p_ip',
+  'p_mac',
+  'p_at',
+  'p_closed_after',
+  'p_begun_by',
+  'p_stopped',
+  'p_cause',
+  'p_ended_by',
+  'p_username',
+] as const;
+
+/** Their PostgreSQL types (the batch sends one array of each). */
+const TOUCH_TYPES: Readonly<Record<number, string>> = { 2: 'bigint', 3: 'bigint', 4: 'bigint' };
+
+const TOUCH_MARKERS = TOUCH_COLUMN_NAMES.map(marker) as unknown as Touch;
+
+/** Each of Touch's values as a value or as an expression (the batch form's column). */
+type ArgsOf<T> = { [K in keyof T]: T[K] | Expression<T[K]> };
+type TouchArgs = ArgsOf<Touch>;
+
+const BATCH_COLUMNS = TOUCH_COLUMN_NAMES.map((name) => sql.ref(`v.${name}`)) as unknown as TouchArgs;
+
+/** A value as a statement parameter; an expression as itself. */
+const valueOf = <T>(eb: ExpressionBuilder<DB, 'radius_sessions'>, x: T | Expression<T>): Expression<T> =>
+  isExpression(x) ? x : (eb.val(x) as unknown as Expression<T>);
 
 /** The cause of a session closed by closeSilentSessions: our guess, not the router's word. */
 const STALE = 'Stale';
@@ -71,127 +94,170 @@ const reopens = (eb: ExpressionBuilder<DB, 'radius_sessions'>) =>
     ),
   ]);
 
-/** The UPDATE of an accounting packet; `stop` adds the stop time and cause. Compiled once each. */
-const touch = (stop: boolean) =>
-  prepared(
-    (
-      db,
-      deviceId,
-      acctSessionId,
-      inputOctets,
-      outputOctets,
-      sessionTime,
-      framedIp,
-      mac,
-      at,
-      closedAfter,
-      begunBy,
-      stoppedAt,
-      cause,
-      endedBy,
-      username,
-    ) =>
-      db
-        .updateTable('radius_sessions')
-        .set((eb) => ({
-          input_octets: greatest(eb, 'input_octets', inputOctets),
-          output_octets: greatest(eb, 'output_octets', outputOctets),
-          session_time: greatest(eb, 'session_time', sessionTime),
-          framed_ip: eb.fn.coalesce(eb.val(framedIp), eb.ref('framed_ip')),
-          mac: eb.fn.coalesce(eb.val(mac), eb.ref('mac')),
-          // A session first reported without User-Name (RFC 2866 allows it) takes the first one a
-          // later packet brings, and that user's grant: it then counts for the grant's limits
-          // and can be disconnected (CoovaChilli wants the User-Name in a Disconnect-Request).
-          username: eb.case().when('username', '=', '').then(eb.val(username)).else(eb.ref('username')).end(),
-          grant_id: eb
-            .case()
-            .when(eb.and([eb('username', '=', ''), eb('grant_id', 'is', null)]))
-            .then(
-              eb
-                .selectFrom('grants as n')
-                .select('n.id')
-                .where('n.username', '=', sql<string>`lower(trim(${username}))`),
-            )
-            .else(eb.ref('grant_id'))
-            .end(),
-          updated_at: at,
-          ...(stop
-            ? {
-                // A session we closed as silent keeps the router's own stop time.
-                stopped_at: eb
-                  .case()
-                  .when('terminate_cause', '=', STALE)
-                  .then(eb.val(stoppedAt))
-                  .else(eb.fn.coalesce(eb.ref('stopped_at'), eb.val(stoppedAt)))
-                  .end(),
-                terminate_cause: cause,
-              }
-            : {
-                // A session we closed as silent is still going: it is open again (unless the
-                // router has since opened another under the same id).
-                stopped_at: eb.case().when(reopens(eb)).then(null).else(eb.ref('stopped_at')).end(),
-                terminate_cause: eb.case().when(reopens(eb)).then(null).else(eb.ref('terminate_cause')).end(),
-              }),
-        }))
-        .where((eb) =>
-          eb(
-            'id',
-            '=',
-            // Among the sessions with this id that the packet can belong to (the open one, and
-            // closed ones that stopped after `closedAfter`), the newest one that started by the
-            // time the packet's session began: a late Interim-Update or Stop of an older session
-            // whose id the router reused goes to that session. None: a new session.
+/**
+ * The UPDATE of an accounting packet; `stop` adds the stop time and cause. Each argument is a
+ * value (a marker, for `prepared`) or, in the batch form, a column of the batch's rows (`v.…`).
+ */
+const touchQuery = (db: Db, args: TouchArgs, stop: boolean, target?: Expression<string>) => {
+  const [
+    deviceId,
+    acctSessionId,
+    inputOctets,
+    outputOctets,
+    sessionTime,
+    framedIp,
+    mac,
+    at,
+    closedAfter,
+    begunBy,
+    stoppedAt,
+    cause,
+    endedBy,
+    username,
+  ] = args;
+  return (
+    db
+      .updateTable('radius_sessions')
+      .set((eb) => ({
+        input_octets: greatest(eb, 'input_octets', inputOctets),
+        output_octets: greatest(eb, 'output_octets', outputOctets),
+        session_time: greatest(eb, 'session_time', sessionTime),
+        framed_ip: eb.fn.coalesce(valueOf(eb, framedIp), eb.ref('framed_ip')),
+        mac: eb.fn.coalesce(valueOf(eb, mac), eb.ref('mac')),
+        // A session first reported without User-Name (RFC 2866 allows it) takes the first one a
+        // later packet brings, and that user's grant: it then counts for the grant's limits
+        // and can be disconnected (CoovaChilli wants the User-Name in a Disconnect-Request).
+        username: eb
+          .case()
+          .when('username', '=', '')
+          .then(valueOf(eb, username))
+          .else(eb.ref('username'))
+          .end(),
+        grant_id: eb
+          .case()
+          .when(eb.and([eb('username', '=', ''), eb('grant_id', 'is', null)]))
+          .then(
             eb
-              .selectFrom('radius_sessions as c')
-              .select('c.id')
-              .where('c.device_id', '=', deviceId)
-              .where('c.acct_session_id', '=', acctSessionId)
-              .where((w) => w.or([w('c.stopped_at', 'is', null), w('c.stopped_at', '>', closedAfter)]))
-              .orderBy(sql`c.started_at <= ${begunBy}`, 'desc')
-              .orderBy('c.started_at', 'desc')
-              .limit(1),
-          ),
-        )
-        .returning((eb) => [
-          'id',
-          // The session's grant when it was revoked or ran out by `endedBy`, or when its sessions
-          // together have used up its data allowance (each router only enforces what was left
-          // when its own session began), in the same statement.
-          eb
-            .selectFrom('grants as g')
-            .select('g.id')
-            .whereRef('g.id', '=', 'radius_sessions.grant_id')
-            .where((w) =>
-              w.or([
-                w('g.revoked_at', '<=', endedBy),
-                w('g.expires_at', '<=', endedBy),
-                w.and([
-                  w('g.data_limit_bytes', 'is not', null),
-                  // The other sessions' octets plus this row's new ones: a subquery in RETURNING
-                  // sees this row before the update on some databases (PostgreSQL), after it on
-                  // others (SQLite).
-                  w(
-                    'g.data_limit_bytes',
-                    '<=',
-                    sql<number>`${w
-                      .selectFrom('radius_sessions as u')
-                      .select(sql<number>`coalesce(sum(u.input_octets + u.output_octets), 0)`.as('used'))
-                      .whereRef('u.grant_id', '=', 'g.id')
-                      .whereRef(
-                        'u.id',
-                        '<>',
-                        'radius_sessions.id',
-                      )} + radius_sessions.input_octets + radius_sessions.output_octets`,
-                  ),
-                ]),
+              .selectFrom('grants as n')
+              .select('n.id')
+              .where('n.username', '=', sql<string>`lower(trim(${username}))`),
+          )
+          .else(eb.ref('grant_id'))
+          .end(),
+        updated_at: at,
+        ...(stop
+          ? {
+              // A session we closed as silent keeps the router's own stop time.
+              stopped_at: eb
+                .case()
+                .when('terminate_cause', '=', STALE)
+                .then(valueOf(eb, stoppedAt))
+                .else(eb.fn.coalesce(eb.ref('stopped_at'), valueOf(eb, stoppedAt)))
+                .end(),
+              terminate_cause: cause,
+            }
+          : {
+              // A session we closed as silent is still going: it is open again (unless the
+              // router has since opened another under the same id).
+              stopped_at: eb.case().when(reopens(eb)).then(null).else(eb.ref('stopped_at')).end(),
+              terminate_cause: eb.case().when(reopens(eb)).then(null).else(eb.ref('terminate_cause')).end(),
+            }),
+      }))
+      // In the batch form the session is found in the FROM list (`v.p_target`), so that the
+      // planner joins on the primary key.
+      .where('id', '=', target ?? sessionOf(db, deviceId, acctSessionId, closedAfter, begunBy))
+      .returning((eb) => [
+        'id',
+        // The session's grant when it was revoked or ran out by `endedBy`, or when its sessions
+        // together have used up its data allowance (each router only enforces what was left
+        // when its own session began), in the same statement.
+        eb
+          .selectFrom('grants as g')
+          .select('g.id')
+          .whereRef('g.id', '=', 'radius_sessions.grant_id')
+          .where((w) =>
+            w.or([
+              w('g.revoked_at', '<=', endedBy),
+              w('g.expires_at', '<=', endedBy),
+              w.and([
+                w('g.data_limit_bytes', 'is not', null),
+                // The other sessions' octets plus this row's new ones: a subquery in RETURNING
+                // sees this row before the update on some databases (PostgreSQL), after it on
+                // others (SQLite).
+                w(
+                  'g.data_limit_bytes',
+                  '<=',
+                  sql<number>`${w
+                    .selectFrom('radius_sessions as u')
+                    .select(sql<number>`coalesce(sum(u.input_octets + u.output_octets), 0)`.as('used'))
+                    .whereRef('u.grant_id', '=', 'g.id')
+                    .whereRef(
+                      'u.id',
+                      '<>',
+                      'radius_sessions.id',
+                    )} + radius_sessions.input_octets + radius_sessions.output_octets`,
+                ),
               ]),
-            )
-            .as('ended_grant_id'),
-        ]),
-    TOUCH_MARKERS,
+            ]),
+          )
+          .as('ended_grant_id'),
+      ])
   );
+};
+
+/**
+ * Among the sessions with this id that the packet can belong to (the open one, and closed ones
+ * that stopped after `closedAfter`), the newest one that started by the time the packet's
+ * session began: a late Interim-Update or Stop of an older session whose id the router reused
+ * goes to that session. None: a new session.
+ */
+const sessionOf = (
+  db: Db,
+  deviceId: TouchArgs[0],
+  acctSessionId: TouchArgs[1],
+  closedAfter: TouchArgs[8],
+  begunBy: TouchArgs[9],
+) =>
+  db
+    .selectFrom('radius_sessions as c')
+    .select('c.id')
+    .where('c.device_id', '=', deviceId)
+    .where('c.acct_session_id', '=', acctSessionId)
+    .where((w) => w.or([w('c.stopped_at', 'is', null), w('c.stopped_at', '>', closedAfter)]))
+    .orderBy(sql`c.started_at <= ${begunBy}`, 'desc')
+    .orderBy('c.started_at', 'desc')
+    .limit(1);
+
+/** One packet's UPDATE, compiled once each. */
+const touch = (stop: boolean) => prepared((db, ...args: Touch) => touchQuery(db, args, stop), TOUCH_MARKERS);
+
+/**
+ * The same UPDATE for a batch of packets of different sessions (PostgreSQL): `UPDATE … FROM`
+ * the batch's rows, one array per argument, each row matched to its session by the same rule.
+ * Returns `ord`, the row's place in the batch (1-based).
+ */
+const touchBatch = (stop: boolean) =>
+  prepared(
+    (db, ...arrays: string[]) =>
+      touchQuery(db, BATCH_COLUMNS, stop, sql.ref('v.p_target'))
+        .from(
+          sql<Record<string, unknown>>`(select v.*, (${sessionOf(
+            db,
+            ...pick(BATCH_COLUMNS),
+          )}) as p_target from unnest(${sql.join(
+            arrays.map((a, i) => sql`${a}::${sql.raw(TOUCH_TYPES[i] ?? 'text')}[]`),
+          )}) with ordinality as v(${sql.raw(TOUCH_COLUMN_NAMES.join(', '))}, ord))`.as('v'),
+        )
+        .returning([sql<number | string>`v.ord`.as('ord'), 'radius_sessions.grant_id']),
+    TOUCH_COLUMN_NAMES.map((name) => marker(`batch-${name}`)),
+  );
+/** sessionOf's arguments out of Touch's. */
+const pick = (a: TouchArgs) => [a[0], a[1], a[8], a[9]] as const;
+
 const touchOpen = touch(false);
 const touchStop = touch(true);
+const touchOpenBatch = touchBatch(false);
+const touchStopBatch = touchBatch(true);
 
 /** The router's session time and our clock may disagree by a few seconds. */
 const BEGUN_SLACK_SECONDS = 60;
@@ -227,37 +293,120 @@ export async function touchSession(
   db: Db,
   u: SessionUpdate,
   at: string,
-  packet: { begunAt: string; start: boolean; eventAt: string },
-  stop: { at: string; cause: string | null } | null,
+  packet: TouchPacket,
+  stop: TouchStop,
 ): Promise<{ endedGrantId: string | null } | null> {
-  const run = stop ? touchStop : touchOpen;
-  const rows = await run(
-    db,
-    u.deviceId,
-    u.acctSessionId,
-    u.inputOctets,
-    u.outputOctets,
-    u.sessionTime,
-    u.framedIp,
-    u.mac,
-    at,
-    packet.start ? packet.begunAt : isoPlus(packet.begunAt, -SAME_SESSION_WINDOW_SECONDS),
-    isoPlus(packet.begunAt, BEGUN_SLACK_SECONDS),
-    stop?.at ?? null,
-    stop?.cause ?? null,
-    isoPlus(packet.eventAt, -ENDED_GRANT_GRACE_SECONDS),
-    u.username,
-  );
-  const [row] = rows;
-  return row ? { endedGrantId: row.ended_grant_id } : null;
+  const [touched] = await touchSessions(db, [{ u, at, packet, stop }], false);
+  return touched ?? null;
 }
+
+export interface TouchPacket {
+  begunAt: string;
+  start: boolean;
+  eventAt: string;
+}
+export type TouchStop = { at: string; cause: string | null } | null;
+
+/**
+ * touchSession for several packets of DIFFERENT sessions at once. With `batched` (PostgreSQL,
+ * see `touchBatches`) one `UPDATE … FROM` for the open-session packets and one for the stops,
+ * instead of a statement (and a round trip, and a plan) per packet; otherwise one by one. Answers
+ * in the order of `items`.
+ *
+ * One statement sees the database as it was before it: a session's RETURNING does not see the
+ * octets the same statement gives the grant's other sessions. So when a grant with a data
+ * allowance has several sessions in the batch, its usage is summed once more afterwards, and if
+ * the allowance is used up the last of its packets says so, as it would have one by one.
+ */
+export async function touchSessions(
+  db: Db,
+  items: readonly { u: SessionUpdate; at: string; packet: TouchPacket; stop: TouchStop }[],
+  batched: boolean,
+): Promise<({ endedGrantId: string | null } | null)[]> {
+  const out: ({ endedGrantId: string | null } | null)[] = items.map(() => null);
+  if (!batched || items.length < 2) {
+    for (const [i, { u, at, packet, stop }] of items.entries()) {
+      const [row] = await (stop ? touchStop : touchOpen)(db, ...touchArgs(u, at, packet, stop));
+      if (row) out[i] = { endedGrantId: row.ended_grant_id };
+    }
+    return out;
+  }
+  /** The grant of each packet's session, by the packet's place. */
+  const grantOf = new Map<number, string | null>();
+  for (const [statement, isStop] of [
+    [touchOpenBatch, false],
+    [touchStopBatch, true],
+  ] as const) {
+    const picked = items.flatMap((item, i) => ((item.stop !== null) === isStop ? [i] : []));
+    if (picked.length === 0) continue;
+    const args = picked.map((i) => {
+      const item = items[i];
+      return item ? touchArgs(item.u, item.at, item.packet, item.stop) : null;
+    });
+    const columns = TOUCH_COLUMN_NAMES.map((_, c) => args.map((a) => a?.[c] ?? null));
+    for (const row of await statement(db, ...(columns as unknown as string[]))) {
+      const i = picked[Number(row.ord) - 1];
+      if (i === undefined) continue;
+      out[i] = { endedGrantId: row.ended_grant_id };
+      grantOf.set(i, row.grant_id);
+    }
+  }
+  const shared = new Map<string, number[]>();
+  for (const [i, grantId] of grantOf)
+    if (grantId !== null) shared.set(grantId, [...(shared.get(grantId) ?? []), i]);
+  const several = [...shared].filter(([, places]) => places.length > 1).map(([id]) => id);
+  if (several.length === 0) return out;
+  for (const grantId of await usedUpGrants(db, several)) {
+    const places = shared.get(grantId) ?? [];
+    if (places.some((i) => out[i]?.endedGrantId === grantId)) continue;
+    out[Math.max(...places)] = { endedGrantId: grantId };
+  }
+  return out;
+}
+
+/** Whether touchSessions can batch on this store: PostgreSQL's UPDATE … FROM. */
+export const touchBatches = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** Of these grants, those with a data allowance their sessions have used up. */
+async function usedUpGrants(db: Db, ids: readonly string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('grants as g')
+    .select('g.id')
+    .where('g.id', 'in', ids)
+    .where('g.data_limit_bytes', 'is not', null)
+    .where('g.data_limit_bytes', '<=', (eb) =>
+      eb
+        .selectFrom('radius_sessions as u')
+        .select(sql<number>`coalesce(sum(u.input_octets + u.output_octets), 0)`.as('used'))
+        .whereRef('u.grant_id', '=', 'g.id'),
+    )
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+const touchArgs = (u: SessionUpdate, at: string, packet: TouchPacket, stop: TouchStop): Touch => [
+  u.deviceId,
+  u.acctSessionId,
+  u.inputOctets,
+  u.outputOctets,
+  u.sessionTime,
+  u.framedIp,
+  u.mac,
+  at,
+  packet.start ? packet.begunAt : isoPlus(packet.begunAt, -SAME_SESSION_WINDOW_SECONDS),
+  isoPlus(packet.begunAt, BEGUN_SLACK_SECONDS),
+  stop?.at ?? null,
+  stop?.cause ?? null,
+  isoPlus(packet.eventAt, -ENDED_GRANT_GRACE_SECONDS),
+  u.username,
+];
 
 /** The larger of a column and a value, portably (SQLite's max() is GREATEST() elsewhere). */
 const greatest = (
   eb: ExpressionBuilder<DB, 'radius_sessions'>,
   column: 'input_octets' | 'output_octets' | 'session_time',
-  value: number,
-) => eb.case().when(column, '<', value).then(eb.val(value)).else(eb.ref(column)).end();
+  value: number | Expression<number>,
+) => eb.case().when(column, '<', value).then(valueOf(eb, value)).else(eb.ref(column)).end();
 
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
   await db

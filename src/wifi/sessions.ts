@@ -1,3 +1,4 @@
+import type { Db } from '../db/index.js';
 import { uuid } from '../lib/crypto.js';
 import { isoPlus } from '../lib/time.js';
 import type { WifiDeps } from './deps.js';
@@ -16,7 +17,9 @@ import {
   insertSession,
   selectRecentSessions,
   siteOfSession,
+  touchBatches,
   touchSession,
+  touchSessions,
   closeSupersededSession,
   type ListedSessionRow,
   type SessionUpdate,
@@ -64,81 +67,133 @@ const DEVICE_TYPES = new Set(['Accounting-On', 'Accounting-Off']);
  * Records a batch of accounting packets in ONE transaction, so the caller may acknowledge each of
  * them (Accounting-Response) once this resolves: the records are committed. Batching lets many
  * routers' packets share one commit (and one fsync) under load.
+ *
+ * Records are applied in order. On PostgreSQL, a run of Interim-Updates and Stops of different
+ * sessions updates its sessions in one round trip (sessions.store.ts `touchSessions`); a record
+ * whose session is not known yet then opens it, after the run. Each statement still sees what
+ * the ones before it wrote, so what a batch does is what its records one by one would do, except
+ * which record of a run reports a grant's data allowance used up when several of its sessions
+ * report together (one of them does).
  */
 export async function recordAccounting(
   deps: Pick<WifiDeps, 'db' | 'clock'>,
   records: readonly AccountingRecord[],
 ): Promise<AccountingResult[]> {
   const now = deps.clock.now();
+  const batched = touchBatches(deps.db);
   return deps.db.transaction().execute(async (tx) => {
     const results: AccountingResult[] = [];
     const grants = new Map<string, GrantRow | undefined>();
-    for (const r of records) {
+    /** Sessions of the run being gathered (device + Acct-Session-Id), and its records. */
+    let run: { record: AccountingRecord; index: number; eventAt: string; begunAt: string }[] = [];
+    const inRun = new Set<string>();
+    const heard = now.toISOString();
+
+    const flush = async () => {
+      if (run.length === 0) return;
+      const taken = run;
+      run = [];
+      inRun.clear();
+      const touched = await touchSessions(
+        tx,
+        taken.map(({ record: r, eventAt, begunAt }) => ({
+          u: r,
+          at: heard,
+          packet: { begunAt, start: false, eventAt },
+          stop: stopOf(r, eventAt),
+        })),
+        batched,
+      );
+      for (const [k, { record, index, eventAt, begunAt }] of taken.entries()) {
+        const t = touched[k] ?? null;
+        results[index] = t
+          ? sessionResult(t.endedGrantId, false)
+          : await openSession(tx, record, grants, { heard, eventAt, begunAt });
+      }
+    };
+
+    for (const [index, r] of records.entries()) {
       // When it happened: the router held the packet Acct-Delay-Time seconds (RFC 2866 §5.2).
       const eventAt = new Date(now.getTime() - r.delaySeconds * 1000).toISOString();
+      // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
+      const begunAt = isoPlus(eventAt, -r.sessionTime);
+      const key = `${r.deviceId}\u0000${r.acctSessionId}`;
+      const joins = batched && SESSION_TYPES.has(r.statusType) && r.statusType !== 'Start' && !inRun.has(key);
+      if (joins) {
+        run.push({ record: r, index, eventAt, begunAt });
+        inRun.add(key);
+        continue;
+      }
+      await flush();
       if (DEVICE_TYPES.has(r.statusType)) {
         // The router restarted (On) or is going down (Off) at eventAt, like a Stop of each session.
         const closed = await closeDeviceSessions(tx, r.deviceId, eventAt, r.statusType);
-        results.push({ kind: 'device', closed });
+        results[index] = { kind: 'device', closed };
         continue;
       }
       if (!SESSION_TYPES.has(r.statusType)) {
-        results.push({ kind: 'ignored' });
+        results[index] = { kind: 'ignored' };
         continue;
       }
-      const heard = now.toISOString();
-      const stop = r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
-      // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
-      const begunAt = isoPlus(eventAt, -r.sessionTime);
       const start = r.statusType === 'Start';
       if (start) await closeSupersededSession(tx, r, begunAt);
-      const touched = await touchSession(tx, r, heard, { begunAt, start, eventAt }, stop);
-      if (touched) {
-        const { endedGrantId } = touched;
-        results.push({
-          kind: 'session',
-          created: false,
-          // Also on a Stop: the report that used up the allowance is often the Stop of the
-          // session its router cut at its limit, and the grant's other sessions must end too
-          // (disconnectGrant only reaches live sessions).
-          ...(endedGrantId !== null && { ofEndedGrant: endedGrantId }),
-        });
-        continue;
-      }
-      const key = r.username.trim().toLowerCase();
-      if (!grants.has(key)) grants.set(key, await findGrantByUsername(tx, key));
-      const grant = grants.get(key);
-      await insertSession(tx, {
-        id: uuid(),
-        device_id: r.deviceId,
-        acct_session_id: r.acctSessionId,
-        username: r.username,
-        grant_id: grant?.id ?? null,
-        framed_ip: r.framedIp,
-        mac: r.mac,
-        input_octets: r.inputOctets,
-        output_octets: r.outputOctets,
-        session_time: r.sessionTime,
-        started_at: begunAt,
-        updated_at: heard,
-        stopped_at: stop?.at ?? null,
-        terminate_cause: stop?.cause ?? null,
-      });
-      const ended = grant !== undefined && (grant.revoked_at !== null || grant.expires_at <= heard);
-      // A session first seen with octets (its Start was lost) can use up the grant's allowance
-      // too; its other sessions must then end, as when an update of a known session does.
-      const usedUp =
-        grant !== undefined &&
-        grant.data_limit_bytes !== null &&
-        (await grantUsage(tx, grant.id, null)).usedOctets >= grant.data_limit_bytes;
-      results.push({
-        kind: 'session',
-        created: true,
-        ...(grant !== undefined && ((ended && stop === null) || usedUp) && { ofEndedGrant: grant.id }),
-      });
+      const touched = await touchSession(tx, r, heard, { begunAt, start, eventAt }, stopOf(r, eventAt));
+      results[index] = touched
+        ? sessionResult(touched.endedGrantId, false)
+        : await openSession(tx, r, grants, { heard, eventAt, begunAt });
     }
+    await flush();
     return results;
   });
+}
+
+const stopOf = (r: AccountingRecord, eventAt: string) =>
+  r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
+
+// Also on a Stop: the report that used up the allowance is often the Stop of the session its
+// router cut at its limit, and the grant's other sessions must end too (disconnectGrant only
+// reaches live sessions).
+const sessionResult = (endedGrantId: string | null, created: boolean): AccountingResult => ({
+  kind: 'session',
+  created,
+  ...(endedGrantId !== null && { ofEndedGrant: endedGrantId }),
+});
+
+/** A packet of a session not known yet: the session begins (its Start may have been lost). */
+async function openSession(
+  tx: Db,
+  r: AccountingRecord,
+  grants: Map<string, GrantRow | undefined>,
+  times: { heard: string; eventAt: string; begunAt: string },
+): Promise<AccountingResult> {
+  const stop = stopOf(r, times.eventAt);
+  const key = r.username.trim().toLowerCase();
+  if (!grants.has(key)) grants.set(key, await findGrantByUsername(tx, key));
+  const grant = grants.get(key);
+  await insertSession(tx, {
+    id: uuid(),
+    device_id: r.deviceId,
+    acct_session_id: r.acctSessionId,
+    username: r.username,
+    grant_id: grant?.id ?? null,
+    framed_ip: r.framedIp,
+    mac: r.mac,
+    input_octets: r.inputOctets,
+    output_octets: r.outputOctets,
+    session_time: r.sessionTime,
+    started_at: times.begunAt,
+    updated_at: times.heard,
+    stopped_at: stop?.at ?? null,
+    terminate_cause: stop?.cause ?? null,
+  });
+  const ended = grant !== undefined && (grant.revoked_at !== null || grant.expires_at <= times.heard);
+  // A session first seen with octets (its Start was lost) can use up the grant's allowance
+  // too; its other sessions must then end, as when an update of a known session does.
+  const usedUp =
+    grant !== undefined &&
+    grant.data_limit_bytes !== null &&
+    (await grantUsage(tx, grant.id, null)).usedOctets >= grant.data_limit_bytes;
+  return sessionResult(grant !== undefined && ((ended && stop === null) || usedUp) ? grant.id : null, true);
 }
 
 /** How long a session may stay silent, in interim intervals, before it is closed as stale. */

@@ -473,3 +473,52 @@ t.test(
     t.notOk(read(`select name from sqlite_master where name in ('sites', 'staff_sites')`).length);
   },
 );
+
+t.test(
+  '0026 indexes open sessions without updated_at, so an interim changes no indexed column',
+  async (t) => {
+    const { db, sqlite } = openDatabase(path.join(t.testdir(), 'hot.db'));
+    t.teardown(() => db.destroy());
+    t.error((await migratorBefore(db, '0026').migrateToLatest()).error);
+    const indexes = () =>
+      (
+        sqlite
+          .prepare(
+            `select name, sql from sqlite_master where type = 'index' and tbl_name = 'radius_sessions' and sql is not null order by name`,
+          )
+          .all() as { name: string; sql: string }[]
+      ).map((i) => i.name);
+    const before = indexes();
+    t.ok(before.includes('radius_sessions_open'));
+    const upTo0026 = migratorBefore(db, '0027');
+    t.same(
+      ((await upTo0026.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
+      [['0026_session_updates_in_place', 'Success']],
+    );
+    t.same(
+      indexes(),
+      [...before.filter((n) => n !== 'radius_sessions_open'), 'radius_sessions_stopped'].sort(),
+    );
+    const columns = sqlite
+      .prepare(
+        `select distinct ii.name from sqlite_master m, pragma_index_info(m.name) ii
+              where m.type = 'index' and m.tbl_name = 'radius_sessions'`,
+      )
+      .all() as { name: string }[];
+    t.notOk(
+      columns.some((c) => ['updated_at', 'input_octets', 'output_octets', 'session_time'].includes(c.name)),
+      'no index names a column every interim changes',
+    );
+    t.match(
+      sqlite
+        .prepare(
+          `explain query plan select id from radius_sessions where stopped_at is null and updated_at < '2026'`,
+        )
+        .all(),
+      [{ detail: /USING INDEX radius_sessions_(stopped|device_acct_open)/ }],
+      'the stale-session job still finds the open sessions by index',
+    );
+    t.error((await upTo0026.migrateDown()).error);
+    t.same(indexes(), before);
+  },
+);

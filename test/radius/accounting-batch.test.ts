@@ -1,0 +1,142 @@
+import t from 'tap';
+import { recordAccounting, type AccountingRecord, type AccountingResult } from '../../src/wifi/index.js';
+import { aGuest, quietRadiusApp, type RadiusTestApp } from '../helpers/radius.js';
+
+/**
+ * The accounting writer commits the packets that arrive together as one batch, and on PostgreSQL
+ * updates a run of Interim-Updates and Stops in one round trip (sessions.store.ts touchSessions).
+ * Whatever the store, a batch must record exactly what its packets one by one would: two boxes
+ * with the same guests get the same random packets, one box as one batch, the other one at a time.
+ */
+
+/** A small seeded generator (mulberry32): the same packets on both boxes, and a failure replays. */
+function random(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+const GUESTS = 4;
+const SESSIONS = 10;
+
+interface Box {
+  app: RadiusTestApp;
+  users: string[];
+}
+
+async function box(t: Parameters<typeof quietRadiusApp>[0]): Promise<Box> {
+  const app = await quietRadiusApp(t);
+  const users: string[] = [];
+  // Guests 0 and 1 have a data allowance their sessions together can use up.
+  for (let g = 0; g < GUESTS; g++)
+    users.push((await aGuest(app, g < 2 ? { data_limit_bytes: 3_000_000 } : {})).username);
+  return { app, users };
+}
+
+/** Packets that name guests and routers by index, turned into each box's records. */
+interface Packet {
+  type: 'Start' | 'Interim-Update' | 'Stop' | 'Accounting-On';
+  session: number;
+  guest: number;
+  input: number;
+  output: number;
+  time: number;
+  delay: number;
+}
+
+function packets(next: () => number, count: number, counters: Map<number, { input: number; time: number }>) {
+  const out: Packet[] = [];
+  for (let i = 0; i < count; i++) {
+    const session = Math.floor(next() * SESSIONS);
+    const roll = next();
+    const type = roll < 0.15 ? 'Start' : roll < 0.8 ? 'Interim-Update' : roll < 0.97 ? 'Stop' : 'Accounting-On';
+    const c = counters.get(session) ?? { input: 0, time: 0 };
+    // Counters mostly grow; now and then a packet is an old resend with smaller ones.
+    const stale = next() < 0.1;
+    const next_ = stale ? c : { input: c.input + Math.floor(next() * 400_000), time: c.time + 60 };
+    counters.set(session, next_);
+    out.push({
+      type,
+      session,
+      guest: session % GUESTS,
+      input: stale ? Math.floor(c.input / 2) : next_.input,
+      output: Math.floor(next_.input / 3),
+      time: stale ? Math.floor(c.time / 2) : next_.time,
+      delay: next() < 0.2 ? Math.floor(next() * 30) : 0,
+    });
+  }
+  return out;
+}
+
+const record = (b: Box, p: Packet): AccountingRecord => ({
+  deviceId: b.app.deviceId,
+  statusType: p.type,
+  acctSessionId: p.type === 'Accounting-On' ? '' : `sess-${String(p.session)}`,
+  username: b.users[p.guest] ?? '',
+  framedIp: `10.1.0.${String(10 + p.session)}`,
+  mac: `AA:BB:CC:00:00:${String(10 + p.session)}`,
+  inputOctets: p.input,
+  outputOctets: p.output,
+  sessionTime: p.time,
+  terminateCause: p.type === 'Stop' ? 'User-Request' : null,
+  delaySeconds: p.delay,
+});
+
+/** The box's sessions in terms both boxes share (guest indexes, not ids). */
+async function state(b: Box) {
+  const grants = await b.app.app.deps.db.selectFrom('grants').select(['id', 'username']).execute();
+  const guestOf = (grantId: string | null) => {
+    const username = grants.find((g) => g.id === grantId)?.username;
+    return username === undefined ? null : b.users.indexOf(username);
+  };
+  const rows = await b.app.app.deps.db.selectFrom('radius_sessions').selectAll().execute();
+  return rows
+    .map((r) => ({
+      acct: r.acct_session_id,
+      guest: guestOf(r.grant_id),
+      user: b.users.indexOf(r.username),
+      input: r.input_octets,
+      output: r.output_octets,
+      time: r.session_time,
+      started: r.started_at,
+      stopped: r.stopped_at,
+      cause: r.terminate_cause,
+      ip: r.framed_ip,
+    }))
+    .sort((x, y) => (`${x.acct}|${x.started}|${String(x.stopped)}` < `${y.acct}|${y.started}|${String(y.stopped)}` ? -1 : 1));
+}
+
+
+t.test('a batch of accounting packets records what the same packets one by one record', async (t) => {
+  const batched = await box(t);
+  const single = await box(t);
+  const counters = new Map<number, { input: number; time: number }>();
+  const next = random(20261126);
+  for (let round = 0; round < 6; round++) {
+    for (const b of [batched, single]) b.app.clock.advance('2m');
+    const load = packets(next, 40, counters);
+    const batchResults = await recordAccounting(
+      batched.app.app.deps,
+      load.map((p) => record(batched, p)),
+    );
+    const singleResults: AccountingResult[] = [];
+    for (const p of load) singleResults.push(...(await recordAccounting(single.app.app.deps, [record(single, p)])));
+    t.same(await state(batched), await state(single), `round ${String(round)}: the same sessions`);
+    t.same(
+      batchResults.map((r) => (r.kind === 'session' ? `session:${String(r.created)}` : r.kind)),
+      singleResults.map((r) => (r.kind === 'session' ? `session:${String(r.created)}` : r.kind)),
+      `round ${String(round)}: the same answer for each packet`,
+    );
+    t.equal(
+      batchResults.some((r) => r.kind === 'session' && r.ofEndedGrant !== undefined),
+      singleResults.some((r) => r.kind === 'session' && r.ofEndedGrant !== undefined),
+      `round ${String(round)}: a used-up grant is reported either way`,
+    );
+  }
+  const used = (await state(batched)).filter((s) => s.guest === 0 || s.guest === 1);
+  t.ok(used.length > 0, 'the allowance guests had sessions');
+});
