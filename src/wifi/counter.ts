@@ -1,8 +1,7 @@
 import type { Db } from '../db/index.js';
-import { randomToken, sha256Hex, uuid } from '../lib/crypto.js';
+import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { normalisePhone } from '../lib/phone.js';
 import { recordAudit, type WifiActor } from './audit.js';
-import { newInvoiceSuffix } from './codes.js';
 import { counterErrors } from './counter.errors.js';
 import { selectRecentGrants } from './counter.store.js';
 import type { WifiDeps } from './deps.js';
@@ -11,14 +10,8 @@ import { presentGrant, revoke, type GrantRow } from './grants.js';
 import { extendGrantRow, findGrant, findGrantByUsername } from './grants.store.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import { findPlan } from './plans.store.js';
-import { invoiceNumber } from './purchases.js';
-import {
-  findInvoice,
-  findInvoiceByNumber,
-  insertInvoice,
-  nextSequence,
-  type InvoiceRow,
-} from './purchases.store.js';
+import { newInvoice } from './purchases.js';
+import { findInvoice, findInvoiceByNumber, type InvoiceRow } from './purchases.store.js';
 import { markPaid, sendCredentials, settlePayment } from './settlement.js';
 import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
 
@@ -116,35 +109,16 @@ export async function issueAtCounter(
   const result = await deps.db.transaction().execute(async (tx) => {
     const plan = await findPlan(tx, sale.planId);
     if (!plan || !inScope(staff.scope, plan.site_id)) throw counterErrors.planInvalid();
-    const now = deps.clock.now();
-    const sequence = await nextSequence(tx);
-    const invoice: InvoiceRow = {
-      id: uuid(),
-      number: invoiceNumber(deps.config.invoicePrefix, sequence, newInvoiceSuffix()),
-      sequence,
-      plan_id: plan.id,
+    const invoice = await newInvoice(tx, deps, plan, {
       phone: sale.phone ?? '',
       amount_tzs: sale.amount,
-      duration_seconds: plan.duration_seconds,
-      data_limit_bytes: plan.data_limit_bytes,
-      max_devices: plan.max_devices,
-      download_kbps: plan.download_kbps,
-      upload_kbps: plan.upload_kbps,
-      status: 'pending',
       // Nobody holds a purchase key for a counter sale: a hash of nothing anyone knows.
       purchase_key_hash: sha256Hex(randomToken()),
       provider: COUNTER_PROVIDER,
-      provider_reference: null,
-      failure_reason: null,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-      paid_at: null,
-      site_id: plan.site_id,
       channel: sale.channel,
       sold_by: staff.actor.id ?? staff.actor.label,
-    };
-    await insertInvoice(tx, invoice);
-    const paid = await markPaid(tx, deps, invoice, now, {
+    });
+    const paid = await markPaid(tx, deps, invoice, deps.clock.now(), {
       provider: COUNTER_PROVIDER,
       providerReference: null,
       phone: sale.phone,

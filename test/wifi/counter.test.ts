@@ -189,12 +189,23 @@ t.test('extend: more time on a live or run-out grant, never on a revoked one', a
   );
   t.same(await everything(app), before);
 
+  const login = { username: grant.username as string, check: () => true };
+  t.match(
+    await authorize(app.app.deps, login),
+    { secondsLeft: 3600 },
+    'RADIUS sees the grant (and caches it)',
+  );
   const longer = await operator.post(`/api/v1/admin/grants/${grant.id}/extend`, {
     seconds: 1800,
     reason: 'slow network',
   });
   t.equal(longer.status, 200);
   t.equal(longer.body.data.expires_at, '2026-01-15T10:30:00.000Z', 'added to the expiry of a live grant');
+  t.match(
+    await authorize(app.app.deps, login),
+    { secondsLeft: 5400 },
+    'the next Access-Request gets the longer Session-Timeout',
+  );
 
   // Run out, handled by the expiry job, then extended: the time runs from now.
   app.clock.advance('2h');
