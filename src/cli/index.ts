@@ -4,6 +4,7 @@ import { isAppError } from '../lib/errors.js';
 import { packageVersion } from '../lib/paths.js';
 import { registerBackup } from './commands/backup.js';
 import { registerClients } from './commands/clients.js';
+import { registerGrants } from './commands/grants.js';
 import { registerKeys } from './commands/keys.js';
 import { registerDevices } from './commands/devices.js';
 import { registerMigrate } from './commands/migrate.js';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerPlans(program);
   registerDevices(program);
   registerSessions(program);
+  registerGrants(program);
   registerBackup(program);
   // Subcommands inherit the usage-error behaviour.
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();

@@ -47,13 +47,27 @@ export const capabilities = (principal: StaffPrincipal) => ({
   devices: mayAct(principal.role, 'admin'),
   disconnect: mayAct(principal.role, 'operator'),
   sms: mayAct(principal.role, 'operator'),
+  // The counter tools (DESIGN.md §4.8): operators sell and change grants; admins mark paid by hand and read the audit trail.
+  counter: mayAct(principal.role, 'operator'),
+  markPaid: mayAct(principal.role, 'admin'),
+  audit: mayAct(principal.role, 'admin'),
   sites: mayAct(principal.role, 'admin'),
   // Only admins whose role covers every site add one (docs/decisions/0024-sites.md).
   addSite: mayAct(principal.role, 'admin') && principal.sites === null,
 });
 
 export type Section =
-  'overview' | 'plans' | 'devices' | 'sessions' | 'guests' | 'invoices' | 'payments' | 'sms' | 'sites';
+  | 'overview'
+  | 'counter'
+  | 'plans'
+  | 'devices'
+  | 'sessions'
+  | 'guests'
+  | 'invoices'
+  | 'payments'
+  | 'sms'
+  | 'sites'
+  | 'audit';
 
 /** A site as the pages offer it in a filter or a form. */
 export interface SiteChoice {
@@ -85,6 +99,7 @@ export async function siteContext(
 /** The sections whose lists a site filter narrows. */
 const FILTERED: ReadonlySet<Section> = new Set([
   'overview',
+  'counter',
   'plans',
   'devices',
   'sessions',
@@ -95,6 +110,7 @@ const FILTERED: ReadonlySet<Section> = new Set([
 
 const NAV: readonly [Section, string, AdminKey][] = [
   ['overview', '/admin', 'nav.overview'],
+  ['counter', '/admin/counter', 'nav.counter'],
   ['plans', '/admin/plans', 'nav.plans'],
   ['devices', '/admin/devices', 'nav.devices'],
   ['sessions', '/admin/sessions', 'nav.sessions'],
@@ -103,6 +119,7 @@ const NAV: readonly [Section, string, AdminKey][] = [
   ['payments', '/admin/payments', 'nav.payments'],
   ['sms', '/admin/sms', 'nav.sms'],
   ['sites', '/admin/sites', 'nav.sites'],
+  ['audit', '/admin/audit', 'nav.audit'],
 ];
 
 export const SECTION_PATHS = NAV.map(([, path]) => path);
@@ -125,7 +142,12 @@ export function adminPage(deps: Pick<CoreDeps, 'config'>, assets: Assets, page: 
     .replace('{role}', a(`role.${principal.role}`));
   const { sites } = page;
   // A single venue never sees the word: the Sites page is listed once there is a second site.
-  const shown = NAV.filter(([section]) => section !== 'sites' || sites.several || page.section === 'sites');
+  // The audit trail is for admins (the API refuses others).
+  const mayAudit = capabilities(principal).audit;
+  const shown = NAV.filter(
+    ([section]) =>
+      (section !== 'sites' || sites.several || page.section === 'sites') && (section !== 'audit' || mayAudit),
+  );
   const nav = shown.map(([section, path, label]) =>
     section === page.section
       ? html`<a href="${path}" aria-current="page">${a(label)}</a>`

@@ -18,6 +18,7 @@ import {
   type AdminPage,
   type SiteContext,
 } from './admin-page.js';
+import { auditMain, counterMain } from './admin-counter.js';
 import { siteField, sitesMain } from './admin-sites.js';
 import type { Assets } from './assets.js';
 import { field, submitRow } from './forms.js';
@@ -72,6 +73,18 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
       title: 'overview.title',
       script: 'admin-overview.js',
       main: overviewMain(),
+    })),
+    section('/admin/counter', (can) => ({
+      section: 'counter',
+      title: 'counter.title',
+      script: 'admin-counter.js',
+      main: counterMain(can),
+    })),
+    section('/admin/audit', () => ({
+      section: 'audit',
+      title: 'audit.title',
+      script: 'admin-audit.js',
+      main: auditMain(),
     })),
     section('/admin/plans', (can, sites) => ({
       section: 'plans',
@@ -163,6 +176,7 @@ function overviewMain(): Html {
           </div>`,
       )}
     </dl>
+    <p class="hint" id="stats-channels"></p>
     <p class="hint" id="stats-since"></p>
     <p class="error" id="stats-error" role="alert" hidden></p>`;
 }

@@ -1,4 +1,6 @@
 import { defineRoute, type Route } from '../http/route.js';
+import { staffActor } from './audit.js';
+import { counterRoutes } from './counter.routes.js';
 import { deviceBody, planBody, smsBody } from './admin.schema.js';
 import type { WifiDeps } from './deps.js';
 import { listDevices, registerDevice, rotateDeviceSecret, updateDevice } from './devices.js';
@@ -42,6 +44,7 @@ export function adminRoutes(deps: Deps): Route[] {
   const id = (params: Readonly<Record<string, string>>) => params.id ?? '';
   return [
     ...adminSiteRoutes(deps),
+    ...counterRoutes(deps),
     read('/api/v1/admin/overview', (view) => overview(deps, view)),
     read('/api/v1/admin/portal/config', () => Promise.resolve(portalConfig(deps, deps.portal))),
     read('/api/v1/admin/plans', async (view) => (await listPlans(deps, view)).map(presentPlan)),
@@ -59,7 +62,7 @@ export function adminRoutes(deps: Deps): Route[] {
       body: { kind: 'json', parse: planBody },
       handler: async ({ principal, body }) => ({
         status: 201,
-        data: presentPlan(await createPlan(deps, body, principal.sites)),
+        data: presentPlan(await createPlan(deps, body, principal.sites, staffActor(principal))),
       }),
     }),
     defineRoute({
@@ -69,7 +72,9 @@ export function adminRoutes(deps: Deps): Route[] {
       auth: admin,
       body: { kind: 'json', parse: planBody },
       handler: async ({ principal, params, body }) => ({
-        data: presentPlan(await replacePlanValues(deps, id(params), body, principal.sites)),
+        data: presentPlan(
+          await replacePlanValues(deps, id(params), body, principal.sites, staffActor(principal)),
+        ),
       }),
     }),
     defineRoute({
@@ -79,7 +84,9 @@ export function adminRoutes(deps: Deps): Route[] {
       api: 'wifi',
       auth: admin,
       handler: async ({ principal, params }) => ({
-        data: presentSpeedChange(await applyPlanSpeedToLive(deps, id(params), principal.sites)),
+        data: presentSpeedChange(
+          await applyPlanSpeedToLive(deps, id(params), principal.sites, staffActor(principal)),
+        ),
       }),
     }),
     defineRoute({
@@ -89,7 +96,12 @@ export function adminRoutes(deps: Deps): Route[] {
       auth: admin,
       body: { kind: 'json', parse: deviceBody },
       handler: async ({ principal, body }) => {
-        const { device, radiusSecret } = await registerDevice(deps, body, principal.sites);
+        const { device, radiusSecret } = await registerDevice(
+          deps,
+          body,
+          principal.sites,
+          staffActor(principal),
+        );
         return {
           status: 201,
           // Its own secret, shown this once; a device on RADIUS_SECRET has none to show.
@@ -108,7 +120,11 @@ export function adminRoutes(deps: Deps): Route[] {
         // `radius_secret: null` moves the device to RADIUS_SECRET; a new secret of its own comes
         // only from rotate-secret, which shows it once.
         if (body.radius_secret !== undefined && body.radius_secret !== null) throw wifiErrors.invalidBody();
-        return { data: presentDevice(await updateDevice(deps, id(params), body, principal.sites)) };
+        return {
+          data: presentDevice(
+            await updateDevice(deps, id(params), body, principal.sites, staffActor(principal)),
+          ),
+        };
       },
     }),
     defineRoute({
@@ -144,6 +160,7 @@ export function adminRoutes(deps: Deps): Route[] {
           id(params),
           undefined,
           principal.sites,
+          staffActor(principal),
         );
         return {
           data: { ...presentDevice(device), radius_secret: radiusSecret },
@@ -157,7 +174,9 @@ export function adminRoutes(deps: Deps): Route[] {
       api: 'wifi',
       auth: operator,
       handler: async ({ principal, params }) => ({
-        data: presentDisconnect(await disconnectSession(deps, id(params), undefined, principal.sites)),
+        data: presentDisconnect(
+          await disconnectSession(deps, id(params), undefined, principal.sites, staffActor(principal)),
+        ),
       }),
     }),
     defineRoute({
@@ -167,7 +186,7 @@ export function adminRoutes(deps: Deps): Route[] {
       auth: operator,
       body: { kind: 'json', parse: smsBody },
       handler: async ({ principal, body }) => {
-        const { accepted, record } = await sendStaffSms(deps, principal.userId, body);
+        const { accepted, record } = await sendStaffSms(deps, principal.userId, body, staffActor(principal));
         if (!accepted) throw wifiErrors.smsGatewayRefused();
         return { status: 202, data: record };
       },

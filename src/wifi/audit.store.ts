@@ -17,6 +17,8 @@ export interface AuditQuery {
   to?: string;
   /** Only entries of these sites (null: every site). */
   sites?: readonly string[] | null;
+  /** Only entries older than this one (newest-first order): the next page. */
+  after?: { createdAt: string; id: string };
   limit: number;
 }
 
@@ -30,6 +32,14 @@ export function selectAudit(db: Db, q: AuditQuery): Promise<AuditRow[]> {
     .$if(q.from !== undefined, (s) => s.where('created_at', '>=', q.from ?? ''))
     .$if(q.to !== undefined, (s) => s.where('created_at', '<', q.to ?? ''))
     .$if(q.sites !== undefined && q.sites !== null, (s) => s.where('site_id', 'in', q.sites ?? []))
+    .$if(q.after !== undefined, (s) =>
+      s.where((eb) =>
+        eb.or([
+          eb('created_at', '<', q.after?.createdAt ?? ''),
+          eb.and([eb('created_at', '=', q.after?.createdAt ?? ''), eb('id', '<', q.after?.id ?? '')]),
+        ]),
+      ),
+    )
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(q.limit)

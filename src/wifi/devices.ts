@@ -2,7 +2,9 @@ import type { Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { DevicesTable } from '../db/tables/wifi.js';
 import { uuid } from '../lib/crypto.js';
+import { recordAudit, type WifiActor } from './audit.js';
 import { newRadiusSecret } from './codes.js';
+import { presentDevice } from './devices.present.js';
 import type { WifiDeps } from './deps.js';
 import {
   parseDeviceChanges,
@@ -148,6 +150,7 @@ export async function registerDevice(
   deps: Deps,
   request: DeviceRequest,
   scope: SiteScope = null,
+  actor?: WifiActor,
 ): Promise<DeviceWithSecret> {
   const values = parseDeviceCreate(request);
   refuseGatewayOutside(values);
@@ -169,6 +172,14 @@ export async function registerDevice(
   await deps.db.transaction().execute(async (tx) => {
     await refuseClash(tx, values, null);
     await insertDevice(tx, row);
+    if (actor)
+      await recordAudit(tx, deps.clock, {
+        actor,
+        action: 'device.create',
+        target: { type: 'device', id },
+        siteId,
+        after: presentDevice(viewDevice(deps, row)),
+      });
   });
   return { device: viewDevice(deps, row), radiusSecret };
 }
@@ -179,6 +190,8 @@ export async function updateDevice(
   id: string,
   request: DeviceRequest,
   scope: SiteScope = null,
+  actor?: WifiActor,
+  action = 'device.update',
 ): Promise<DeviceView> {
   const values = parseDeviceChanges(request);
   return deps.db.transaction().execute(async (tx) => {
@@ -193,7 +206,17 @@ export async function updateDevice(
       ...(siteId !== undefined && { site_id: siteId }),
       updated_at: deps.clock.now().toISOString(),
     });
-    return viewDevice(deps, (await findDevice(tx, id)) as DeviceRow);
+    const updated = viewDevice(deps, (await findDevice(tx, id)) as DeviceRow);
+    if (actor)
+      await recordAudit(tx, deps.clock, {
+        actor,
+        action,
+        target: { type: 'device', id },
+        siteId: updated.site_id,
+        before: presentDevice(viewDevice(deps, existing)),
+        after: presentDevice(updated),
+      });
+    return updated;
   });
 }
 
@@ -206,9 +229,17 @@ export async function rotateDeviceSecret(
   id: string,
   secret?: string,
   scope: SiteScope = null,
+  actor?: WifiActor,
 ): Promise<DeviceWithSecret & { radiusSecret: string }> {
   const radiusSecret = parseDeviceChanges({ radius_secret: secret }).radiusSecret ?? newRadiusSecret();
-  const device = await updateDevice(deps, id, { radius_secret: radiusSecret }, scope);
+  const device = await updateDevice(
+    deps,
+    id,
+    { radius_secret: radiusSecret },
+    scope,
+    actor,
+    'device.rotate_secret',
+  );
   return { device, radiusSecret };
 }
 

@@ -83,3 +83,12 @@ export async function setLiveGrantsSpeed(
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
+
+/** A grant's new expiry (staff extended it); its expiry is to be handled again when that comes. */
+export async function extendGrantRow(db: Db, id: string, expiresAt: string): Promise<void> {
+  await db
+    .updateTable('grants')
+    .set({ expires_at: expiresAt, ended_at: null })
+    .where('id', '=', id)
+    .execute();
+}

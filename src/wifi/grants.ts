@@ -17,6 +17,8 @@ import {
 } from './grants.store.js';
 import { disconnectGrant, type CoaOutcome } from './disconnect.js';
 import { findInvoice, type InvoiceRow } from './purchases.store.js';
+import { recordAudit, type WifiActor } from './audit.js';
+import { inScope, type SiteScope } from './sites.js';
 import { grantUsage } from './sessions.store.js';
 
 /**
@@ -237,25 +239,63 @@ export async function findLiveForPurchase(
   };
 }
 
+/** Who revokes, when staff do: written to the audit trail; a grant of a site outside `scope` is 404. */
+export interface RevokedBy {
+  actor: WifiActor;
+  scope?: SiteScope;
+}
+
 /**
- * Revokes a grant (committed first), then asks the routers to disconnect its live RADIUS
- * sessions, so the grant is revoked whether or not a router answers; the outcome says what each
- * router said. Revoking twice keeps the first reason.
+ * Revokes a grant (committed first, with its audit entry when staff did it), then asks the
+ * routers to disconnect its live RADIUS sessions, so the grant is revoked whether or not a router
+ * answers; the outcome says what each router said. Revoking twice keeps the first reason (and
+ * writes no second entry).
  */
 export async function revoke(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
   grantId: string,
   reason: string,
+  by?: RevokedBy,
 ): Promise<{ grant: GrantRow; disconnect: CoaOutcome }> {
   const grant = await deps.db.transaction().execute(async (tx) => {
-    await markRevoked(tx, grantId, deps.clock.now().toISOString(), reason);
-    return findGrant(tx, grantId);
+    const before = await findGrant(tx, grantId);
+    const invoice = before && (await findInvoice(tx, before.invoice_id));
+    if (!before || !invoice || !inScope(by?.scope ?? null, invoice.site_id)) return undefined;
+    const changed = await markRevoked(tx, grantId, deps.clock.now().toISOString(), reason);
+    const after = (await findGrant(tx, grantId)) ?? before;
+    if (changed && by)
+      await recordAudit(tx, deps.clock, {
+        actor: by.actor,
+        action: 'grant.revoke',
+        target: { type: 'grant', id: grantId },
+        siteId: invoice.site_id,
+        reason,
+        before: presentGrant(before),
+        after: presentGrant(after),
+      });
+    return after;
   });
   if (!grant) throw wifiErrors.grantNotFound();
   deps.log.info({ event: 'grant.revoked', grant_id: grant.id, reason: grant.revoke_reason }, 'grant revoked');
   const disconnect = await disconnectGrant(deps, grant.id, reason);
   return { grant, disconnect };
 }
+
+/** A grant as staff see it (never its password). */
+export const presentGrant = (g: GrantRow) => ({
+  id: g.id,
+  invoice_id: g.invoice_id,
+  username: g.username,
+  issued_at: g.issued_at,
+  expires_at: g.expires_at,
+  revoked_at: g.revoked_at,
+  revoke_reason: g.revoke_reason,
+  ended_at: g.ended_at,
+  max_devices: g.max_devices,
+  data_limit_bytes: g.data_limit_bytes,
+  download_kbps: g.download_kbps,
+  upload_kbps: g.upload_kbps,
+});
 
 export interface ExpiredGrant {
   grantId: string;

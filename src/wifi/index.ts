@@ -97,6 +97,22 @@ export {
 } from './grants.js';
 export { uamLogin, hotspotLogin, accessLogin, checkRouter } from './hand-off.js';
 
+// Counter tools and the audit trail (DESIGN.md §4.8)
+export {
+  issueAtCounter,
+  extendGrant,
+  revokeGrant,
+  recheckInvoice,
+  markInvoicePaid,
+  recentGrants,
+  presentInvoice,
+  type CounterSale,
+  type Staff,
+} from './counter.js';
+export { presentGrant } from './grants.js';
+export { cliActor, staffActor, recordAudit, type WifiActor } from './audit.js';
+export { auditPage, type AuditListRequest } from './audit.list.js';
+
 // RADIUS sessions (accounting) and disconnects
 export type { CoaOutcome, SessionDisconnect } from './disconnect.js';
 export { disconnectGrant } from './disconnect.js';
@@ -115,6 +131,7 @@ export {
   presentSession,
   presentDisconnect,
   presentSpeedChange,
+  presentAnswers,
   type RouterAnswer,
 } from './sessions.present.js';
 export { applyPlanSpeedToLive, updatePlanAndApply, type SpeedChangeOutcome } from './speed.js';

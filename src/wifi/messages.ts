@@ -4,6 +4,7 @@ import { uuid } from '../lib/crypto.js';
 import { normalisePhone } from '../lib/phone.js';
 import { isoNow } from '../lib/time.js';
 import type { WifiDeps } from './deps.js';
+import { recordAudit, type WifiActor } from './audit.js';
 import { wifiErrors } from './errors.js';
 import { insertMessage, listMessages, updateMessage } from './messages.store.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
@@ -42,6 +43,7 @@ export async function sendStaffSms(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>,
   staffId: string | null,
   request: SmsRequest,
+  actor?: WifiActor,
 ) {
   const recipient = normalisePhone(request.recipient, deps.config.defaultCountryCode);
   if (recipient === null) throw wifiErrors.smsRecipientInvalid();
@@ -62,7 +64,16 @@ export async function sendStaffSms(
     sent_by: staffId,
     created_at: isoNow(deps.clock),
   };
-  await insertMessage(deps.db, row);
+  await deps.db.transaction().execute(async (tx) => {
+    await insertMessage(tx, row);
+    if (actor)
+      await recordAudit(tx, deps.clock, {
+        actor,
+        action: 'sms.send',
+        target: { type: 'sms', id: row.id },
+        after: { recipient, sender_id: senderId, message: request.message },
+      });
+  });
   const result = await deps.notifier.sendSms({ to: recipient, message: request.message, senderId });
   const outcome = result.ok
     ? { status: 'accepted', provider_reference: result.providerId ?? null, error: null }

@@ -1,4 +1,6 @@
 import { uuid } from '../lib/crypto.js';
+import { recordAudit, type WifiActor } from './audit.js';
+import { presentPlan } from './plans.present.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
@@ -24,6 +26,7 @@ export async function createPlan(
   deps: Deps,
   request: PlanRequest,
   scope: SiteScope = null,
+  actor?: WifiActor,
 ): Promise<PlanRow> {
   const values = parsePlanCreate(request);
   const siteId = await siteForNew(deps.db, scope, request.site_id);
@@ -35,7 +38,17 @@ export async function createPlan(
     created_at: now,
     updated_at: now,
   };
-  await insertPlan(deps.db, row);
+  await deps.db.transaction().execute(async (tx) => {
+    await insertPlan(tx, row);
+    if (actor)
+      await recordAudit(tx, deps.clock, {
+        actor,
+        action: 'plan.create',
+        target: { type: 'plan', id: row.id },
+        siteId,
+        after: presentPlan(row),
+      });
+  });
   return row;
 }
 
@@ -48,6 +61,7 @@ export async function updatePlan(
   id: string,
   request: PlanRequest,
   scope: SiteScope = null,
+  actor?: WifiActor,
 ): Promise<PlanRow> {
   const changes = parsePlanChanges(request);
   return deps.db.transaction().execute(async (tx) => {
@@ -59,7 +73,17 @@ export async function updatePlan(
       ...(siteId !== undefined && { site_id: siteId }),
       updated_at: deps.clock.now().toISOString(),
     });
-    return (await findPlan(tx, id)) as PlanRow;
+    const updated = (await findPlan(tx, id)) as PlanRow;
+    if (actor)
+      await recordAudit(tx, deps.clock, {
+        actor,
+        action: 'plan.update',
+        target: { type: 'plan', id },
+        siteId: updated.site_id,
+        before: presentPlan(existing),
+        after: presentPlan(updated),
+      });
+    return updated;
   });
 }
 
@@ -72,7 +96,8 @@ export const replacePlanValues = (
   id: string,
   request: PlanRequest,
   scope: SiteScope = null,
-): Promise<PlanRow> => updatePlan(deps, id, { ...request, active: request.active ?? true }, scope);
+  actor?: WifiActor,
+): Promise<PlanRow> => updatePlan(deps, id, { ...request, active: request.active ?? true }, scope, actor);
 
 /** GET /api/v1/admin/plans: the plans of the sites in view, on sale or not, in portal order; at most 200. */
 export async function listPlans(deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_SITE): Promise<PlanRow[]> {

@@ -7,7 +7,7 @@ import type { WifiDeps } from './deps.js';
 import type { PromptResult } from './ports.js';
 import { wifiErrors } from './errors.js';
 import { findLiveForPurchase } from './grants.js';
-import { findPlan } from './plans.store.js';
+import { findPlan, type PlanRow } from './plans.store.js';
 import { isUuid } from './purchases.schema.js';
 import {
   bindPurchaseKey,
@@ -79,6 +79,28 @@ async function findOrCreateInvoice(
   }
   const plan = await findPlan(tx, details.planId);
   if (plan?.active !== 1) throw wifiErrors.invalidPlan();
+  const invoice = await newInvoice(tx, deps, plan, {
+    phone: details.phone,
+    amount_tzs: plan.price_tzs,
+    purchase_key_hash: details.keyHash,
+    provider: deps.payments.name,
+    channel: 'mobile_money',
+    sold_by: null,
+  });
+  await bindPurchaseKey(tx, details.keyHash, invoice.id, invoice.created_at, key !== undefined);
+  return { invoice, created: true };
+}
+
+/**
+ * Inserts a pending invoice for `plan` inside `tx`: the next number, and the plan's terms copied
+ * (a later change of the plan changes nothing sold). The sale's own facts come from the caller.
+ */
+export async function newInvoice(
+  tx: Db,
+  deps: Pick<WifiDeps, 'clock' | 'config'>,
+  plan: PlanRow,
+  sale: Pick<InvoiceRow, 'phone' | 'amount_tzs' | 'purchase_key_hash' | 'provider' | 'channel' | 'sold_by'>,
+): Promise<InvoiceRow> {
   const now = deps.clock.now().toISOString();
   const sequence = await nextSequence(tx);
   const invoice: InvoiceRow = {
@@ -86,28 +108,22 @@ async function findOrCreateInvoice(
     number: invoiceNumber(deps.config.invoicePrefix, sequence, newInvoiceSuffix()),
     sequence,
     plan_id: plan.id,
-    phone: details.phone,
-    amount_tzs: plan.price_tzs,
+    ...sale,
     duration_seconds: plan.duration_seconds,
     data_limit_bytes: plan.data_limit_bytes,
     max_devices: plan.max_devices,
     download_kbps: plan.download_kbps,
     upload_kbps: plan.upload_kbps,
     status: 'pending',
-    purchase_key_hash: details.keyHash,
-    provider: deps.payments.name,
     provider_reference: null,
     failure_reason: null,
     created_at: now,
     updated_at: now,
     paid_at: null,
     site_id: plan.site_id,
-    channel: 'mobile_money',
-    sold_by: null,
   };
   await insertInvoice(tx, invoice);
-  await bindPurchaseKey(tx, details.keyHash, invoice.id, now, key !== undefined);
-  return { invoice, created: true };
+  return invoice;
 }
 
 /**

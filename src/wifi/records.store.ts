@@ -48,6 +48,8 @@ export const listInvoices = (db: Db, limit: number, sites: Sites) =>
       'invoices.created_at',
       'invoices.paid_at',
       'invoices.site_id',
+      'invoices.channel',
+      'invoices.sold_by',
     ])
     .orderBy('invoices.created_at', 'desc')
     .orderBy('invoices.sequence', 'desc')
@@ -70,6 +72,7 @@ export const listPayments = (db: Db, limit: number, sites: Sites) =>
       'payments.event_id',
       'payments.paid_at',
       'invoices.site_id',
+      'payments.channel',
     ])
     .orderBy('payments.paid_at', 'desc')
     .limit(limit)
@@ -109,20 +112,22 @@ export const countLiveGrants = (db: Db, now: string, sites: Sites) =>
       .$if(sites !== null, (q) => q.where('grants.invoice_id', 'in', invoicesOf(db, sites ?? []))),
   );
 
-/** Payments settled since `since`: how many and how much. */
+/** Payments settled since `since`, per channel: how many and how much. */
 export async function salesSince(
   db: Db,
   since: string,
   sites: Sites,
-): Promise<{ sales: number; revenue_tzs: number }> {
-  const row = await db
+): Promise<{ channel: string; sales: number; revenue_tzs: number }[]> {
+  const rows = await db
     .selectFrom('payments')
     .select((eb) => [
+      'channel',
       eb.fn.countAll<number | string>().as('n'),
       eb.fn.sum<number | string | null>('amount_tzs').as('total'),
     ])
     .where('paid_at', '>=', since)
     .$if(sites !== null, (q) => q.where('payments.invoice_id', 'in', invoicesOf(db, sites ?? [])))
-    .executeTakeFirstOrThrow();
-  return { sales: Number(row.n), revenue_tzs: Number(row.total ?? 0) };
+    .groupBy('channel')
+    .execute();
+  return rows.map((r) => ({ channel: r.channel, sales: Number(r.n), revenue_tzs: Number(r.total ?? 0) }));
 }

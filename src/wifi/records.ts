@@ -1,5 +1,6 @@
 import type { WifiDeps } from './deps.js';
 import { startOfDay } from '../lib/time.js';
+import { SALE_CHANNELS } from './audit.js';
 import {
   countDevices,
   countLiveGrants,
@@ -54,7 +55,24 @@ export async function overview(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>, 
     today: {
       since: dayStart.toISOString(),
       timezone,
-      ...(await salesSince(deps.db, dayStart.toISOString(), sites)),
+      ...salesByChannel(await salesSince(deps.db, dayStart.toISOString(), sites)),
     },
+  };
+}
+
+/**
+ * Today's sales and revenue in total and per channel (DESIGN.md §4.8): mobile money, vouchers (at
+ * redemption), cash and complimentary (always 0 TZS), every channel present even when nothing
+ * was sold through it. The totals are the sums of the payments table, whatever the channel.
+ */
+function salesByChannel(rows: readonly { channel: string; sales: number; revenue_tzs: number }[]) {
+  const by_channel = Object.fromEntries(
+    SALE_CHANNELS.map((c) => [c, { sales: 0, revenue_tzs: 0 }]),
+  ) as Record<string, { sales: number; revenue_tzs: number }>;
+  for (const r of rows) by_channel[r.channel] = { sales: r.sales, revenue_tzs: r.revenue_tzs };
+  return {
+    sales: rows.reduce((n, r) => n + r.sales, 0),
+    revenue_tzs: rows.reduce((n, r) => n + r.revenue_tzs, 0),
+    by_channel,
   };
 }

@@ -4,6 +4,7 @@ import { isoPlus } from '../lib/time.js';
 import type { WifiDeps } from './deps.js';
 import { disconnectSessions, type CoaOutcome } from './disconnect.js';
 import { wifiErrors } from './errors.js';
+import { recordAudit, type WifiActor } from './audit.js';
 import { revoke } from './grants.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
@@ -239,14 +240,24 @@ export async function disconnectSession(
   sessionId: string,
   reason = 'staff disconnect',
   scope: SiteScope = null,
+  actor?: WifiActor,
 ): Promise<{ session: SessionRow; grantRevoked: boolean; disconnect: CoaOutcome }> {
   const session = await findSession(deps.db, sessionId);
   const siteId = session && (await siteOfSession(deps.db, session.id));
   if (!session || siteId === undefined || !inScope(scope, siteId)) throw wifiErrors.sessionNotFound();
   if (session.grant_id !== null) {
-    const { disconnect } = await revoke(deps, session.grant_id, reason);
+    const { disconnect } = await revoke(deps, session.grant_id, reason, actor && { actor });
     return { session: (await findSession(deps.db, sessionId)) ?? session, grantRevoked: true, disconnect };
   }
+  // No grant to revoke: the disconnect itself is what staff did.
+  if (actor)
+    await recordAudit(deps.db, deps.clock, {
+      actor,
+      action: 'session.disconnect',
+      target: { type: 'session', id: session.id },
+      siteId,
+      reason,
+    });
   const live = await findLiveSession(deps.db, sessionId);
   const disconnect = await disconnectSessions(deps, live ? [live] : [], reason);
   return { session: (await findSession(deps.db, sessionId)) ?? session, grantRevoked: false, disconnect };

@@ -62,7 +62,12 @@ async function settleIn(tx: Db, deps: Deps, event: PaymentEvent): Promise<Settle
   const now = deps.clock.now();
   const result =
     event.type === 'payment.succeeded'
-      ? await markPaid(tx, deps, invoice, event, now)
+      ? await markPaid(tx, deps, invoice, now, {
+          provider: event.provider,
+          providerReference: event.providerReference,
+          phone: event.phone,
+          eventId: event.id,
+        })
       : await markFailed(tx, invoice, now.toISOString());
   await insertPaymentEvent(tx, {
     id: uuid(),
@@ -76,18 +81,32 @@ async function settleIn(tx: Db, deps: Deps, event: PaymentEvent): Promise<Settle
   return result;
 }
 
-async function markPaid(
+/** How an invoice was paid, for its payment row. */
+export interface PaymentFacts {
+  provider: string;
+  providerReference: string | null;
+  phone: string | null;
+  /** The provider's event id (or another unique mark of this payment). */
+  eventId: string;
+}
+
+/**
+ * pending/expired/failed → paid inside `tx`: the grant issued and the payment recorded (of the
+ * invoice's channel and amount). Every way an invoice gets paid comes through here: a provider's
+ * event, a counter sale, a staff member marking it paid by hand.
+ */
+export async function markPaid(
   tx: Db,
   deps: Pick<WifiDeps, 'vault'>,
   invoice: InvoiceRow,
-  event: PaymentEvent,
   now: Date,
+  payment: PaymentFacts,
 ): Promise<SettleOutcome> {
   const paidAt = now.toISOString();
   const changed = await updateInvoiceIf(tx, invoice.id, ['pending', 'expired', 'failed'], {
     status: 'paid',
     paid_at: paidAt,
-    provider_reference: event.providerReference ?? invoice.provider_reference,
+    provider_reference: payment.providerReference ?? invoice.provider_reference,
     failure_reason: null,
     updated_at: paidAt,
   });
@@ -97,11 +116,11 @@ async function markPaid(
     id: uuid(),
     invoice_id: invoice.id,
     channel: invoice.channel,
-    provider: event.provider,
-    provider_reference: event.providerReference,
+    provider: payment.provider,
+    provider_reference: payment.providerReference,
     amount_tzs: invoice.amount_tzs,
-    phone: event.phone,
-    event_id: event.id,
+    phone: payment.phone,
+    event_id: payment.eventId,
     paid_at: paidAt,
   });
   return { outcome: 'paid', invoice: (await findInvoice(tx, invoice.id)) ?? invoice, grant, password };
@@ -119,7 +138,7 @@ async function markFailed(tx: Db, invoice: InvoiceRow, now: string): Promise<Set
 }
 
 /** The guest's credentials by SMS; a failed send is logged by the notifier, never thrown. */
-async function sendCredentials(
+export async function sendCredentials(
   deps: Pick<WifiDeps, 'notifier' | 'config'>,
   invoice: InvoiceRow,
   grant: GrantRow,

@@ -1,5 +1,6 @@
 import { strictObject } from '../http/body.js';
 import { defineRoute, type Route } from '../http/route.js';
+import { staffActor } from './audit.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
 import { createSite, getSite, listSites, updateSite } from './sites.js';
@@ -33,7 +34,7 @@ export function adminSiteRoutes(deps: Pick<WifiDeps, 'db' | 'clock' | 'config' |
       body: { kind: 'json', parse: siteBody },
       handler: async ({ principal, body }) => ({
         status: 201,
-        data: presentSite(await createSite(deps, body, principal.sites)),
+        data: presentSite(await createSite(deps, body, principal.sites, staffActor(principal))),
       }),
     }),
     defineRoute({
@@ -52,7 +53,7 @@ export function adminSiteRoutes(deps: Pick<WifiDeps, 'db' | 'clock' | 'config' |
       auth: admin,
       body: { kind: 'json', parse: siteBody },
       handler: async ({ principal, params, body }) => ({
-        data: presentSite(await updateSite(deps, id(params), body, principal.sites)),
+        data: presentSite(await updateSite(deps, id(params), body, principal.sites, staffActor(principal))),
       }),
     }),
   ];

@@ -2,7 +2,9 @@ import type { Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { SitesTable } from '../db/tables/sites.js';
 import { uuid } from '../lib/crypto.js';
+import { recordAudit, type WifiActor } from './audit.js';
 import { isUniqueViolation } from './db-errors.js';
+import { presentSite } from './sites.present.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
 import { parseSiteChanges, parseSiteCreate, type SiteRequest, type SiteValues } from './sites.schema.js';
@@ -110,6 +112,7 @@ export async function createSite(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'log'>,
   request: SiteRequest,
   scope: SiteScope = null,
+  actor?: WifiActor,
 ): Promise<SiteRow> {
   if (scope !== null) throw wifiErrors.forbidden();
   const values = parseSiteCreate(request);
@@ -119,6 +122,14 @@ export async function createSite(
     await deps.db.transaction().execute(async (tx) => {
       if (await findSiteBySlug(tx, values.slug)) throw wifiErrors.siteSlugTaken();
       await insertSite(tx, row);
+      if (actor)
+        await recordAudit(tx, deps.clock, {
+          actor,
+          action: 'site.create',
+          target: { type: 'site', id: row.id },
+          siteId: row.id,
+          after: presentSite(row),
+        });
     });
   });
   deps.log.info({ event: 'site.created', site_id: row.id, slug: row.slug }, 'site created');
@@ -131,6 +142,7 @@ export async function updateSite(
   id: string,
   request: SiteRequest,
   scope: SiteScope = null,
+  actor?: WifiActor,
 ): Promise<SiteRow> {
   const values = parseSiteChanges(request);
   return slugChecked(() =>
@@ -140,7 +152,17 @@ export async function updateSite(
       if (values.slug !== undefined && values.slug !== site.slug && (await findSiteBySlug(tx, values.slug)))
         throw wifiErrors.siteSlugTaken();
       await updateSiteRow(tx, id, { ...toColumns(values), updated_at: deps.clock.now().toISOString() });
-      return (await findSite(tx, id)) as SiteRow;
+      const updated = (await findSite(tx, id)) as SiteRow;
+      if (actor)
+        await recordAudit(tx, deps.clock, {
+          actor,
+          action: 'site.update',
+          target: { type: 'site', id },
+          siteId: id,
+          before: presentSite(site),
+          after: presentSite(updated),
+        });
+      return updated;
     }),
   );
 }

@@ -1,4 +1,5 @@
 import { mapConcurrent } from '../lib/concurrent.js';
+import { recordAudit, type WifiActor } from './audit.js';
 import type { WifiDeps } from './deps.js';
 import { summarise, toTarget, type SessionDisconnect } from './disconnect.js';
 import { wifiErrors } from './errors.js';
@@ -31,12 +32,21 @@ export async function applyPlanSpeedToLive(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
   planId: string,
   scope: SiteScope = null,
+  actor?: WifiActor,
 ): Promise<SpeedChangeOutcome> {
   const now = deps.clock.now();
   const { grants, sessions } = await deps.db.transaction().execute(async (tx) => {
     const plan = await findPlan(tx, planId);
     if (!plan || !inScope(scope, plan.site_id)) throw wifiErrors.planNotFound();
     const changed = await setLiveGrantsSpeed(tx, plan.id, now.toISOString(), plan);
+    if (actor)
+      await recordAudit(tx, deps.clock, {
+        actor,
+        action: 'plan.apply_to_live',
+        target: { type: 'plan', id: plan.id },
+        siteId: plan.site_id,
+        after: { grants_updated: changed, download_kbps: plan.download_kbps, upload_kbps: plan.upload_kbps },
+      });
     return { grants: changed, sessions: await selectLiveSessionsOfPlan(tx, plan.id, now.toISOString()) };
   });
   deps.log.info(
@@ -74,7 +84,8 @@ export async function updatePlanAndApply(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
   id: string,
   request: PlanRequest,
+  actor?: WifiActor,
 ): Promise<{ plan: PlanRow; applied: SpeedChangeOutcome }> {
-  const plan = await updatePlan(deps, id, request);
-  return { plan, applied: await applyPlanSpeedToLive(deps, plan.id) };
+  const plan = await updatePlan(deps, id, request, null, actor);
+  return { plan, applied: await applyPlanSpeedToLive(deps, plan.id, null, actor) };
 }

@@ -61,6 +61,8 @@ t.test(
       '/admin/invoices',
       '/admin/payments',
       '/admin/sms',
+      '/admin/counter',
+      '/admin/audit',
       '/account', // last: its MFA set-up is opened below
     ];
     const firstSignedIn = pages.indexOf('/verify-email');

@@ -19,6 +19,8 @@ const SECTIONS = [
   '/admin/invoices',
   '/admin/payments',
   '/admin/sms',
+  '/admin/counter',
+  '/admin/audit',
 ];
 
 /** A page as the staff member's browser gets it (the helper Client reads JSON only). */
@@ -115,12 +117,13 @@ t.test('the page shows who is signed in and renders only the controls the role m
     ['/admin/plans', /id="plan-apply-live"/],
     ['/admin/sessions', /id="confirm"/],
     ['/admin/sms', /id="sms-form"/],
+    ['/admin/counter', /id="issue-form"/],
   ];
   const allowed: Record<string, string[]> = {
     viewer: [],
-    operator: ['/admin/sessions', '/admin/sms'],
-    admin: ['/admin/plans', '/admin/devices', '/admin/sessions', '/admin/sms'],
-    owner: ['/admin/plans', '/admin/devices', '/admin/sessions', '/admin/sms'],
+    operator: ['/admin/sessions', '/admin/sms', '/admin/counter'],
+    admin: ['/admin/plans', '/admin/devices', '/admin/sessions', '/admin/sms', '/admin/counter'],
+    owner: ['/admin/plans', '/admin/devices', '/admin/sessions', '/admin/sms', '/admin/counter'],
   };
   for (const role of ['viewer', 'operator', 'admin', 'owner'] as const) {
     const staff = await staffClient(app, role);
@@ -135,6 +138,11 @@ t.test('the page shows who is signed in and renders only the controls the role m
       t.equal(control.test(res.text), expected, `${role} ${path} ${String(control)}`);
       t.equal(/id="read-only"/.test(res.text), !expected, `${role} ${path}: read-only note`);
     }
+    // Marking paid by hand and the audit trail are for admins (DESIGN.md §4.8).
+    const counter = await visit(app.base, '/admin/counter', staff);
+    const admins = role === 'admin' || role === 'owner';
+    t.equal(/<dialog id="mark-paid"/.test(counter.text), admins, `${role}: mark paid`);
+    t.equal(/href="\/admin\/audit"/.test(home.text), admins, `${role}: the audit trail in the navigation`);
   }
 });
 

@@ -187,6 +187,7 @@ t.test('guests, invoices and payments: newest first, documented fields, at most 
   const invoices = (await viewer.get('/api/v1/admin/invoices')).body.data as Record<string, unknown>[];
   t.same(Object.keys(invoices[0]!).sort(), [
     'amount_tzs',
+    'channel',
     'created_at',
     'failure_reason',
     'id',
@@ -198,6 +199,7 @@ t.test('guests, invoices and payments: newest first, documented fields, at most 
     'provider',
     'provider_reference',
     'site_id',
+    'sold_by',
     'status',
   ]);
   t.same(
@@ -291,6 +293,12 @@ t.test("overview: devices, sessions, pending invoices and the venue day's sales"
       timezone: 'Africa/Dar_es_Salaam',
       sales: 2,
       revenue_tzs: 4000,
+      by_channel: {
+        mobile_money: { sales: 2, revenue_tzs: 4000 },
+        voucher: { sales: 0, revenue_tzs: 0 },
+        cash: { sales: 0, revenue_tzs: 0 },
+        complimentary: { sales: 0, revenue_tzs: 0 },
+      },
     },
   });
 });

@@ -16,6 +16,7 @@ import {
   type DeviceRequest,
   type DeviceView,
   type DeviceWithSecret,
+  cliActor,
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
 import { siteColumn, siteIdOf, siteOption } from '../sites.js';
@@ -167,7 +168,12 @@ export function registerDevices(program: Command): void {
     printWithSecret(
       ctx,
       await withApp(ctx, async (app) =>
-        registerDevice(app.deps, { ...deviceRequest(flags), site_id: await siteIdOf(app, flags.site) }),
+        registerDevice(
+          app.deps,
+          { ...deviceRequest(flags), site_id: await siteIdOf(app, flags.site) },
+          null,
+          cliActor(),
+        ),
       ),
     );
   });
@@ -205,7 +211,13 @@ export function registerDevices(program: Command): void {
   ).action(async (id: string, flags: DeviceFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
     const device = await withApp(ctx, async (app) =>
-      updateDevice(app.deps, id, { ...deviceRequest(flags), site_id: await siteIdOf(app, flags.site) }),
+      updateDevice(
+        app.deps,
+        id,
+        { ...deviceRequest(flags), site_id: await siteIdOf(app, flags.site) },
+        null,
+        cliActor(),
+      ),
     );
     ctx.out.result(presentDevice(device), () => showDevice(device));
   });
@@ -217,7 +229,10 @@ export function registerDevices(program: Command): void {
     .option('--secret <secret>', 'the new secret (default: generate one)')
     .action(async (id: string, flags: { secret?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      printWithSecret(ctx, await withApp(ctx, (app) => rotateDeviceSecret(app.deps, id, flags.secret)));
+      printWithSecret(
+        ctx,
+        await withApp(ctx, (app) => rotateDeviceSecret(app.deps, id, flags.secret, null, cliActor())),
+      );
     });
 
   devices

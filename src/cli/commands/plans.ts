@@ -9,6 +9,7 @@ import {
   updatePlanAndApply,
   type PlanRequest,
   type PlanRow,
+  cliActor,
 } from '../../wifi/index.js';
 import { formatAnswers } from '../answers.js';
 import { siteColumn, siteIdOf, siteOption } from '../sites.js';
@@ -125,7 +126,12 @@ export function registerPlans(program: Command): void {
   ).action(async (flags: PlanFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
     const plan = await withApp(ctx, async (app) =>
-      createPlan(app.deps, { ...planRequest(flags), site_id: await siteIdOf(app, flags.site) }),
+      createPlan(
+        app.deps,
+        { ...planRequest(flags), site_id: await siteIdOf(app, flags.site) },
+        null,
+        cliActor(),
+      ),
     );
     ctx.out.result(presentPlan(plan), () => showPlan(plan));
   });
@@ -152,8 +158,9 @@ export function registerPlans(program: Command): void {
     const ctx = contextOf(cmd);
     const { plan, applied } = await withApp(ctx, async (app) => {
       const request = { ...planRequest(flags), site_id: await siteIdOf(app, flags.site) };
-      if (!flags.applyToLive) return { plan: await updatePlan(app.deps, id, request), applied: null };
-      const done = await updatePlanAndApply(app.deps, id, request);
+      if (!flags.applyToLive)
+        return { plan: await updatePlan(app.deps, id, request, null, cliActor()), applied: null };
+      const done = await updatePlanAndApply(app.deps, id, request, cliActor());
       return { plan: done.plan, applied: presentSpeedChange(done.applied) };
     });
     if (!applied) {

@@ -5,6 +5,7 @@ import {
   presentDisconnect,
   presentSession,
   type ListedSessionRow,
+  cliActor,
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
 import { formatAnswers } from '../answers.js';
@@ -45,7 +46,7 @@ export function registerSessions(program: Command): void {
     .action(async (id: string, flags: { reason: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const doc = presentDisconnect(
-        await withApp(ctx, (app) => disconnectSession(app.deps, id, flags.reason)),
+        await withApp(ctx, (app) => disconnectSession(app.deps, id, flags.reason, null, cliActor())),
       );
       ctx.out.result(doc, () =>
         [

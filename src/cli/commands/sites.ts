@@ -9,6 +9,7 @@ import {
   updateSite,
   type SiteRequest,
   type SiteRow,
+  cliActor,
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
@@ -105,7 +106,7 @@ export function registerSites(program: Command): void {
       .requiredOption('--name <name>', 'the name staff see'),
   ).action(async (flags: SiteFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
-    const site = await withApp(ctx, (app) => createSite(app.deps, siteRequest(flags)));
+    const site = await withApp(ctx, (app) => createSite(app.deps, siteRequest(flags), null, cliActor()));
     ctx.out.result(presentSite(site), () => showSite(site));
   });
 
@@ -124,7 +125,7 @@ export function registerSites(program: Command): void {
   ).action(async (ref: string, flags: SiteFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
     const site = await withApp(ctx, async (app) =>
-      updateSite(app.deps, (await siteByRef(app.deps, ref)).id, siteRequest(flags)),
+      updateSite(app.deps, (await siteByRef(app.deps, ref)).id, siteRequest(flags), null, cliActor()),
     );
     ctx.out.result(presentSite(site), () => showSite(site));
   });

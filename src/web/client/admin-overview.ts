@@ -10,7 +10,13 @@ interface Overview {
   active_sessions: number;
   pending_invoices: number;
   live_grants: number;
-  today: { since: string; timezone: string; sales: number; revenue_tzs: number };
+  today: {
+    since: string;
+    timezone: string;
+    sales: number;
+    revenue_tzs: number;
+    by_channel: Record<string, { sales: number; revenue_tzs: number }>;
+  };
 }
 
 async function load(): Promise<void> {
@@ -32,6 +38,12 @@ async function load(): Promise<void> {
     revenue_tzs: tzs(o.today.revenue_tzs),
   };
   for (const [key, text] of Object.entries(values)) $(`stat-${key}`).textContent = text;
+  // Today's takings per channel (DESIGN.md §4.8): they add up to the revenue above.
+  $('stats-channels').textContent = Object.entries(o.today.by_channel)
+    .map(([channel, c]) =>
+      t('overview.channel', { channel: t(`channel.${channel}`), sales: c.sales, amount: tzs(c.revenue_tzs) }),
+    )
+    .join(' · ');
   $('stats-since').textContent = t('overview.since', {
     time: time(o.today.since, o.today.timezone),
     zone: o.today.timezone,

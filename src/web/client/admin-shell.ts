@@ -14,6 +14,9 @@ export interface Capabilities {
   devices: boolean;
   disconnect: boolean;
   sms: boolean;
+  counter: boolean;
+  markPaid: boolean;
+  audit: boolean;
   sites: boolean;
   addSite: boolean;
 }
@@ -171,11 +174,23 @@ export async function loadTable<T>(
     return null;
   }
   const rows = dataOf(result) as T[];
+  drawTable(id, rows, columns, actions);
+  return rows;
+}
+
+/** Draws `rows` as a table in the slot `id` (or "nothing yet"), each row with its actions. */
+export function drawTable<T>(
+  id: string,
+  rows: readonly T[],
+  columns: readonly Column<T>[],
+  actions?: (row: T) => RowAction[],
+): void {
+  const slot = $(id);
   if (rows.length === 0) {
     const p = document.createElement('p');
     p.textContent = t('common.none');
     slot.replaceChildren(p);
-    return rows;
+    return;
   }
   const table = document.createElement('table');
   table.className = 'rows';
@@ -214,7 +229,6 @@ export async function loadTable<T>(
     }
   }
   slot.replaceChildren(table);
-  return rows;
 }
 
 /**

@@ -1,0 +1,314 @@
+import { dataOf, ok } from './api.js';
+import { $, show } from './dom.js';
+import { apiError, onSubmit, t } from './forms.js';
+import {
+  adminApi,
+  askConfirm,
+  can,
+  drawTable,
+  failure,
+  loadTable,
+  numberOrText,
+  siteColumn,
+  status,
+  time,
+  tzs,
+  withSite,
+} from './admin-shell.js';
+import { displayPhone } from './portal-format.js';
+
+/**
+ * /admin/counter (DESIGN.md §4.8): operators issue access for cash or free (POST
+ * /api/v1/admin/grants: the login is shown once, and sent by SMS when a phone is given), extend
+ * and revoke grants, and ask the provider again about an unpaid invoice; admins mark one paid by
+ * hand with a reason. Every one of these lands in the audit trail.
+ */
+
+interface Grant {
+  id: string;
+  username: string;
+  plan_name: string | null;
+  channel: string;
+  amount_tzs: number;
+  phone: string;
+  expires_at: string;
+  revoked_at: string | null;
+  live: boolean;
+  site_id: string;
+}
+
+interface Invoice {
+  id: string;
+  number: string;
+  plan_name: string | null;
+  phone: string;
+  amount_tzs: number;
+  status: string;
+  channel: string;
+  created_at: string;
+  site_id: string;
+}
+
+interface Sale {
+  invoice: { phone: string };
+  credentials: { username: string; password: string; expires_at: string };
+}
+
+const ISSUE_FIELDS = {
+  plan_id: 'issue-plan',
+  'phone number': 'issue-phone',
+  amount_tzs: 'issue-amount',
+  channel: 'issue-channel',
+};
+
+const grantState = (g: Grant): string =>
+  g.revoked_at !== null ? t('counter.revoked') : g.live ? t('counter.live') : t('counter.ended');
+
+const loadGrants = (): Promise<Grant[] | null> =>
+  loadTable<Grant>(
+    'grants',
+    '/grants',
+    [
+      { head: 'counter.user', cell: (g) => g.username, nowrap: true },
+      { head: 'counter.planCol', cell: (g) => g.plan_name ?? '' },
+      { head: 'counter.channelCol', cell: (g) => t(`channel.${g.channel}`) },
+      { head: 'counter.amountCol', cell: (g) => tzs(g.amount_tzs) },
+      { head: 'counter.phoneCol', cell: (g) => (g.phone ? displayPhone(g.phone) : '') },
+      { head: 'counter.expiresCol', cell: (g) => time(g.expires_at) },
+      { head: 'counter.state', cell: grantState },
+      ...siteColumn<Grant>(),
+    ],
+    can.counter
+      ? (g) =>
+          g.revoked_at !== null
+            ? []
+            : [
+                {
+                  label: t('counter.extend'),
+                  aria: t('counter.extendAria', { user: g.username }),
+                  run: () => extend(g),
+                },
+                ...(g.live
+                  ? [
+                      {
+                        label: t('counter.revoke'),
+                        aria: t('counter.revokeAria', { user: g.username }),
+                        danger: true,
+                        run: () => revoke(g),
+                      },
+                    ]
+                  : []),
+              ]
+      : undefined,
+  );
+
+/** The unpaid invoices of the last 200 (the invoices list holds paid ones too). */
+async function loadUnpaid(): Promise<void> {
+  const result = await adminApi('GET', withSite('/invoices'));
+  const rows = ok(result) ? (dataOf(result) as Invoice[]).filter((i) => i.status !== 'paid') : [];
+  const slot = $('unpaid');
+  const error = $('unpaid-error');
+  slot.removeAttribute('aria-busy');
+  show(error, !ok(result));
+  if (!ok(result)) {
+    error.textContent = failure(result);
+    return;
+  }
+  drawTable<Invoice>(
+    'unpaid',
+    rows,
+    [
+      { head: 'counter.invoice', cell: (i) => i.number, nowrap: true },
+      { head: 'counter.created', cell: (i) => time(i.created_at) },
+      { head: 'counter.planCol', cell: (i) => i.plan_name ?? '' },
+      { head: 'counter.phoneCol', cell: (i) => displayPhone(i.phone) },
+      { head: 'counter.amountCol', cell: (i) => tzs(i.amount_tzs) },
+      { head: 'counter.status', cell: (i) => i.status },
+      ...siteColumn<Invoice>(),
+    ],
+    can.counter
+      ? (i) => [
+          {
+            label: t('counter.recheck'),
+            aria: t('counter.recheckAria', { number: i.number }),
+            run: () => recheck(i),
+          },
+          ...(can.markPaid
+            ? [
+                {
+                  label: t('counter.markPaid'),
+                  aria: t('counter.markPaidAria', { number: i.number }),
+                  run: () => markPaid(i),
+                },
+              ]
+            : []),
+        ]
+      : undefined,
+  );
+}
+
+const reload = async (): Promise<void> => {
+  await Promise.all([loadGrants(), loadUnpaid()]);
+};
+
+/** The login of a sale, shown once until the staff member closes it. */
+function showCredentials(sale: Sale): void {
+  $('credentials-username').textContent = sale.credentials.username;
+  $('credentials-password').textContent = sale.credentials.password;
+  $('credentials-expires').textContent = time(sale.credentials.expires_at);
+  $('credentials-note').textContent = sale.invoice.phone
+    ? t('counter.sentBySms', { phone: displayPhone(sale.invoice.phone) })
+    : t('counter.notSent');
+  const box = $('counter-credentials');
+  show(box);
+  box.focus();
+}
+
+$('credentials-done').addEventListener('click', () => {
+  $('credentials-username').textContent = '';
+  $('credentials-password').textContent = '';
+  show($('counter-credentials'), false);
+});
+
+/** Opens a dialog form and resolves with its submit, or null when cancelled. */
+function dialogForm(
+  dialogId: string,
+  formId: string,
+  cancelId: string,
+  heading: string,
+): Promise<HTMLFormElement | null> {
+  const dialog = $(dialogId, HTMLDialogElement);
+  const form = $(formId, HTMLFormElement);
+  form.reset();
+  $(`${dialogId}-heading`).textContent = heading;
+  return new Promise((resolve) => {
+    const done = (value: HTMLFormElement | null) => {
+      form.onsubmit = null;
+      $(cancelId).onclick = null;
+      dialog.onclose = null;
+      dialog.close();
+      resolve(value);
+    };
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      done(form);
+    };
+    $(cancelId).onclick = () => done(null);
+    dialog.onclose = () => done(null);
+    dialog.showModal();
+  });
+}
+
+async function extend(g: Grant): Promise<void> {
+  const form = await dialogForm(
+    'extend',
+    'extend-form',
+    'extend-cancel',
+    t('counter.extendHeading', { user: g.username }),
+  );
+  if (!form) return;
+  const reason = $('extend-reason', HTMLInputElement).value.trim();
+  const result = await adminApi('POST', `/grants/${encodeURIComponent(g.id)}/extend`, {
+    seconds: Number($('extend-by', HTMLSelectElement).value),
+    ...(reason === '' ? {} : { reason }),
+  });
+  const grant = dataOf(result) as { expires_at: string } | undefined;
+  status(
+    'counter-status',
+    ok(result) && grant
+      ? t('counter.extended', { user: g.username, time: time(grant.expires_at) })
+      : failure(result),
+  );
+  await loadGrants();
+}
+
+async function revoke(g: Grant): Promise<void> {
+  if (!(await askConfirm(t('counter.revokeQuestion', { user: g.username }), t('counter.revoke')))) return;
+  const result = await adminApi('POST', `/grants/${encodeURIComponent(g.id)}/revoke`, {});
+  status('counter-status', ok(result) ? t('counter.revokedNow', { user: g.username }) : failure(result));
+  await loadGrants();
+}
+
+async function recheck(i: Invoice): Promise<void> {
+  const result = await adminApi('POST', `/invoices/${encodeURIComponent(i.id)}/recheck`);
+  const answer = dataOf(result) as { provider_status: string } | undefined;
+  status(
+    'counter-status',
+    ok(result) && answer
+      ? t('counter.recheckResult', { number: i.number, status: answer.provider_status })
+      : failure(result),
+  );
+  await reload();
+}
+
+async function markPaid(i: Invoice): Promise<void> {
+  const form = await dialogForm(
+    'mark-paid',
+    'mark-paid-form',
+    'mark-paid-cancel',
+    t('counter.markPaidHeading', { number: i.number }),
+  );
+  if (!form) return;
+  const result = await adminApi('POST', `/invoices/${encodeURIComponent(i.id)}/mark-paid`, {
+    reason: $('mark-paid-reason', HTMLTextAreaElement).value,
+  });
+  if (ok(result)) {
+    status('counter-status', t('counter.markedPaid', { number: i.number, phone: displayPhone(i.phone) }));
+    showCredentials(dataOf(result) as Sale);
+  } else {
+    status('counter-status', failure(result));
+  }
+  await reload();
+}
+
+async function loadPlans(): Promise<void> {
+  const result = await adminApi('GET', withSite('/plans'));
+  if (!ok(result)) return;
+  const select = $('issue-plan', HTMLSelectElement);
+  const plans = dataOf(result) as { id: string; name: string; price_tzs: number; active: boolean }[];
+  select.replaceChildren(
+    ...plans.map((p) => {
+      const option = document.createElement('option');
+      option.value = p.id;
+      option.textContent = `${p.name} · ${tzs(p.price_tzs)}`;
+      option.dataset.price = String(p.price_tzs);
+      return option;
+    }),
+  );
+  fillPrice();
+}
+
+/** Cash: the plan's price to start with (the staff member may take less). */
+function fillPrice(): void {
+  const option = $('issue-plan', HTMLSelectElement).selectedOptions[0];
+  $('issue-amount', HTMLInputElement).value = option?.dataset.price ?? '';
+}
+
+if (can.counter) {
+  const channel = $('issue-channel', HTMLSelectElement);
+  channel.addEventListener('change', () => show($('issue-amount-row'), channel.value === 'cash'));
+  $('issue-plan', HTMLSelectElement).addEventListener('change', fillPrice);
+  void loadPlans();
+
+  onSubmit('issue-form', async (form) => {
+    status('counter-status', null);
+    const phone = $('issue-phone', HTMLInputElement).value.trim();
+    const result = await adminApi('POST', '/grants', {
+      plan_id: $('issue-plan', HTMLSelectElement).value,
+      channel: channel.value,
+      ...(phone === '' ? {} : { phone }),
+      ...(channel.value === 'cash'
+        ? { amount_tzs: numberOrText($('issue-amount', HTMLInputElement).value) }
+        : {}),
+    });
+    if (result.status === 201) {
+      $('issue-phone', HTMLInputElement).value = '';
+      showCredentials(dataOf(result) as Sale);
+      await loadGrants();
+    } else {
+      apiError(form, result, ISSUE_FIELDS);
+    }
+  });
+}
+
+void reload();

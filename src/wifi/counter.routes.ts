@@ -1,0 +1,135 @@
+import { strictObject } from '../http/body.js';
+import { defineRoute, type Route } from '../http/route.js';
+import { staffActor } from './audit.js';
+import { auditPage } from './audit.list.js';
+import {
+  extendGrant,
+  issueAtCounter,
+  markInvoicePaid,
+  presentInvoice,
+  recentGrants,
+  recheckInvoice,
+  revokeGrant,
+  type CounterSale,
+  type Staff,
+} from './counter.js';
+import type { WifiDeps } from './deps.js';
+import { wifiErrors } from './errors.js';
+import { presentGrant } from './grants.js';
+import { presentAnswers } from './sessions.present.js';
+import { requireStaff } from './staff.http.js';
+import type { StaffPrincipal } from './staff.js';
+
+/**
+ * The counter tools and the audit trail in the admin API (DESIGN.md §4.8; README "Counter
+ * tools"): operators issue, extend, revoke and re-check; admins mark an invoice paid by hand and
+ * read the audit trail. Bodies are strict JSON (an unknown field or a non-object is 400).
+ */
+
+const issueBody = (raw: unknown) =>
+  strictObject(raw, ['plan_id', 'phone', 'channel', 'amount_tzs'], wifiErrors.invalidBody);
+const extendBody = (raw: unknown) => strictObject(raw, ['seconds', 'reason'], wifiErrors.invalidBody);
+const reasonBody = (raw: unknown) => strictObject(raw, ['reason'], wifiErrors.invalidBody);
+
+const staffOf = (p: StaffPrincipal): Staff => ({ actor: staffActor(p), scope: p.sites });
+
+/** A sale's answer: the credentials this once, never cached. */
+const presentSale = (sale: CounterSale) => ({
+  invoice: presentInvoice(sale.invoice),
+  grant: presentGrant(sale.grant),
+  credentials: { username: sale.grant.username, password: sale.password, expires_at: sale.grant.expires_at },
+});
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+export function counterRoutes(deps: WifiDeps): Route[] {
+  const viewer = requireStaff(deps, 'viewer');
+  const operator = requireStaff(deps, 'operator');
+  const admin = requireStaff(deps, 'admin');
+  const id = (params: Readonly<Record<string, string>>) => params.id ?? '';
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/admin/grants',
+      api: 'wifi',
+      auth: viewer,
+      handler: async ({ principal, query }) => ({
+        data: await recentGrants(deps, { scope: principal.sites, siteId: query.site_id }),
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/admin/grants',
+      api: 'wifi',
+      auth: operator,
+      body: { kind: 'json', parse: issueBody },
+      handler: async ({ principal, body }) => ({
+        status: 201,
+        data: presentSale(await issueAtCounter(deps, body, staffOf(principal))),
+        headers: NO_STORE,
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/admin/grants/:id/extend',
+      api: 'wifi',
+      auth: operator,
+      body: { kind: 'json', parse: extendBody },
+      handler: async ({ principal, params, body }) => ({
+        data: presentGrant(await extendGrant(deps, id(params), body, staffOf(principal))),
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/admin/grants/:id/revoke',
+      api: 'wifi',
+      auth: operator,
+      body: { kind: 'json', parse: reasonBody },
+      handler: async ({ principal, params, body }) => {
+        const { grant, disconnect } = await revokeGrant(deps, id(params), body, staffOf(principal));
+        return {
+          data: {
+            grant: presentGrant(grant),
+            disconnect: { status: disconnect.status, sessions: presentAnswers(disconnect.sessions) },
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/admin/invoices/:id/recheck',
+      api: 'wifi',
+      auth: operator,
+      handler: async ({ principal, params }) => {
+        const result = await recheckInvoice(deps, id(params), staffOf(principal));
+        return {
+          data: {
+            invoice: presentInvoice(result.invoice),
+            provider_status: result.providerStatus,
+            outcome: result.outcome,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/admin/invoices/:id/mark-paid',
+      api: 'wifi',
+      auth: admin,
+      body: { kind: 'json', parse: reasonBody },
+      handler: async ({ principal, params, body }) => ({
+        data: presentSale(await markInvoicePaid(deps, id(params), body, staffOf(principal))),
+        headers: NO_STORE,
+      }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/admin/audit',
+      api: 'wifi',
+      auth: admin,
+      handler: async ({ principal, query }) => {
+        const page = await auditPage(deps, query, principal.sites);
+        return { raw: { data: page.entries, next_cursor: page.nextCursor } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,116 @@
+import path from 'node:path';
+import t from 'tap';
+import { readOutbox } from '../../src/notify/index.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
+
+/** The counter tools at the CLI: grants issue|extend|revoke|list, invoices mark-paid, audit list. */
+
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- a typed JSON.parse for the assertions
+const json = <T = Record<string, unknown>>(stdout: string) => JSON.parse(stdout) as T;
+
+t.test('grants issue, extend, revoke and the audit trail from the CLI', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = cliEnv(dataDir);
+  const plan = json<{ id: string }>(
+    (await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'], env))
+      .stdout,
+  );
+
+  const usage = await runCli(['grants', 'issue', '--plan', plan.id], env);
+  t.equal(usage.code, 2, 'how it was paid must be said');
+  t.match(usage.stderr, /--paid-cash AMOUNT or --complimentary/);
+  const both = await runCli(
+    ['grants', 'issue', '--plan', plan.id, '--paid-cash', '1000', '--complimentary'],
+    env,
+  );
+  t.equal(both.code, 2);
+  const bad = await runCli(['grants', 'issue', '--plan', plan.id, '--paid-cash', '0'], env);
+  t.equal(bad.code, 1);
+  t.match(bad.stderr, 'amount_tzs must be a whole number from 1 to 10000000 for a cash sale');
+
+  const cash = await runCli(
+    ['grants', 'issue', '--plan', plan.id, '--phone', '0712345678', '--paid-cash', '1000'],
+    env,
+  );
+  t.equal(cash.code, 0, cash.stderr);
+  t.match(cash.stdout, /username\s+[a-z2-9]+/);
+  t.match(cash.stdout, /the credentials were sent by SMS/);
+  t.match(await readOutbox(dataDir), [{ to: '+255712345678', text: /username [a-z2-9]+ password/ }]);
+
+  const gift = await runCli(['grants', 'issue', '--plan', plan.id, '--complimentary', '--json'], env);
+  t.equal(gift.code, 0, gift.stderr);
+  const sale = json<{
+    invoice: { channel: string; amount_tzs: number; sold_by: string; phone: string };
+    grant: { id: string; username: string };
+    credentials: { password: string };
+  }>(gift.stdout);
+  t.match(sale.invoice, { channel: 'complimentary', amount_tzs: 0, sold_by: /^cli:/, phone: '' });
+
+  const extended = await runCli(['grants', 'extend', sale.grant.username, '--by', '30m', '--json'], env);
+  t.equal(extended.code, 0, extended.stderr);
+  const grant = json<{ expires_at: string; issued_at: string }>(extended.stdout);
+  t.equal(Date.parse(grant.expires_at) - Date.parse(grant.issued_at), 90 * 60_000, 'one hour and 30 minutes');
+
+  const revoked = await runCli(['grants', 'revoke', sale.grant.id, '--reason', 'misuse', '--json'], env);
+  t.equal(revoked.code, 0, revoked.stderr);
+  t.match(json(revoked.stdout), {
+    grant: { revoke_reason: 'misuse' },
+    disconnect: { status: 'no_sessions' },
+  });
+  const again = await runCli(['grants', 'extend', sale.grant.id, '--by', '1h'], env);
+  t.equal(again.code, 1);
+  t.match(again.stderr, 'the access has been revoked');
+
+  const listed = json<{ id: string; live: boolean }[]>(
+    (await runCli(['--json', 'grants', 'list'], env)).stdout,
+  );
+  t.same(
+    listed.map((g) => g.live),
+    [false, true],
+  );
+
+  const audit = await runCli(['--json', 'audit', 'list', '--limit', '3'], env);
+  t.equal(audit.code, 0, audit.stderr);
+  const page = json<{ data: { action: string; actor: string }[]; next_cursor: string | null }>(audit.stdout);
+  t.same(
+    page.data.map((e) => e.action),
+    ['grant.revoke', 'grant.extend', 'grant.issue'],
+  );
+  t.match(page.data[0], { actor: /^cli:/ });
+  t.type(page.next_cursor, 'string');
+  const rest = json<{ data: { action: string }[] }>(
+    (await runCli(['--json', 'audit', 'list', '--cursor', String(page.next_cursor)], env)).stdout,
+  );
+  t.same(
+    rest.data.map((e) => e.action),
+    ['grant.issue', 'plan.create'],
+    'the CLI’s own plan change is in the trail too',
+  );
+  t.match((await runCli(['audit', 'list', '--target-type', 'plan'], env)).stdout, /plan\.create/);
+});
+
+t.test('invoices mark-paid from the CLI settles the invoice with a by-hand payment', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = cliEnv(dataDir);
+  // A pending invoice needs the portal: the CLI has no purchase command, so the test uses the app.
+  const { startTestApp } = await import('../helpers/app.js');
+  const { aPlan, aPurchaseKey, postPurchase } = await import('../helpers/wifi.js');
+  const app = await startTestApp(t, { dataDir });
+  const plan = await aPlan(app.app);
+  const started = await postPurchase(app.base, { plan_id: plan.id, phone: '0712000003' }, aPurchaseKey());
+  const number = String(started.body.data?.invoice_number);
+
+  const missing = await runCli(['invoices', 'mark-paid', number], env);
+  t.equal(missing.code, 2, '--reason is required');
+  const marked = await runCli(
+    ['invoices', 'mark-paid', number, '--reason', 'cash handed over', '--json'],
+    env,
+  );
+  t.equal(marked.code, 0, marked.stderr);
+  t.match(json(marked.stdout), { invoice: { number, status: 'paid' }, credentials: { password: String } });
+  const payments = await app.app.deps.db.selectFrom('payments').selectAll().execute();
+  t.match(payments, [{ provider: 'by_hand', amount_tzs: 1000, channel: 'mobile_money' }]);
+  const recheck = await runCli(['invoices', 'recheck', number], env);
+  t.equal(recheck.code, 1);
+  t.match(recheck.stderr, 'the invoice is already paid');
+});
