@@ -86,6 +86,8 @@ export { settlePayment, type SettleOutcome } from './settlement.js';
 export {
   issue,
   authorize,
+  authorizeDevice,
+  rememberDevice,
   findLiveForPurchase,
   revoke,
   expireDue,

@@ -3,7 +3,7 @@ import { isoPlus } from '../lib/time.js';
 import type { WifiDeps } from './deps.js';
 import { disconnectSessions, type CoaOutcome } from './disconnect.js';
 import { wifiErrors } from './errors.js';
-import { revoke } from './grants.js';
+import { rememberedGrant, revoke } from './grants.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
 import { findGrantByUsername, type GrantRow } from './grants.store.js';
@@ -106,7 +106,15 @@ export async function recordAccounting(
         continue;
       }
       const key = r.username.trim().toLowerCase();
-      if (!grants.has(key)) grants.set(key, await findGrantByUsername(tx, key));
+      if (!grants.has(key))
+        grants.set(
+          key,
+          (await findGrantByUsername(tx, key)) ??
+            // A device logged in by MAC authentication, on a router that kept its MAC as User-Name.
+            (r.mac !== null && key.replace(/[-:.]/g, '') === r.mac.replace(/:/g, '').toLowerCase()
+              ? await rememberedGrant(tx, r.mac, heard)
+              : undefined),
+        );
       const grant = grants.get(key);
       await insertSession(tx, {
         id: uuid(),

@@ -35,7 +35,16 @@ function qrSvg(text: string, label: string): Html {
       if (dark) d += `M${String(x)} ${String(y)}h1v1h-1z`;
     });
   });
-  return html`<svg class="qr" viewBox="0 0 ${size} ${size}" role="img" aria-label="${label}" shape-rendering="crispEdges"><rect width="100%" height="100%" fill="#fff"/><path d="${d}" fill="#000"/></svg>`;
+  return html`<svg
+    class="qr"
+    viewBox="0 0 ${size} ${size}"
+    role="img"
+    aria-label="${label}"
+    shape-rendering="crispEdges"
+  >
+    <rect width="100%" height="100%" fill="#fff" />
+    <path d="${d}" fill="#000" />
+  </svg>`;
 }
 
 /** The portal's address with the code filled in: what the QR code opens. */
