@@ -240,7 +240,7 @@ t.test('export (CSV) and the print sheet of the unused codes', async (t) => {
   const page = await sheet.text();
   t.match(page, /@page \{ size: 58mm auto/);
   t.notOk(page.includes(batch.codes[0]?.code ?? 'x'), 'a redeemed code is not printed');
-  const qrs = [...page.matchAll(/viewBox="0 0 (\d+) \d+"[^>]*>.*?<path d="([^"]+)"/g)].map((m) =>
+  const qrs = [...page.matchAll(/viewBox="0 0 (\d+) \d+"[^>]*>.*?<path d="([^"]+)"/gs)].map((m) =>
     decodeQr(matrixFromSvgPath(m[2] ?? '', Number(m[1]), 2)),
   );
   t.same(
