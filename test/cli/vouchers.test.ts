@@ -5,6 +5,7 @@ import { cliEnv, runCli } from '../helpers/cli.js';
 
 /** `hotspot-ctl vouchers …` and `plans … --remember-device` against the real binary. */
 
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the shape each call expects
 const json = <T = Record<string, unknown>>(stdout: string) => JSON.parse(stdout) as T;
 
 t.test('vouchers create, list, print, export and revoke from the CLI', async (t) => {
