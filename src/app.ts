@@ -32,7 +32,7 @@ import {
   reconcilePayments,
   type CoaClient,
 } from './wifi/index.js';
-import { accessRoutes, adminRoutes, staffRoutes } from './wifi/index.js';
+import { accessRoutes, adminRoutes, staffRoutes, voucherRoutes } from './wifi/index.js';
 import { planRoutes } from './wifi/plans.routes.js';
 import { purchaseRoutes } from './wifi/purchases.routes.js';
 import { webRoutes } from './web/index.js';
@@ -145,6 +145,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...planRoutes(deps),
     ...purchaseRoutes(deps),
     ...accessRoutes(deps),
+    ...voucherRoutes(deps),
     ...webhookRoutes(deps),
     ...staffRoutes(deps),
     ...adminRoutes({

@@ -17,6 +17,7 @@ import { registerSocial } from './commands/social.js';
 import { registerSessions } from './commands/sessions.js';
 import { registerStaff } from './commands/staff.js';
 import { registerStatus } from './commands/status.js';
+import { registerVouchers } from './commands/vouchers.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 
@@ -45,6 +46,7 @@ export function buildProgram(): Command {
   registerDevices(program);
   registerSessions(program);
   registerGrants(program);
+  registerVouchers(program);
   registerBackup(program);
   // Subcommands inherit the usage-error behaviour.
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();

@@ -19,6 +19,7 @@ import * as m0018 from '../../migrations/0018_shared_state.js';
 import * as m0019 from '../../migrations/0019_sites.js';
 import * as m0020 from '../../migrations/0020_device_tunnel.js';
 import * as m0021 from '../../migrations/0021_sales_channels.js';
+import * as m0022 from '../../migrations/0022_vouchers.js';
 import * as m0026 from '../../migrations/0026_session_updates_in_place.js';
 import type { Db } from './connect.js';
 
@@ -47,6 +48,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0019_sites': m0019,
   '0020_device_tunnel': m0020,
   '0021_sales_channels': m0021,
+  '0022_vouchers': m0022,
   '0026_session_updates_in_place': m0026,
 };
 

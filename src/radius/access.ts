@@ -1,5 +1,12 @@
 import type { Config } from '../config/index.js';
-import { authorize, type Decision, type RejectReason, type WifiDeps } from '../wifi/index.js';
+import {
+  authorize,
+  authorizeDevice,
+  rememberDevice,
+  type Decision,
+  type RejectReason,
+  type WifiDeps,
+} from '../wifi/index.js';
 import {
   ATTR,
   CODE,
@@ -93,17 +100,25 @@ export function accessRoute(
     if (username === undefined || username.trim() === '') return { drop: 'malformed', detail: 'no User-Name' };
     const check = credentialCheck(req);
     if (!check) return reject(req, 'no_credentials');
-    const decision = await authorize(deps, {
-      username,
-      check,
-      mac: normaliseMac(text(req.attrs, 'Calling-Station-Id')),
-    });
+    const mac = normaliseMac(text(req.attrs, 'Calling-Station-Id'));
+    // MAC authentication (CoovaChilli macauth, MikroTik login-by=mac): User-Name is the device's
+    // MAC, the password the same text. Grant usernames are never twelve hex digits (codes.ts).
+    const byMac = normaliseMac(username) !== null;
+    if (byMac && (mac === null || normaliseMac(username) !== mac || !check(username)))
+      return reject(req, 'unknown');
+    const decision =
+      byMac && mac !== null ? await authorizeDevice(deps, mac) : await authorize(deps, { username, check, mac });
     if (decision.decision === 'reject') return reject(req, decision.reason);
+    if (!byMac && mac !== null) await rememberDevice(deps, decision, mac);
     return {
       reply: encodeReply(
         req.frame,
         CODE.accessAccept,
-        acceptAttributes(deps.config, req.nas.vendor, decision),
+        [
+          ...acceptAttributes(deps.config, req.nas.vendor, decision),
+          // RFC 2865 §5.1: the router accounts the session under the grant's username.
+          ...(byMac ? [['User-Name', decision.username] as const] : []),
+        ],
         req.nas.secret,
       ),
       count: 'auth_accepts',

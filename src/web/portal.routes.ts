@@ -89,6 +89,16 @@ function portalMain(s: Readonly<Record<PortalKey, string>>) {
 <details id="have-login" class="card" hidden>
 <summary ${T('login.heading')}</summary>
 <p ${T('login.body')}</p>
+<form id="voucher" novalidate>
+<div class="field">
+<label for="voucher-code" ${T('voucher.label')}</label>
+<input id="voucher-code" name="code" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" required aria-describedby="voucher-code-error">
+<p class="error" id="voucher-code-error" hidden></p>
+</div>
+<button type="submit" id="voucher-submit" class="primary" ${T('voucher.button')}</button>
+<p class="error" id="voucher-error" role="alert" hidden></p>
+</form>
+<p ${T('login.orLogin')}</p>
 <form id="login" novalidate>
 <div class="field">
 <label for="login-user" ${T('creds.username')}</label>

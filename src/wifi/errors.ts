@@ -60,6 +60,26 @@ export const wifiErrors = errorCatalogue({
   grantRevoked: [409, 'the access has been revoked'],
   grantNotFound: [404, 'access grant not found'],
 
+  // Vouchers (DESIGN.md §4.8, docs/decisions/0027-vouchers.md)
+  voucherUnknown: [404, 'unknown voucher'],
+  voucherUsed: [409, 'the voucher has already been used'],
+  voucherRevoked: [409, 'the voucher has been revoked'],
+  voucherExpired: [409, 'the voucher has expired'],
+  voucherBatchNotFound: [404, 'voucher batch not found'],
+  voucherNotFound: [404, 'voucher not found'],
+  voucherPlanInvalid: [422, 'plan_id must be the id of a plan you can see'],
+  voucherCountInvalid: [422, 'count must be a whole number from 1 to 1000'],
+  voucherPrefixInvalid: [
+    422,
+    'prefix must be 1-8 characters of ABCDEFGHJKMNPQRSTUVWXYZ23456789 (no 0, 1, I, L or O)',
+  ],
+  voucherLengthInvalid: [422, 'length must be a whole number from 8 to 20'],
+  voucherValidUntilInvalid: [
+    422,
+    'valid_until must be a future date (YYYY-MM-DD) or ISO-8601 instant, or null',
+  ],
+  voucherPrintFormatInvalid: [422, 'format must be a4 or thermal58'],
+
   // Payment events
   paymentInvoiceUnknown: [422, 'no invoice with this number'],
   paymentAmountMismatch: [422, 'amount does not match the invoice'],
@@ -91,6 +111,7 @@ export const wifiErrors = errorCatalogue({
   planMaxDevicesInvalid: [422, 'max_devices must be a whole number from 1 to 100'],
   planDownloadInvalid: [422, 'download_kbps must be a whole number of kbit/s from 64 to 4000000, or null'],
   planUploadInvalid: [422, 'upload_kbps must be a whole number of kbit/s from 64 to 4000000, or null'],
+  planRememberDeviceInvalid: [422, 'remember_device must be true or false'],
 
   // Sites (DESIGN.md §4.9, docs/decisions/0024-sites.md)
   siteNotFound: [404, 'site not found'],

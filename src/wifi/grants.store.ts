@@ -92,3 +92,52 @@ export async function extendGrantRow(db: Db, id: string, expiresAt: string): Pro
     .where('id', '=', id)
     .execute();
 }
+
+/** Whether the plan an invoice sold remembers devices (a plan's flag is read fresh after any write to plans). */
+const remembersDevices = prepared(
+  (db, invoiceId: string) =>
+    db
+      .selectFrom('invoices')
+      .innerJoin('plans', 'plans.id', 'invoices.plan_id')
+      .select('plans.remember_device')
+      .where('invoices.id', '=', invoiceId),
+  [marker('invoiceId')],
+  { cacheUntilWritten: { tables: ['plans'], maxEntries: GRANTS_CACHED } },
+);
+
+export async function planRemembersDevices(db: Db, invoiceId: string): Promise<boolean> {
+  return (await remembersDevices(db, invoiceId))[0]?.remember_device === 1;
+}
+
+/** Remembers `mac` for the grant (once: a second login of the same device changes nothing). */
+export async function insertRememberedDevice(
+  db: Db,
+  grantId: string,
+  mac: string,
+  at: string,
+): Promise<void> {
+  await db
+    .insertInto('remembered_devices')
+    .values({ grant_id: grantId, mac, created_at: at })
+    .onConflict((oc) => oc.columns(['grant_id', 'mac']).doNothing())
+    .execute();
+}
+
+/**
+ * The grants a MAC address was remembered for whose plan still remembers devices, neither revoked
+ * nor expired at `now`; the one that lasts longest first.
+ */
+export function selectRememberedGrants(db: Db, mac: string, now: string): Promise<GrantRow[]> {
+  return db
+    .selectFrom('remembered_devices')
+    .innerJoin('grants', 'grants.id', 'remembered_devices.grant_id')
+    .innerJoin('invoices', 'invoices.id', 'grants.invoice_id')
+    .innerJoin('plans', 'plans.id', 'invoices.plan_id')
+    .selectAll('grants')
+    .where('remembered_devices.mac', '=', mac)
+    .where('plans.remember_device', '=', 1)
+    .where('grants.revoked_at', 'is', null)
+    .where('grants.expires_at', '>', now)
+    .orderBy('grants.expires_at', 'desc')
+    .execute();
+}

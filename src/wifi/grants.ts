@@ -9,9 +9,12 @@ import {
   findGrantByInvoice,
   findGrantByUsername,
   insertGrant,
+  insertRememberedDevice,
   markEnded,
   markRevoked,
+  planRemembersDevices,
   selectDueGrants,
+  selectRememberedGrants,
   usernameTaken,
   type GrantRow,
 } from './grants.store.js';
@@ -147,11 +150,21 @@ export async function authorize(
   const grant = await findGrantByUsername(deps.db, request.username.trim().toLowerCase());
   if (!grant) return { decision: 'reject', reason: 'unknown' };
   if (!request.check(openPassword(deps, grant))) return { decision: 'reject', reason: 'bad_password' };
+  return decide(deps, grant, request.mac ?? null, request.deviceLimit !== false);
+}
+
+/** Whether a grant whose credentials were proven may be used now, and with what limits. */
+async function decide(
+  deps: Pick<WifiDeps, 'db' | 'clock'>,
+  grant: GrantRow,
+  mac: string | null,
+  deviceLimit: boolean,
+): Promise<Decision> {
   if (grant.revoked_at !== null) return { decision: 'reject', reason: 'revoked' };
   const secondsLeft = Math.floor((expiresAtMs(grant) - deps.clock.now().getTime()) / 1000);
   if (secondsLeft <= 0) return { decision: 'reject', reason: 'expired' };
-  const usage = await grantUsage(deps.db, grant.id, request.mac ?? null);
-  if (request.deviceLimit !== false && usage.otherLiveSessions >= grant.max_devices)
+  const usage = await grantUsage(deps.db, grant.id, mac);
+  if (deviceLimit && usage.otherLiveSessions >= grant.max_devices)
     return { decision: 'reject', reason: 'too_many_devices' };
   const dataLeft = grant.data_limit_bytes === null ? null : grant.data_limit_bytes - usage.usedOctets;
   if (dataLeft !== null && dataLeft <= 0) return { decision: 'reject', reason: 'data_exhausted' };
@@ -169,6 +182,39 @@ export async function authorize(
       uploadKbps: grant.upload_kbps,
     },
   };
+}
+
+/**
+ * Returning guests (DESIGN.md §4.8): after a login a router accepted, the device's MAC is
+ * remembered for the grant when the grant's plan has `remember_device`.
+ */
+export async function rememberDevice(
+  deps: Pick<WifiDeps, 'db' | 'clock'>,
+  accepted: { username: string },
+  mac: string,
+): Promise<void> {
+  const grant = await findGrantByUsername(deps.db, accepted.username);
+  if (!grant || !(await planRemembersDevices(deps.db, grant.invoice_id))) return;
+  await insertRememberedDevice(deps.db, grant.id, mac, deps.clock.now().toISOString());
+}
+
+/**
+ * A MAC-authentication request (the router asks with the device's MAC as User-Name): accepted
+ * with the limits of a live grant that MAC logged in with, while its plan remembers devices and
+ * its device limit allows; otherwise refused as an unknown login (or with the last grant's reason).
+ */
+export async function authorizeDevice(deps: Pick<WifiDeps, 'db' | 'clock'>, mac: string): Promise<Decision> {
+  let decision: Decision = { decision: 'reject', reason: 'unknown' };
+  for (const grant of await selectRememberedGrants(deps.db, mac, deps.clock.now().toISOString())) {
+    decision = await decide(deps, grant, mac, true);
+    if (decision.decision === 'accept') return decision;
+  }
+  return decision;
+}
+
+/** The live grant a MAC was remembered for, for an accounting record whose User-Name is that MAC. */
+export async function rememberedGrant(db: Db, mac: string, now: string): Promise<GrantRow | undefined> {
+  return (await selectRememberedGrants(db, mac, now))[0];
 }
 
 /** A typed login checked against the grants: the live grant and its password, or why not. */

@@ -86,6 +86,8 @@ export { settlePayment, type SettleOutcome } from './settlement.js';
 export {
   issue,
   authorize,
+  authorizeDevice,
+  rememberDevice,
   findLiveForPurchase,
   revoke,
   expireDue,
@@ -148,3 +150,35 @@ export { adminRoutes } from './admin.routes.js';
 export { planRoutes } from './plans.routes.js';
 export { purchaseRoutes } from './purchases.routes.js';
 export { accessRoutes } from './access.routes.js';
+export { voucherRoutes } from './vouchers.routes.js';
+
+// Vouchers (DESIGN.md §4.8)
+export {
+  createBatch,
+  listBatches,
+  getBatch,
+  revokeVouchers,
+  printableCodes,
+  redeemVoucher,
+  statusOf,
+  type VoucherBatchRow,
+  type VoucherRow,
+  type VoucherStatus,
+  type CreatedBatch,
+  type BatchSummary,
+} from './vouchers.js';
+export {
+  presentBatch,
+  presentBatchSummary,
+  presentCreated,
+  presentVoucher,
+  vouchersCsv,
+} from './vouchers.present.js';
+export { voucherSheet } from './vouchers.print.js';
+export {
+  normaliseCode,
+  formatCode,
+  parsePrintFormat,
+  PRINT_FORMATS,
+  type PrintFormat,
+} from './vouchers.schema.js';

@@ -31,6 +31,7 @@ export function presentPlan(row: PlanRow): Record<string, unknown> {
     max_devices: row.max_devices,
     download_kbps: row.download_kbps,
     upload_kbps: row.upload_kbps,
+    remember_device: row.remember_device === 1,
     site_id: row.site_id,
     created_at: row.created_at,
     updated_at: row.updated_at,

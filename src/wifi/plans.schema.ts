@@ -5,7 +5,8 @@ import { isWholeNumber as isInt, parseChanges, type Checks } from './values.js';
  * The Plan request of wifi-access-api.md §2, with the optional sort_order of DESIGN.md §3.2 and the
  * optional max_devices (simultaneous-use limit, default 1; docs/decisions/0021-radius-sessions.md)
  * and the optional speed limits of DESIGN.md §4.7 (kbit/s, null: none), and the optional site_id
- * of §4.9 (checked against the sites by the domain, wifi/sites.ts).
+ * of §4.9 (checked against the sites by the domain, wifi/sites.ts), and the optional
+ * remember_device of §4.8 (default false).
  */
 export const PLAN_FIELDS = [
   'name',
@@ -19,6 +20,7 @@ export const PLAN_FIELDS = [
   'download_kbps',
   'upload_kbps',
   'site_id',
+  'remember_device',
 ] as const;
 export type PlanField = (typeof PLAN_FIELDS)[number];
 
@@ -36,6 +38,7 @@ export interface PlanValues {
   maxDevices: number;
   downloadKbps: number | null;
   uploadKbps: number | null;
+  rememberDevice: boolean;
 }
 
 export const MIN_PRICE_TZS = 500;
@@ -92,6 +95,10 @@ const checks: Checks<PlanValues> = {
   },
   downloadKbps: speed(wifiErrors.planDownloadInvalid),
   uploadKbps: speed(wifiErrors.planUploadInvalid),
+  rememberDevice: (v) => {
+    if (typeof v !== 'boolean') throw wifiErrors.planRememberDeviceInvalid();
+    return v;
+  },
 };
 
 const WIRE: { readonly [K in keyof PlanValues]: PlanField } = {
@@ -105,11 +112,12 @@ const WIRE: { readonly [K in keyof PlanValues]: PlanField } = {
   maxDevices: 'max_devices',
   downloadKbps: 'download_kbps',
   uploadKbps: 'upload_kbps',
+  rememberDevice: 'remember_device',
 };
 
 /**
  * A new plan: name, price and duration required; the rest default (active, sort order 0, 1 device,
- * no data or speed limit).
+ * no data or speed limit, devices not remembered).
  */
 export function parsePlanCreate(request: PlanRequest): PlanValues {
   return {
@@ -123,6 +131,7 @@ export function parsePlanCreate(request: PlanRequest): PlanValues {
     maxDevices: checks.maxDevices(request.max_devices ?? 1),
     downloadKbps: checks.downloadKbps(request.download_kbps ?? null),
     uploadKbps: checks.uploadKbps(request.upload_kbps ?? null),
+    rememberDevice: checks.rememberDevice(request.remember_device ?? false),
   };
 }
 

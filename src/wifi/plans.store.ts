@@ -32,3 +32,15 @@ export function selectPlans(
   if (options.limit !== null) query = query.limit(options.limit);
   return query.execute();
 }
+
+/** Whether a plan of the site on sale remembers devices (its routers then try MAC authentication). */
+export async function siteRemembersDevices(db: Db, siteId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('plans')
+    .select('id')
+    .where('site_id', '=', siteId)
+    .where('active', '=', 1)
+    .where('remember_device', '=', 1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -143,5 +143,6 @@ function toColumns(values: Partial<PlanValues>): Partial<PlanRow> {
   if (values.maxDevices !== undefined) columns.max_devices = values.maxDevices;
   if (values.downloadKbps !== undefined) columns.download_kbps = values.downloadKbps;
   if (values.uploadKbps !== undefined) columns.upload_kbps = values.uploadKbps;
+  if (values.rememberDevice !== undefined) columns.remember_device = values.rememberDevice ? 1 : 0;
   return columns;
 }

@@ -114,6 +114,14 @@ export function renderCoovaChilli(input: RouterConfigInput): string {
     '# Walled garden: addresses (HS_UAMALLOW) and DNS names (HS_UAMDOMAINS, followed by DNS inspection).',
     v('HS_UAMALLOW', f.garden.ipv4.join(',')),
     v('HS_UAMDOMAINS', f.garden.names.join(',')),
+    ...(input.macAuth
+      ? [
+          '',
+          '# Returning guests: MAC authentication first (User-Name and password = the MAC), so devices',
+          '# of plans that remember devices come back without the portal while their access lasts.',
+          v('HS_MACAUTH', 'on'),
+        ]
+      : []),
     '',
   ];
   return lines.join('\n');
@@ -161,6 +169,13 @@ export function renderOpenWrt(input: RouterConfigInput): string {
     '# Walled garden: addresses (uamallowed) and DNS names (uamdomain, followed by DNS inspection).',
     setOrUnset('uamallowed', gardenAddresses.join(',')),
     setOrUnset('uamdomain', f.garden.names.join(',')),
+    ...(input.macAuth
+      ? [
+          '# Returning guests: MAC authentication first (User-Name and password = the MAC).',
+          set('macauth', '1'),
+          unset('macpasswd'),
+        ]
+      : []),
     'uci commit chilli',
     '/etc/init.d/chilli restart',
     '',

@@ -36,6 +36,11 @@ export interface RouterConfigInput {
   generatedAt: Date;
   /** A router remote over WireGuard (docs/decisions/0025): its tunnel; absent or null: none. */
   tunnel?: TunnelInput | null;
+  /**
+   * Returning guests (DESIGN.md §4.8): a plan of the router's site remembers devices, so the
+   * router tries MAC authentication first (User-Name and password = the device's MAC).
+   */
+  macAuth?: boolean;
 }
 
 /** What is printed instead of a value the box must not (or cannot) print. */

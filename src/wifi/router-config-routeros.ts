@@ -111,6 +111,12 @@ export function renderRouterOs(input: RouterConfigInput): string {
     `- RADIUS client for the hotspot: ${f.address}, auth port ${String(radius.authPort)}, acct port ${String(radius.acctPort)}`,
     `- accepts CoA/Disconnect on UDP ${String(device.coaPort)}, with a firewall input rule for it from ${f.address}`,
     `- hotspot profile: RADIUS login and accounting, interim updates as the box says (${routerOsTime(radius.interimSeconds)}),`,
+    ...(input.macAuth
+      ? [
+          '  MAC login first (login-by=mac, User-Name and password = the MAC): devices of plans that',
+          '  remember devices come back without the portal while their access lasts,',
+        ]
+      : []),
     "  login by HTTP CHAP and HTTP PAP, no DNS name: the login link then carries the router's address,",
     '  the only kind the portal hands logins to',
     '- walled garden at IP level (/ip hotspot walled-garden ip), so the portal (another host and port)',
@@ -149,7 +155,9 @@ export function renderRouterOs(input: RouterConfigInput): string {
     `/radius incoming set accept=yes port=${String(device.coaPort)}`,
     `/ip firewall filter remove [find comment=${s(COA_RULE_MARK)}]`,
     `:do { /ip firewall filter add ${coaRule} place-before=([/ip firewall filter find where dynamic=no]->0) } on-error={ /ip firewall filter add ${coaRule} }`,
-    `/ip hotspot profile set [find name=$hsProfile] use-radius=yes radius-accounting=yes radius-interim-update=received login-by=http-chap,http-pap dns-name=""`,
+    input.macAuth
+      ? `/ip hotspot profile set [find name=$hsProfile] use-radius=yes radius-accounting=yes radius-interim-update=received login-by=mac,http-chap,http-pap mac-auth-mode=mac-as-username-and-password dns-name=""`
+      : `/ip hotspot profile set [find name=$hsProfile] use-radius=yes radius-accounting=yes radius-interim-update=received login-by=http-chap,http-pap dns-name=""`,
     `/ip hotspot walled-garden ip remove [find comment=${s(ROUTEROS_MARK)}]`,
     ...f.garden.all.map(
       (host) =>

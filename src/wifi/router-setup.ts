@@ -11,6 +11,7 @@ import {
 } from './router-config.js';
 import { hostOf } from './router-config-facts.js';
 import { splitEndpoint, type TunnelInput } from './router-config-wireguard.js';
+import { siteRemembersDevices } from './plans.store.js';
 import { inScope, type SiteScope } from './sites.js';
 
 /**
@@ -66,6 +67,7 @@ export async function routerConfig(
     serviceName: config.serviceName,
     generatedAt: deps.clock.now(),
     tunnel,
+    macAuth: await siteRemembersDevices(deps.db, device.site_id),
   };
   return {
     text: renderRouterConfig(input, format),

@@ -5,7 +5,7 @@ import type { WifiDeps } from './deps.js';
 import { disconnectSessions, type CoaOutcome } from './disconnect.js';
 import { wifiErrors } from './errors.js';
 import { recordAudit, type WifiActor } from './audit.js';
-import { revoke } from './grants.js';
+import { rememberedGrant, revoke } from './grants.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
 import { findGrantByUsername, type GrantRow } from './grants.store.js';
@@ -169,7 +169,15 @@ async function openSession(
 ): Promise<AccountingResult> {
   const stop = stopOf(r, times.eventAt);
   const key = r.username.trim().toLowerCase();
-  if (!grants.has(key)) grants.set(key, await findGrantByUsername(tx, key));
+  if (!grants.has(key))
+    grants.set(
+      key,
+      (await findGrantByUsername(tx, key)) ??
+        // A device logged in by MAC authentication, on a router that kept its MAC as User-Name.
+        (r.mac !== null && key.replace(/[-:.]/g, '') === r.mac.replace(/:/g, '').toLowerCase()
+          ? await rememberedGrant(tx, r.mac, times.heard)
+          : undefined),
+    );
   const grant = grants.get(key);
   await insertSession(tx, {
     id: uuid(),

@@ -220,6 +220,7 @@ if (!onPostgres) {
           updated_at: 'x',
           download_kbps: null,
           upload_kbps: null,
+          remember_device: 0,
         })
         .execute();
       await inserting;

@@ -32,6 +32,7 @@ const COLUMNS: readonly Column<PlanRow>[] = [
   ['max_devices', (p) => p.max_devices],
   ['download', (p) => speed(p.download_kbps)],
   ['upload', (p) => speed(p.upload_kbps)],
+  ['remember_device', (p) => p.remember_device === 1],
 ];
 
 interface PlanFlags {
@@ -48,6 +49,7 @@ interface PlanFlags {
   upload?: number | 'none';
   applyToLive?: boolean;
   site?: string;
+  rememberDevice?: boolean;
 }
 
 /** Flags → the Plan request the admin API takes, so both surfaces share validation and messages. */
@@ -63,6 +65,7 @@ function planRequest(flags: PlanFlags): PlanRequest {
     active: flags.inactive ? false : flags.active,
     download_kbps: flags.download === 'none' ? null : flags.download,
     upload_kbps: flags.upload === 'none' ? null : flags.upload,
+    remember_device: flags.rememberDevice,
   };
 }
 
@@ -91,6 +94,11 @@ function valueOptions(cmd: Command): Command {
       parseSpeed,
     )
     .option('--upload <speed>', 'speed limit from the guest, as --download', parseSpeed)
+    .option(
+      '--remember-device',
+      'let the router log a device back in by its MAC while the access lasts (MAC authentication)',
+    )
+    .option('--no-remember-device', 'guests log in through the portal every time (the default)')
     .option('--site <site>', 'the site that sells it (slug or id); default: the default site');
 }
 

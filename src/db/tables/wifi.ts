@@ -19,6 +19,8 @@ export interface PlansTable {
   site_id: string;
   created_at: string;
   updated_at: string;
+  /** 0/1 (migration 0022): the router may log a device back in by its MAC while the grant lasts. */
+  remember_device: number;
 }
 
 export interface DevicesTable {
@@ -194,6 +196,50 @@ export interface WifiAuditTable {
   after: string | null;
 }
 
+/** One `vouchers create` run (migration 0022). */
+export interface VoucherBatchesTable {
+  id: string;
+  plan_id: string;
+  /** The plan's site when the batch was made. */
+  site_id: string;
+  count: number;
+  prefix: string;
+  code_length: number;
+  /** Codes may be redeemed until this instant (ISO-8601); null: no limit. */
+  valid_until: string | null;
+  /** Who made it: the staff member's email or name, or `cli:<os user>`. */
+  created_by: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** One voucher code (migration 0022): found only by the keyed digest of the normalised code. */
+export interface VouchersTable {
+  id: string;
+  batch_id: string;
+  /** Vault HMAC (hex) of the normalised code; unique. */
+  code_hash: string;
+  /** The code sealed with the vault while it is unused (for printing); null once used or revoked. */
+  code_enc: string | null;
+  /** The code's last three characters. */
+  last3: string;
+  /** 'unused' | 'redeemed' | 'revoked'; an unused code past valid_until reads as 'expired'. */
+  status: string;
+  valid_until: string | null;
+  redeemed_at: string | null;
+  invoice_id: string | null;
+  grant_id: string | null;
+  revoked_at: string | null;
+}
+
+/** A device (MAC) that logged in with a grant whose plan remembers devices (migration 0022). */
+export interface RememberedDevicesTable {
+  grant_id: string;
+  /** AA:BB:CC:DD:EE:FF */
+  mac: string;
+  created_at: string;
+}
+
 export interface WifiTables {
   plans: PlansTable;
   devices: DevicesTable;
@@ -205,4 +251,7 @@ export interface WifiTables {
   admin_sessions: AdminSessionsTable;
   sms_messages: SmsMessagesTable;
   wifi_audit: WifiAuditTable;
+  voucher_batches: VoucherBatchesTable;
+  vouchers: VouchersTable;
+  remembered_devices: RememberedDevicesTable;
 }

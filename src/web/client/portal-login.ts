@@ -1,10 +1,11 @@
-import { messageOf } from './api.js';
+import { api, dataOf, messageOf } from './api.js';
 import { $, busy, clearErrors, clearOnInput, fieldError, formError, go } from './dom.js';
 import { typedHandOff, type Router } from './hotspot.js';
 
 /**
- * "I already have a login": a username and password the guest already holds (from a purchase on
- * another device, or a browser that forgot it), handed to the router's own login (DESIGN.md §4.8).
+ * "I already have a code or login": a voucher code, redeemed for a username and password, or a
+ * username and password the guest already holds (from a purchase on another device, or a browser
+ * that forgot it), handed to the router's own login (DESIGN.md §4.8).
  */
 
 type Translate = (key: string) => string;
@@ -53,5 +54,82 @@ export function initTypedLogin(router: Router, t: Translate): void {
       fieldError(pass, message);
       pass.focus();
     });
+  });
+}
+
+/** A code from a voucher's QR code (`/portal?voucher=…`), kept until the router sends the guest here. */
+const VOUCHER_KEY = 'hotspot.voucher';
+
+export function keepVoucherFromUrl(): void {
+  const code = new URLSearchParams(location.search).get('voucher');
+  try {
+    if (code) localStorage.setItem(VOUCHER_KEY, code);
+  } catch {
+    // Storage refused (private mode): the code is still in this page's address.
+  }
+}
+
+function keptVoucher(): string | null {
+  try {
+    return new URLSearchParams(location.search).get('voucher') ?? localStorage.getItem(VOUCHER_KEY);
+  } catch {
+    return new URLSearchParams(location.search).get('voucher');
+  }
+}
+
+const VOUCHER_REFUSALS: Readonly<Record<number, string>> = {
+  0: 'error.network',
+  404: 'voucher.unknown',
+  409: 'voucher.ended',
+  429: 'login.tooMany',
+};
+
+/** The voucher field: redeem the code, then hand its login to the router like a paid purchase's. */
+export function initVoucher(router: Router, t: Translate): void {
+  const form = $('voucher', HTMLFormElement);
+  const input = $('voucher-code', HTMLInputElement);
+  clearOnInput(form);
+  const kept = keptVoucher();
+  if (kept) {
+    input.value = kept;
+    $('have-login', HTMLDetailsElement).open = true;
+  }
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    const code = input.value.trim();
+    if (code === '') {
+      fieldError(input, t('voucher.required'));
+      input.focus();
+      return;
+    }
+    const button = $('voucher-submit', HTMLButtonElement);
+    busy(button, true);
+    void (async () => {
+      const redeemed = await api('POST', '/api/v1/public/vouchers/redeem', { code });
+      const login =
+        redeemed.status === 200 ? (dataOf(redeemed) as { username: string; password: string }) : null;
+      if (!login) {
+        busy(button, false);
+        fieldError(input, t(VOUCHER_REFUSALS[redeemed.status] ?? 'error.generic'));
+        input.focus();
+        return;
+      }
+      try {
+        localStorage.removeItem(VOUCHER_KEY);
+      } catch {
+        // nothing kept
+      }
+      // The code is spent: its login goes in the login form too, for another try or device.
+      $('login-user', HTMLInputElement).value = login.username;
+      $('login-pass', HTMLInputElement).value = login.password;
+      const result = await typedHandOff(login.username, login.password, router);
+      if ('url' in result) {
+        go(result.url);
+        return;
+      }
+      busy(button, false);
+      formError(form, t(result.error.status === 0 ? 'error.network' : 'error.generic'));
+    })();
   });
 }

@@ -14,7 +14,7 @@ import {
 import { amount, displayPhone, normalisePhone, type Strings } from './portal-format.js';
 import { fetchPlans, selectedPlan, showPlans } from './portal-plans.js';
 import { canHandOff, checkRouter, purchaseHandOff, readRouter, wantedUrl } from './hotspot.js';
-import { initTypedLogin } from './portal-login.js';
+import { initTypedLogin, initVoucher, keepVoucherFromUrl } from './portal-login.js';
 import {
   forgetPurchase,
   loadPurchase,
@@ -345,11 +345,15 @@ function init(): void {
     $('plans').focus();
   });
   applyLang();
+  keepVoucherFromUrl();
   show($('not-hotspot'), router === null);
   routerNote();
   if (router) {
     show($('have-login'), canHandOff(router));
-    if (canHandOff(router)) initTypedLogin(router, t);
+    if (canHandOff(router)) {
+      initTypedLogin(router, t);
+      initVoucher(router, t);
+    }
     routerChecked = checkRouter(router).then((known) => {
       if (known === 'unknown') unknownRouter();
       return known !== 'unknown';

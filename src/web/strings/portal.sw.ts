@@ -66,9 +66,16 @@ export const portalSw: Readonly<Record<PortalKey, string>> = {
   'plan.speedDown': 'kupakua {speed}',
   'plan.speedUp': 'kupakia {speed}',
   buyMore: 'Nunua muda zaidi',
-  'login.heading': 'Tayari nina taarifa za kuingia',
+  'login.heading': 'Tayari nina msimbo au taarifa za kuingia',
   'login.body':
-    'Tumia jina la mtumiaji na nenosiri ulilopata ulipolipa, ili kuunganisha kifaa kingine au hiki tena.',
+    'Andika msimbo wa vocha yako, au jina la mtumiaji na nenosiri ulilopata ulipolipa, kuunganisha kifaa kingine au hiki tena.',
+  'login.orLogin': 'Au ingia kwa jina la mtumiaji na nenosiri:',
+  'voucher.label': 'Msimbo wa vocha',
+  'voucher.button': 'Tumia msimbo',
+  'voucher.required': 'Andika msimbo ulio kwenye vocha yako.',
+  'voucher.unknown':
+    'Msimbo huu haujulikani. Uangalie (herufi na tarakimu, bila O, I wala L) kisha ujaribu tena.',
+  'voucher.ended': 'Msimbo huu umeshatumika, umekwisha muda wake au umesitishwa.',
   'login.button': 'Ingia',
   'login.userRequired': 'Andika jina la mtumiaji.',
   'login.passRequired': 'Andika nenosiri.',

@@ -1,0 +1,214 @@
+import { writeFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import {
+  cliActor,
+  createBatch,
+  getBatch,
+  listBatches,
+  presentBatch,
+  presentBatchSummary,
+  presentCreated,
+  presentVoucher,
+  printableCodes,
+  PRINT_FORMATS,
+  revokeVouchers,
+  voucherSheet,
+  vouchersCsv,
+  type BatchSummary,
+  type PlanRow,
+  type PrintFormat,
+  type VoucherBatchRow,
+} from '../../wifi/index.js';
+import type { App } from '../../app.js';
+import { contextOf, withApp, type CliContext } from '../context.js';
+import { formatRecord, formatTable, type Column } from '../output.js';
+import { parseWholeNumber } from '../option-parsers.js';
+import { siteIdOf, siteOption } from '../sites.js';
+
+const BATCH_COLUMNS: readonly Column<BatchSummary>[] = [
+  ['id', (s) => s.batch.id],
+  ['plan_id', (s) => s.batch.plan_id],
+  ['count', (s) => s.batch.count],
+  ['unused', (s) => s.counts.unused],
+  ['redeemed', (s) => s.counts.redeemed],
+  ['revoked', (s) => s.counts.revoked],
+  ['expired', (s) => s.counts.expired],
+  ['valid_until', (s) => s.batch.valid_until ?? ''],
+  ['created_at', (s) => s.batch.created_at],
+];
+
+const formatOption = (flags: string, help: string): Option => new Option(flags, help).choices(PRINT_FORMATS);
+
+/** The sheet to `--output FILE`, or stdout; a note says where it went. */
+function writeSheet(
+  ctx: CliContext,
+  app: App,
+  input: { format: PrintFormat; batch: VoucherBatchRow; plan: PlanRow; codes: readonly string[] },
+  output: string | undefined,
+): string | null {
+  const sheet = voucherSheet({
+    ...input,
+    serviceName: app.deps.config.serviceName,
+    portalUrl: `${app.deps.config.publicBaseUrl}/portal`,
+  });
+  if (output === undefined) return sheet;
+  writeFileSync(output, sheet, { mode: 0o600 });
+  ctx.out.note(`print sheet (${input.format}, ${String(input.codes.length)} codes) written to ${output}`);
+  return null;
+}
+
+export function registerVouchers(program: Command): void {
+  const vouchers = program
+    .command('vouchers')
+    .description('Printed codes that sell a plan without mobile money (cash at the bar, resellers)');
+
+  vouchers
+    .command('create')
+    .description('Make a batch of codes for a plan and print them once (never shown again)')
+    .requiredOption('--plan <id>', 'the plan each code gives')
+    .requiredOption('--count <n>', 'how many codes (1-1000)', parseWholeNumber)
+    .option('--prefix <text>', 'letters or digits in front of every code (no 0, 1, I, L, O)')
+    .option('--length <n>', 'random characters per code (8-20)', parseWholeNumber, 10)
+    .option('--valid-until <date>', "last day a code may be used (YYYY-MM-DD, the venue's time zone)")
+    .addOption(formatOption('--print <format>', 'also write the print sheet (a4 or thermal58)'))
+    .option('--output <file>', 'where --print writes the sheet (default: stdout, instead of the codes)')
+    .action(
+      async (
+        flags: {
+          plan: string;
+          count: number;
+          prefix?: string;
+          length: number;
+          validUntil?: string;
+          print?: PrintFormat;
+          output?: string;
+        },
+        cmd: Command,
+      ) => {
+        const ctx = contextOf(cmd);
+        const { created, sheet } = await withApp(ctx, async (app) => {
+          const made = await createBatch(
+            app.deps,
+            {
+              plan_id: flags.plan,
+              count: flags.count,
+              prefix: flags.prefix,
+              length: flags.length,
+              valid_until: flags.validUntil,
+            },
+            cliActor(),
+          );
+          const printed =
+            flags.print === undefined
+              ? null
+              : writeSheet(
+                  ctx,
+                  app,
+                  {
+                    format: flags.print,
+                    batch: made.batch,
+                    plan: made.plan,
+                    codes: made.codes.map((c) => c.code),
+                  },
+                  flags.output,
+                );
+          return { created: made, sheet: printed };
+        });
+        if (sheet !== null) {
+          process.stdout.write(sheet);
+          return;
+        }
+        const doc = presentCreated(created);
+        ctx.out.result(doc, () =>
+          [
+            formatRecord(Object.entries(presentBatch(created.batch, created.plan))),
+            'codes (shown this once):',
+            ...doc.codes.map((c) => c.code),
+            '',
+          ].join('\n'),
+        );
+      },
+    );
+
+  siteOption(
+    vouchers
+      .command('list')
+      .description(
+        "List batches with how many codes are unused, redeemed, revoked, expired; or one batch's codes",
+      )
+      .argument('[batch]', 'a batch id: list its codes (never their plaintext)'),
+    'only the batches of this site (slug or id)',
+  ).action(async (batchId: string | undefined, flags: { site?: string }, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    if (batchId !== undefined) {
+      const {
+        batch,
+        vouchers: rows,
+        now,
+      } = await withApp(ctx, async (app) => ({
+        ...(await getBatch(app.deps, batchId)),
+        now: app.deps.clock.now(),
+      }));
+      const shown = rows.map((v) => presentVoucher(v, now));
+      ctx.out.result({ ...presentBatch(batch), vouchers: shown }, () =>
+        formatTable(shown, [
+          ['id', (v) => v.id],
+          ['code', (v) => `…${v.last3}`],
+          ['status', (v) => v.status],
+          ['redeemed_at', (v) => v.redeemed_at ?? ''],
+        ]),
+      );
+      return;
+    }
+    const rows = await withApp(ctx, async (app) =>
+      listBatches(app.deps, { scope: null, siteId: await siteIdOf(app, flags.site) }, { all: true }),
+    );
+    ctx.out.result(rows.map(presentBatchSummary), () =>
+      rows.length === 0 ? 'no voucher batches yet\n' : formatTable(rows, BATCH_COLUMNS),
+    );
+  });
+
+  vouchers
+    .command('revoke')
+    .description(
+      'Revoke a batch (every unused code in it) or one code, by id; redeemed codes keep their access',
+    )
+    .argument('<id>', 'batch id or voucher id')
+    .action(async (id: string, _flags: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const r = await withApp(ctx, (app) => revokeVouchers(app.deps, id, cliActor()));
+      const doc = { batch_id: r.batchId, voucher_id: r.voucherId, revoked: r.revoked };
+      ctx.out.result(doc, () => `${String(r.revoked)} code${r.revoked === 1 ? '' : 's'} revoked\n`);
+    });
+
+  vouchers
+    .command('export')
+    .description('The codes of a batch as CSV (status, dates; never the codes themselves)')
+    .argument('<batch>', 'batch id')
+    .option('--output <file>', 'write the CSV here (default: stdout)')
+    .action(async (batchId: string, flags: { output?: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const csv = await withApp(ctx, async (app) =>
+        vouchersCsv((await getBatch(app.deps, batchId)).vouchers, app.deps.clock.now()),
+      );
+      if (flags.output === undefined) process.stdout.write(csv);
+      else writeFileSync(flags.output, csv);
+    });
+
+  vouchers
+    .command('print')
+    .description('The print sheet (HTML with print CSS) of the codes of a batch still unused')
+    .argument('<batch>', 'batch id')
+    .addOption(
+      formatOption('--format <format>', 'paper: A4 sheets to cut, or a 58 mm receipt roll').default('a4'),
+    )
+    .option('--output <file>', 'write the sheet here (default: stdout)')
+    .action(async (batchId: string, flags: { format: PrintFormat; output?: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const sheet = await withApp(ctx, async (app) => {
+        const printable = await printableCodes(app.deps, batchId);
+        return writeSheet(ctx, app, { format: flags.format, ...printable }, flags.output);
+      });
+      if (sheet !== null) process.stdout.write(sheet);
+    });
+}

@@ -1,0 +1,72 @@
+import type { PlanRow } from './plans.store.js';
+import { formatCode } from './vouchers.schema.js';
+import {
+  statusOf,
+  type BatchSummary,
+  type CreatedBatch,
+  type VoucherBatchRow,
+  type VoucherRow,
+} from './vouchers.js';
+
+/** A batch as staff and the CLI see it. */
+export const presentBatch = (batch: VoucherBatchRow, plan?: Pick<PlanRow, 'name'>) => ({
+  id: batch.id,
+  plan_id: batch.plan_id,
+  ...(plan && { plan_name: plan.name }),
+  site_id: batch.site_id,
+  count: batch.count,
+  prefix: batch.prefix,
+  length: batch.code_length,
+  valid_until: batch.valid_until,
+  created_by: batch.created_by,
+  created_at: batch.created_at,
+  revoked_at: batch.revoked_at,
+});
+
+export const presentBatchSummary = ({ batch, counts }: BatchSummary) => ({ ...presentBatch(batch), counts });
+
+/** A code without its plaintext: its last three characters tell it apart. */
+export const presentVoucher = (voucher: VoucherRow, now: Date) => ({
+  id: voucher.id,
+  batch_id: voucher.batch_id,
+  last3: voucher.last3,
+  status: statusOf(voucher, now),
+  valid_until: voucher.valid_until,
+  redeemed_at: voucher.redeemed_at,
+  revoked_at: voucher.revoked_at,
+  invoice_id: voucher.invoice_id,
+  grant_id: voucher.grant_id,
+});
+
+/** The answer of a batch's creation: the plaintext codes, this once. */
+export const presentCreated = (created: CreatedBatch) => ({
+  ...presentBatch(created.batch, created.plan),
+  codes: created.codes.map(({ voucher, code }) => ({
+    id: voucher.id,
+    code: formatCode(code, created.batch.prefix.length),
+  })),
+});
+
+const CSV_COLUMNS = [
+  'voucher_id',
+  'batch_id',
+  'last3',
+  'status',
+  'valid_until',
+  'redeemed_at',
+  'revoked_at',
+  'invoice_id',
+] as const;
+
+/** One field of CSV (RFC 4180): quoted when it holds a comma, quote or line break. */
+const field = (value: string | null): string =>
+  value === null ? '' : /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+
+/** `vouchers export`: the codes of a batch as CSV, without their plaintext. */
+export function vouchersCsv(vouchers: readonly VoucherRow[], now: Date): string {
+  const rows = vouchers.map((v) => {
+    const p = presentVoucher(v, now);
+    return [p.id, p.batch_id, p.last3, p.status, p.valid_until, p.redeemed_at, p.revoked_at, p.invoice_id];
+  });
+  return [CSV_COLUMNS, ...rows].map((r) => r.map(field).join(',')).join('\r\n') + '\r\n';
+}

@@ -1,0 +1,140 @@
+import { strictObject } from '../http/body.js';
+import { defineRoute, type Route } from '../http/route.js';
+import { recordAudit, staffActor } from './audit.js';
+import type { WifiDeps } from './deps.js';
+import { wifiErrors } from './errors.js';
+import { requireStaff } from './staff.http.js';
+import {
+  createBatch,
+  getBatch,
+  listBatches,
+  printableCodes,
+  redeemVoucher,
+  revokeVouchers,
+} from './vouchers.js';
+import {
+  presentBatch,
+  presentBatchSummary,
+  presentCreated,
+  presentVoucher,
+  vouchersCsv,
+} from './vouchers.present.js';
+import { voucherSheet } from './vouchers.print.js';
+import { BATCH_FIELDS, normaliseCode, parsePrintFormat } from './vouchers.schema.js';
+
+const NO_STORE = { 'Cache-Control': 'no-store' } as const;
+
+/** Vouchers (DESIGN.md §4.8): the guest's redemption, and the staff's batches. */
+export function voucherRoutes(deps: WifiDeps): Route[] {
+  const viewer = requireStaff(deps, 'viewer');
+  const admin = requireStaff(deps, 'admin');
+  const id = (params: Readonly<Record<string, string>>) => params.id ?? '';
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/public/vouchers/redeem',
+      api: 'wifi',
+      // Wrong codes draw on the same per-client budget as wrong logins (docs/decisions/0027).
+      failureLimiter: 'access-login',
+      body: { kind: 'json', parse: (raw) => strictObject(raw, ['code'], wifiErrors.invalidBody) },
+      handler: async ({ body }) => {
+        const r = await redeemVoucher(deps, normaliseCode(body.code));
+        return {
+          data: { username: r.username, password: r.password, expires_at: r.expiresAt, plan_id: r.planId },
+          headers: NO_STORE,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/admin/vouchers',
+      api: 'wifi',
+      auth: admin,
+      body: { kind: 'json', parse: (raw) => strictObject(raw, BATCH_FIELDS, wifiErrors.invalidBody) },
+      handler: async ({ principal, body }) => ({
+        status: 201,
+        data: presentCreated(await createBatch(deps, body, staffActor(principal), principal.sites)),
+        headers: NO_STORE,
+      }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/admin/vouchers',
+      api: 'wifi',
+      auth: viewer,
+      handler: async ({ principal, query }) => ({
+        data: (await listBatches(deps, { scope: principal.sites, siteId: query.site_id })).map(
+          presentBatchSummary,
+        ),
+      }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/admin/vouchers/:id',
+      api: 'wifi',
+      auth: viewer,
+      handler: async ({ principal, params }) => {
+        const { batch, plan, vouchers } = await getBatch(deps, id(params), principal.sites);
+        const now = deps.clock.now();
+        return {
+          data: { ...presentBatch(batch, plan), vouchers: vouchers.map((v) => presentVoucher(v, now)) },
+        };
+      },
+    }),
+    defineRoute({
+      // A batch (its unused codes) or one code, by id.
+      method: 'POST',
+      path: '/api/v1/admin/vouchers/:id/revoke',
+      api: 'wifi',
+      auth: admin,
+      handler: async ({ principal, params }) => {
+        const r = await revokeVouchers(deps, id(params), staffActor(principal), principal.sites);
+        return { data: { batch_id: r.batchId, voucher_id: r.voucherId, revoked: r.revoked } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/admin/vouchers/:id/export',
+      api: 'wifi',
+      auth: viewer,
+      handler: async ({ principal, params }) => {
+        const { batch, vouchers } = await getBatch(deps, id(params), principal.sites);
+        return {
+          body: vouchersCsv(vouchers, deps.clock.now()),
+          type: 'text/csv; charset=utf-8',
+          headers: { 'Content-Disposition': `attachment; filename="vouchers-${batch.id}.csv"` },
+        };
+      },
+    }),
+    defineRoute({
+      // The print sheet of the batch's codes still unused: it shows them, so it is audited.
+      method: 'GET',
+      path: '/api/v1/admin/vouchers/:id/print',
+      api: 'wifi',
+      auth: admin,
+      handler: async ({ principal, params, query }) => {
+        const format = parsePrintFormat(query.format);
+        const { batch, plan, codes } = await printableCodes(deps, id(params), principal.sites);
+        await recordAudit(deps.db, deps.clock, {
+          actor: staffActor(principal),
+          action: 'voucher_batch.print',
+          target: { type: 'voucher_batch', id: batch.id },
+          siteId: batch.site_id,
+          after: { format, codes: codes.length },
+        });
+        return {
+          body: voucherSheet({
+            format,
+            serviceName: deps.config.serviceName,
+            portalUrl: `${deps.config.publicBaseUrl}/portal`,
+            batch,
+            plan,
+            codes,
+          }),
+          type: 'text/html; charset=utf-8',
+          headers: NO_STORE,
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,77 @@
+import { wifiErrors } from './errors.js';
+import { isWholeNumber } from './values.js';
+
+/**
+ * Voucher codes and the batch request (DESIGN.md §4.8). The alphabet leaves out what reads as
+ * something else on paper or a phone: 0/O, 1/I/L.
+ */
+export const VOUCHER_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+export const DEFAULT_CODE_LENGTH = 10;
+export const MIN_CODE_LENGTH = 8;
+export const MAX_CODE_LENGTH = 20;
+export const MAX_BATCH = 1000;
+const MAX_PREFIX = 8;
+const CODE_CHARS = new RegExp(`^[${VOUCHER_ALPHABET}]+$`);
+
+/** A typed code as stored: upper case, without spaces and dashes; null when it cannot be a code. */
+export function normaliseCode(typed: unknown): string | null {
+  if (typeof typed !== 'string') return null;
+  const code = typed.replace(/[\s\-\u2010-\u2015]/g, '').toUpperCase();
+  return code.length >= MIN_CODE_LENGTH &&
+    code.length <= MAX_CODE_LENGTH + MAX_PREFIX &&
+    CODE_CHARS.test(code)
+    ? code
+    : null;
+}
+
+/** How a code is written on paper: the prefix, then groups of five (`BAR-K7QX4-M9TPE`). */
+export function formatCode(code: string, prefixLength: number): string {
+  const groups = [code.slice(0, prefixLength), ...(code.slice(prefixLength).match(/.{1,5}/g) ?? [])];
+  return groups.filter((g) => g !== '').join('-');
+}
+
+export const BATCH_FIELDS = ['plan_id', 'count', 'prefix', 'length', 'valid_until'] as const;
+export type BatchRequest = Partial<Record<(typeof BATCH_FIELDS)[number], unknown>>;
+
+export interface BatchValues {
+  planId: string;
+  count: number;
+  prefix: string;
+  length: number;
+  /** `YYYY-MM-DD` (the end of that day at the venue) or an ISO-8601 instant; null: no limit. */
+  validUntil: string | null;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function parseBatch(request: BatchRequest): BatchValues {
+  const {
+    plan_id: planId,
+    count,
+    prefix = '',
+    length = DEFAULT_CODE_LENGTH,
+    valid_until: validUntil = null,
+  } = request;
+  if (typeof planId !== 'string' || planId === '') throw wifiErrors.voucherPlanInvalid();
+  if (!isWholeNumber(count) || count < 1 || count > MAX_BATCH) throw wifiErrors.voucherCountInvalid();
+  if (typeof prefix !== 'string' || prefix.length > MAX_PREFIX || (prefix !== '' && !CODE_CHARS.test(prefix)))
+    throw wifiErrors.voucherPrefixInvalid();
+  if (!isWholeNumber(length) || length < MIN_CODE_LENGTH || length > MAX_CODE_LENGTH)
+    throw wifiErrors.voucherLengthInvalid();
+  if (
+    validUntil !== null &&
+    (typeof validUntil !== 'string' ||
+      Number.isNaN(Date.parse(DATE.test(validUntil) ? `${validUntil}T00:00:00Z` : validUntil)))
+  )
+    throw wifiErrors.voucherValidUntilInvalid();
+  return { planId: planId.toLowerCase(), count, prefix, length, validUntil };
+}
+
+export const PRINT_FORMATS = ['a4', 'thermal58'] as const;
+export type PrintFormat = (typeof PRINT_FORMATS)[number];
+
+export function parsePrintFormat(value: unknown): PrintFormat {
+  const format = value ?? 'a4';
+  if (!PRINT_FORMATS.includes(format as PrintFormat)) throw wifiErrors.voucherPrintFormatInvalid();
+  return format as PrintFormat;
+}

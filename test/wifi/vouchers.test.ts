@@ -1,0 +1,263 @@
+import t from 'tap';
+import { createHash } from 'node:crypto';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { jsonRequest } from '../helpers/http.js';
+import { staffClient } from '../helpers/staff.js';
+import { aDevice, aPlan } from '../helpers/wifi.js';
+import { decodeQr, matrixFromSvgPath } from '../helpers/qr-decode.js';
+
+/**
+ * Vouchers through HTTP (DESIGN.md §4.8): the admin API makes a batch, a guest redeems a code on
+ * the public API and hands the credentials to the router; every refusal with its exact message.
+ */
+
+const ALPHABET = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]+$/;
+const redeem = (app: TestApp, body: unknown) =>
+  jsonRequest(`${app.base}/api/v1/public/vouchers/redeem`, { method: 'POST', body });
+
+type Created = { id: string; codes: { id: string; code: string }[]; count: number; prefix: string };
+
+async function aBatch(app: TestApp, body: Record<string, unknown> = {}) {
+  const admin = await staffClient(app, 'admin');
+  const plan = await aPlan(app.app, {
+    name: 'Day',
+    price_tzs: 2000,
+    duration_seconds: 86_400,
+    download_kbps: 4000,
+  });
+  const res = await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 3, ...body });
+  if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+  return { admin, plan, batch: (res.body as { data: Created }).data };
+}
+
+t.test('a batch: codes from the unambiguous alphabet, shown once, stored only as digests', async (t) => {
+  const app = await startTestApp(t);
+  const { admin, plan, batch } = await aBatch(app, { count: 5, prefix: 'BAR' });
+  t.equal(batch.codes.length, 5);
+  for (const { code } of batch.codes) {
+    t.match(code, /^BAR-[A-Z2-9]{5}-[A-Z2-9]{5}$/, 'prefix, then groups of five');
+    t.match(code.replace(/-/g, ''), ALPHABET, 'no 0, O, 1, I or L');
+  }
+  const rows = await app.app.deps.db.selectFrom('vouchers').selectAll().execute();
+  t.equal(rows.length, 5);
+  const dump = JSON.stringify(rows);
+  for (const { code } of batch.codes) {
+    const plain = code.replace(/-/g, '');
+    t.notOk(dump.includes(plain), 'the plaintext is nowhere in the table');
+    t.notOk(dump.includes(createHash('sha256').update(plain).digest('hex')), 'nor its bare SHA-256');
+    t.ok(
+      rows.some((r) => r.last3 === plain.slice(-3)),
+      'the last three characters are kept',
+    );
+  }
+  const listed = await admin.get('/api/v1/admin/vouchers');
+  t.match(listed.body, {
+    data: [{ id: batch.id, plan_id: plan.id, count: 5, counts: { unused: 5, redeemed: 0 } }],
+  });
+  const one = await admin.get(`/api/v1/admin/vouchers/${batch.id}`);
+  t.equal((one.body as { data: { vouchers: unknown[] } }).data.vouchers.length, 5);
+  t.notOk(JSON.stringify(one.body).includes(batch.codes[0]?.code.slice(4, 9) ?? 'x'), 'no code in the list');
+
+  const audit = await app.app.deps.db.selectFrom('wifi_audit').selectAll().execute();
+  t.match(audit, [{ action: 'voucher_batch.create', target_id: batch.id, actor: admin.email }]);
+
+  // Validation
+  t.same((await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 1, extra: 1 })).body, {
+    message: 'invalid request body',
+  });
+  t.same((await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 0 })).body, {
+    message: 'count must be a whole number from 1 to 1000',
+  });
+  t.equal(
+    (await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 1, prefix: 'B0' })).status,
+    422,
+  );
+  t.equal(
+    (await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 1, length: 7 })).status,
+    422,
+  );
+  t.same((await admin.post('/api/v1/admin/vouchers', { plan_id: 'nope', count: 1 })).body, {
+    message: 'plan_id must be the id of a plan you can see',
+  });
+  const viewer = await staffClient(app, 'viewer');
+  t.equal((await viewer.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 1 })).status, 403);
+});
+
+t.test('redeem: normalised code → a paid voucher sale and a grant whose time runs from now', async (t) => {
+  const app = await startTestApp(t);
+  const { plan, batch, admin } = await aBatch(app);
+  const code = batch.codes[0]?.code ?? '';
+  app.clock.advance('2h'); // printed earlier: the time still starts at redemption
+  const typed = ` ${code.toLowerCase().replace(/-/g, ' ').slice(0, 6)}-${code.toLowerCase().replace(/-/g, '').slice(5)} `;
+  const res = await redeem(app, { code: typed });
+  t.equal(res.status, 200, JSON.stringify(res.body));
+  const data = (res.body as { data: Record<string, string> }).data;
+  t.same(Object.keys(data).sort(), ['expires_at', 'password', 'plan_id', 'username']);
+  t.equal(data.plan_id, plan.id);
+  t.equal(data.expires_at, new Date(app.clock.now().getTime() + 86_400_000).toISOString());
+  t.equal(res.headers.get('cache-control'), 'no-store');
+
+  const db = app.app.deps.db;
+  const invoice = await db.selectFrom('invoices').selectAll().executeTakeFirstOrThrow();
+  t.match(invoice, {
+    channel: 'voucher',
+    status: 'paid',
+    phone: '',
+    amount_tzs: 2000,
+    plan_id: plan.id,
+    duration_seconds: 86_400,
+    download_kbps: 4000,
+  });
+  const payment = await db.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
+  t.match(payment, { channel: 'voucher', invoice_id: invoice.id, amount_tzs: 2000 });
+  const grant = await db.selectFrom('grants').selectAll().executeTakeFirstOrThrow();
+  t.match(grant, { invoice_id: invoice.id, username: data.username, download_kbps: 4000 });
+  const voucher = await db
+    .selectFrom('vouchers')
+    .selectAll()
+    .where('id', '=', batch.codes[0]?.id ?? '')
+    .executeTakeFirstOrThrow();
+  t.match(voucher, { status: 'redeemed', code_enc: null, invoice_id: invoice.id, grant_id: grant.id });
+
+  t.same((await redeem(app, { code })).body, { message: 'the voucher has already been used' });
+  t.equal((await redeem(app, { code })).status, 409);
+  t.same((await redeem(app, { code: 'ABCDEFGHJK' })).body, { message: 'unknown voucher' });
+  t.equal((await redeem(app, { code: 'ABCDEFGHJK' })).status, 404);
+  t.equal((await redeem(app, { code: 42 })).status, 404);
+  t.same((await redeem(app, { code, phone: '0712345678' })).body, { message: 'invalid request body' });
+
+  // The credentials open the router like a paid purchase's (CoovaChilli here).
+  await aDevice(app.app, {});
+  const login = await jsonRequest(`${app.base}/api/v1/public/access/login`, {
+    method: 'POST',
+    body: {
+      username: data.username,
+      password: data.password,
+      uamip: '10.1.0.1',
+      uamport: 3990,
+      challenge: '8b10938e9770a389af6667748c2c828f',
+    },
+  });
+  t.equal(login.status, 200, JSON.stringify(login.body));
+  t.match(
+    (login.body as { data: { redirect_url: string } }).data.redirect_url,
+    /^http:\/\/10\.1\.0\.1:3990\/logon\?username=/,
+  );
+
+  const listed = await admin.get('/api/v1/admin/vouchers');
+  t.match(listed.body, { data: [{ counts: { unused: 2, redeemed: 1, revoked: 0, expired: 0 } }] });
+});
+
+t.test('two redemptions of one code at once: one grant', async (t) => {
+  const app = await startTestApp(t);
+  const { batch } = await aBatch(app, { count: 1 });
+  const code = batch.codes[0]?.code ?? '';
+  const answers = await Promise.all(Array.from({ length: 4 }, () => redeem(app, { code })));
+  t.same(answers.map((a) => a.status).sort(), [200, 409, 409, 409]);
+  t.equal((await app.app.deps.db.selectFrom('grants').selectAll().execute()).length, 1);
+  t.equal((await app.app.deps.db.selectFrom('invoices').selectAll().execute()).length, 1);
+});
+
+t.test('revoked and expired codes are refused; a revoked batch keeps its redeemed grants', async (t) => {
+  const app = await startTestApp(t);
+  const { admin, batch, plan } = await aBatch(app, { count: 3 });
+  const [first, second, third] = batch.codes.map((c) => c.code);
+  t.equal((await redeem(app, { code: first })).status, 200);
+  const one = await admin.post(`/api/v1/admin/vouchers/${batch.codes[2]?.id ?? ''}/revoke`);
+  t.same(one.body, { data: { batch_id: batch.id, voucher_id: batch.codes[2]?.id, revoked: 1 } });
+  t.same((await redeem(app, { code: third })).body, { message: 'the voucher has been revoked' });
+  const all = await admin.post(`/api/v1/admin/vouchers/${batch.id}/revoke`);
+  t.same(all.body, { data: { batch_id: batch.id, voucher_id: null, revoked: 1 } });
+  t.same((await redeem(app, { code: second })).body, { message: 'the voucher has been revoked' });
+  t.equal((await redeem(app, { code: second })).status, 409);
+  t.equal(
+    (await app.app.deps.db.selectFrom('grants').where('revoked_at', 'is', null).selectAll().execute()).length,
+    1,
+  );
+  const actions = (
+    await app.app.deps.db.selectFrom('wifi_audit').select('action').orderBy('created_at').execute()
+  ).map((r) => r.action);
+  t.same(actions.sort(), ['voucher.revoke', 'voucher_batch.create', 'voucher_batch.revoke']);
+  const operator = await staffClient(app, 'operator');
+  t.equal((await operator.post(`/api/v1/admin/vouchers/${batch.id}/revoke`)).status, 403);
+
+  // Expiry: the end of the given day at the venue (Africa/Dar_es_Salaam, UTC+3).
+  const day = app.clock.now().toISOString().slice(0, 10);
+  const dated = await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 2, valid_until: day });
+  const d = (dated.body as { data: Created & { valid_until: string } }).data;
+  t.equal(d.valid_until, new Date(Date.parse(`${day}T00:00:00Z`) + 21 * 3_600_000).toISOString());
+  app.clock.advance('2d');
+  t.same((await redeem(app, { code: d.codes[0]?.code })).body, { message: 'the voucher has expired' });
+  // The admin session of two days ago has ended: a fresh one.
+  const got = await (await staffClient(app, 'viewer')).get(`/api/v1/admin/vouchers/${d.id}`);
+  t.same(
+    (got.body as { data: { vouchers: { status: string }[] } }).data.vouchers.map((v) => v.status),
+    ['expired', 'expired'],
+  );
+  t.same(
+    (
+      await (
+        await staffClient(app, 'admin')
+      ).post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 1, valid_until: '2020-01-01' })
+    ).body,
+    {
+      message: 'valid_until must be a future date (YYYY-MM-DD) or ISO-8601 instant, or null',
+    },
+  );
+});
+
+t.test('wrong codes are limited per client like logins: 30 a minute, shared with typed logins', async (t) => {
+  const app = await startTestApp(t);
+  const { batch } = await aBatch(app, { count: 1 });
+  for (let i = 0; i < 30; i++)
+    t.equal(
+      (await redeem(app, { code: `WRONG${String(i).padStart(5, 'A')}`.replace(/[01]/g, '2') })).status,
+      404,
+    );
+  const limited = await redeem(app, { code: batch.codes[0]?.code });
+  t.equal(limited.status, 429, 'past the budget even the right code waits');
+  app.clock.advance('61s');
+  t.equal((await redeem(app, { code: batch.codes[0]?.code })).status, 200);
+});
+
+t.test('export (CSV) and the print sheet of the unused codes', async (t) => {
+  const app = await startTestApp(t);
+  const { admin, batch } = await aBatch(app, { count: 3 });
+  t.equal((await redeem(app, { code: batch.codes[0]?.code })).status, 200);
+  const csv = await fetch(`${app.base}/api/v1/admin/vouchers/${batch.id}/export`, {
+    headers: { cookie: admin.cookieHeader() },
+  });
+  t.equal(csv.status, 200);
+  t.match(csv.headers.get('content-type'), /^text\/csv/);
+  const lines = (await csv.text()).trim().split('\r\n');
+  t.equal(lines[0], 'voucher_id,batch_id,last3,status,valid_until,redeemed_at,revoked_at,invoice_id');
+  t.equal(lines.length, 4);
+  t.equal(lines.filter((l) => l.includes(',redeemed,')).length, 1);
+  const sheet = await fetch(`${app.base}/api/v1/admin/vouchers/${batch.id}/print?format=thermal58`, {
+    headers: { cookie: admin.cookieHeader() },
+  });
+  t.equal(sheet.status, 200);
+  const page = await sheet.text();
+  t.match(page, /@page \{ size: 58mm auto/);
+  t.notOk(page.includes(batch.codes[0]?.code ?? 'x'), 'a redeemed code is not printed');
+  const qrs = [...page.matchAll(/viewBox="0 0 (\d+) \d+"[^>]*>.*?<path d="([^"]+)"/gs)].map((m) =>
+    decodeQr(matrixFromSvgPath(m[2] ?? '', Number(m[1]), 2)),
+  );
+  t.same(
+    qrs,
+    batch.codes.slice(1).map((c) => `${app.config.publicBaseUrl}/portal?voucher=${c.code.replace(/-/g, '')}`),
+    'each unused code, with a QR code of the portal with the code filled in',
+  );
+  for (const c of batch.codes.slice(1)) t.ok(page.includes(c.code), 'the code, written out');
+  t.match(page, /TZS 2,000/);
+  t.match(page, /1d/);
+  t.match(page, /↓ 4 Mbit\/s/);
+  t.equal(
+    (
+      await fetch(`${app.base}/api/v1/admin/vouchers/${batch.id}/print?format=letter`, {
+        headers: { cookie: admin.cookieHeader() },
+      })
+    ).status,
+    422,
+  );
+});
