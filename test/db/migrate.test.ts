@@ -326,8 +326,9 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
     .run(at, at, at);
   const columns = () => read(`select name from pragma_table_info('devices')`).map((c) => c.name);
   const before = { columns: columns(), rows: read('select * from devices') };
+  const upTo0020 = migratorBefore(db, '0021');
   t.same(
-    (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+    ((await upTo0020.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
     [['0020_device_tunnel', 'Success']],
   );
   t.same(columns(), [...before.columns, 'tunnel_address', 'tunnel_public_key', 'radsec_cert_sha256']);
@@ -341,8 +342,7 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
     })),
     'no router is remote yet',
   );
-  const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
-  t.error((await all.migrateDown()).error);
+  t.error((await upTo0020.migrateDown()).error);
   t.same(columns(), before.columns);
   t.same(read('select * from devices'), before.rows);
 });
