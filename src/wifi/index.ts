@@ -120,6 +120,17 @@ export {
 export { applyPlanSpeedToLive, updatePlanAndApply, type SpeedChangeOutcome } from './speed.js';
 export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jobs.js';
 
+// Messages to guests (DESIGN.md §4.8)
+export { GUEST_LANGUAGES, guestLanguage, type GuestLanguage } from './language.js';
+export {
+  remindGuests,
+  END_NOTICE_SECONDS,
+  DATA_NOTICE_PERCENT,
+  type ReminderKind,
+  type ReminderOutcome,
+  type ReminderTexts,
+} from './reminders.js';
+
 // Staff admin API
 export { authenticateAdmin, ROLE_RANK, mayAct, type StaffPrincipal } from './staff.js';
 export { ADMIN_COOKIE } from './staff.http.js';
