@@ -121,15 +121,8 @@ export { applyPlanSpeedToLive, updatePlanAndApply, type SpeedChangeOutcome } fro
 export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jobs.js';
 
 // Messages to guests (DESIGN.md §4.8)
-export { GUEST_LANGUAGES, guestLanguage, type GuestLanguage } from './language.js';
-export {
-  remindGuests,
-  END_NOTICE_SECONDS,
-  DATA_NOTICE_PERCENT,
-  type ReminderKind,
-  type ReminderOutcome,
-  type ReminderTexts,
-} from './reminders.js';
+export { guestLanguage, type GuestLanguage } from './language.js';
+export { remindGuests, type ReminderOutcome, type ReminderTexts } from './reminders.js';
 
 // Staff admin API
 export { authenticateAdmin, ROLE_RANK, mayAct, type StaffPrincipal } from './staff.js';

@@ -1,9 +1,16 @@
 import { sql } from 'kysely';
+import type { Config } from '../config/index.js';
 import type { Db } from '../db/index.js';
+import type { GrantsTable } from '../db/tables/wifi.js';
 
-/** The reminders a grant can get, each with the column that records it was claimed. */
-export const REMINDER_COLUMNS = { ends: 'end_reminder_at', data: 'data_reminder_at' } as const;
-export type ReminderKind = keyof typeof REMINDER_COLUMNS;
+/** The reminders a grant can get (GUEST_REMINDERS names them). */
+export type ReminderKind = Config['guestReminders'][number];
+
+/** The column of each reminder that records when it was claimed. */
+const REMINDER_COLUMNS = {
+  ends: 'end_reminder_at',
+  data: 'data_reminder_at',
+} as const satisfies Record<ReminderKind, keyof GrantsTable>;
 
 /** A live grant a reminder is due for, with where and how to reach its guest. */
 export interface ReminderCandidate {

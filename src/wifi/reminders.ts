@@ -16,8 +16,6 @@ import {
  * to the phone that paid. GUEST_REMINDERS switches either off. docs/decisions/0031-guest-reminders.md.
  */
 
-export type { ReminderKind } from './reminders.store.js';
-
 /**
  * What each reminder says, in each language the portal speaks (web/strings/sms.*.ts):
  * `{service}` (SERVICE_NAME), `{minutes}` (time left, ends) and `{percent}` (data used) are
@@ -26,11 +24,11 @@ export type { ReminderKind } from './reminders.store.js';
 export type ReminderTexts = Readonly<Record<GuestLanguage, Readonly<Record<ReminderKind, string>>>>;
 
 /** The end reminder goes this long before a grant ends (the job runs every minute). */
-export const END_NOTICE_SECONDS = 600;
-/** Nor with less time left than this: too late to buy more before being cut off. */
+const END_NOTICE_SECONDS = 600;
+/** No end reminder with less time left than this: too late to buy more before being cut off. */
 const END_NOTICE_AT_LEAST_SECONDS = 60;
 /** The data reminder goes once this share of the allowance is used. */
-export const DATA_NOTICE_PERCENT = 80;
+const DATA_NOTICE_PERCENT = 80;
 /** Grants handled per kind and run, at most; the rest wait for the next run. */
 const BATCH = 200;
 /** SMS under way at once (a gateway that does not answer costs its timeout per message). */

@@ -104,6 +104,16 @@ t.test('a grant 10 minutes from its end gets one SMS, in the language the guest 
   t.equal((await remindersSent(app)).length, 2, 'one SMS per grant in all');
 });
 
+t.test('the daemon runs the job every minute with the texts of web/strings', async (t) => {
+  const app = await startTestApp(t, { env: { GUEST_REMINDERS: 'ends' } });
+  t.ok(app.app.scheduler.names.includes('grants.remind'), 'scheduled');
+  await aGuest(app, HOUR, { phone: '0712000020', language: 'sw' });
+  app.clock.advance('50m');
+  // As a tick would run it (a wall-clock tick meanwhile finds the reminder claimed).
+  await app.app.scheduler.trigger('grants.remind');
+  t.same(await remindersSent(app), [{ to: '+255712000020', text: SW_ENDS }]);
+});
+
 t.test('a late run says the minutes that are really left; under a minute left, none', async (t) => {
   const app = await quietApp(t);
   await aGuest(app, HOUR, { phone: '0712000003' });
