@@ -30,12 +30,13 @@ import {
   expireDue,
   expireInvoices,
   reconcilePayments,
+  remindGuests,
   type CoaClient,
 } from './wifi/index.js';
 import { accessRoutes, adminRoutes, staffRoutes, voucherRoutes } from './wifi/index.js';
 import { planRoutes } from './wifi/plans.routes.js';
 import { purchaseRoutes } from './wifi/purchases.routes.js';
-import { webRoutes } from './web/index.js';
+import { guestSmsTexts, webRoutes } from './web/index.js';
 
 export { DATABASE_FILE } from './db/index.js';
 
@@ -224,7 +225,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
 }
 
-/** The purchase flow's and RADIUS sessions' jobs; tests call the same functions directly after moving the clock. */
+/** The purchase flow's, grants' and RADIUS sessions' jobs; tests call the same functions directly after moving the clock. */
 function wifiJobs(deps: Deps): ScheduledJob[] {
   const everyMinute = '* * * * *';
   return [
@@ -232,6 +233,7 @@ function wifiJobs(deps: Deps): ScheduledJob[] {
     { name: 'payments.poll', cron: everyMinute, run: () => reconcilePayments(deps) },
     { name: 'grants.expire', cron: everyMinute, run: () => expireDue(deps) },
     { name: 'sessions.stale', cron: everyMinute, run: () => closeStaleSessions(deps) },
+    { name: 'grants.remind', cron: everyMinute, run: () => remindGuests(deps, guestSmsTexts) },
     ...(deps.config.paymentProvider === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
       ? [{ name: 'sandbox.autopay', cron: '*/5 * * * * *', run: () => sandboxAutopay(deps) }]
       : []),

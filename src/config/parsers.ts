@@ -44,6 +44,18 @@ export const oneOf =
     return values.includes(v) ? v : fail(`must be one of ${values.join(', ')}`);
   };
 
+/** A comma-separated choice among `values` (each once, given in any order), or `off` for none. */
+export const someOf =
+  <const T extends readonly string[]>(...values: T): Parser<readonly T[number][]> =>
+  (raw) => {
+    const v = raw.trim().toLowerCase();
+    if (v === 'off') return [];
+    const chosen = v.split(',').map((item) => item.trim());
+    if (!chosen.every((item) => values.includes(item)) || new Set(chosen).size !== chosen.length)
+      return fail(`must be off, or one or more of ${values.join(', ')} separated by commas`);
+    return values.filter((value) => chosen.includes(value));
+  };
+
 export const onOff: Parser<boolean> = (raw) => {
   const v = raw.trim().toLowerCase();
   if (['on', 'true', '1', 'yes'].includes(v)) return true;

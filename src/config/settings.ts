@@ -45,6 +45,8 @@ const durationOrOff: Parser<number> = (raw) => (raw.trim() === '0' ? 0 : duratio
 
 export const SMS_PROVIDERS = ['outbox', 'http', 'beem', 'africastalking'] as const;
 export const PAYMENT_PROVIDERS = ['sandbox', 'selcom'] as const;
+/** The SMS reminders guests get (wifi/reminders.ts): before the end of their time, at 80 % of their data. */
+export const GUEST_REMINDERS = ['ends', 'data'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const settings = {
@@ -315,6 +317,12 @@ export const settings = {
     shownDefault: 'SERVICE_NAME',
     parse: p.optional(p.nonEmpty),
     doc: 'default SMS sender id',
+  }),
+  guestReminders: setting({
+    env: 'GUEST_REMINDERS',
+    default: 'ends,data',
+    parse: p.someOf(...GUEST_REMINDERS),
+    doc: 'SMS reminders to guests: `ends` (10 minutes before their time ends), `data` (80 % of a data allowance used), or `off`',
   }),
   paymentProvider: setting({
     env: 'PAYMENT_PROVIDER',

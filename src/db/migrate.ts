@@ -20,6 +20,7 @@ import * as m0019 from '../../migrations/0019_sites.js';
 import * as m0020 from '../../migrations/0020_device_tunnel.js';
 import * as m0021 from '../../migrations/0021_sales_channels.js';
 import * as m0022 from '../../migrations/0022_vouchers.js';
+import * as m0023 from '../../migrations/0023_grant_reminders.js';
 import * as m0026 from '../../migrations/0026_session_updates_in_place.js';
 import type { Db } from './connect.js';
 
@@ -49,6 +50,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0020_device_tunnel': m0020,
   '0021_sales_channels': m0021,
   '0022_vouchers': m0022,
+  '0023_grant_reminders': m0023,
   '0026_session_updates_in_place': m0026,
 };
 

@@ -7,9 +7,15 @@ import { adminPageRoutes } from './admin.routes.js';
 import { consentRoutes } from './consent.routes.js';
 import { identityPageRoutes } from './identity.routes.js';
 import { portalRoutes } from './portal.routes.js';
+import type { ReminderTexts } from '../wifi/index.js';
+import { smsEn } from './strings/sms.en.js';
+import { smsSw } from './strings/sms.sw.js';
 
 /** The web pages' public surface: app.ts mounts these routes. */
 export { safeNext } from './security.js';
+
+/** The SMS reminders guests get, in each portal language (app.ts hands them to the job). */
+export const guestSmsTexts: ReminderTexts = { en: smsEn, sw: smsSw };
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log' | 'vault'>;
 

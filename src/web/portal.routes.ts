@@ -1,33 +1,16 @@
 import type { CoreDeps } from '../deps.js';
 import { defineRoute, type Route } from '../http/route.js';
 import type { Assets } from './assets.js';
-import { portalBrand, siteLogo, siteStylesheet } from '../wifi/index.js';
+import { guestLanguage, portalBrand, siteLogo, siteStylesheet, type GuestLanguage } from '../wifi/index.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 import { portalEn, type PortalKey } from './strings/portal.en.js';
 import { portalSw } from './strings/portal.sw.js';
 
-type Lang = 'en' | 'sw';
-const TABLES: Readonly<Record<Lang, Readonly<Record<PortalKey, string>>>> = { en: portalEn, sw: portalSw };
-
-/** Swahili when the browser prefers it to English (Accept-Language order and q-values), else English. */
-export function portalLanguage(header: string | undefined): Lang {
-  const ranked = (header ?? '')
-    .split(',')
-    .map((part, index) => {
-      const [tag = '', ...params] = part.trim().toLowerCase().split(';');
-      const q = Number(
-        params
-          .find((p) => p.trim().startsWith('q='))
-          ?.trim()
-          .slice(2) ?? '1',
-      );
-      return { lang: tag.split('-')[0], q: Number.isFinite(q) ? q : 0, index };
-    })
-    .filter((x) => x.q > 0 && (x.lang === 'sw' || x.lang === 'en'))
-    .sort((a, b) => b.q - a.q || a.index - b.index);
-  return ranked[0]?.lang === 'sw' ? 'sw' : 'en';
-}
+const TABLES: Readonly<Record<GuestLanguage, Readonly<Record<PortalKey, string>>>> = {
+  en: portalEn,
+  sw: portalSw,
+};
 
 function portalMain(s: Readonly<Record<PortalKey, string>>) {
   const T = (key: PortalKey) => html`data-t="${key}">${s[key]}`;
@@ -133,7 +116,7 @@ export function portalRoutes(deps: Pick<CoreDeps, 'config' | 'db' | 'vault'>, as
       path: '/portal',
       api: 'identity',
       handler: async ({ req, query }) => {
-        const lang = portalLanguage(req.headers['accept-language']);
+        const lang = guestLanguage(req.headers['accept-language']);
         const brand = await portalBrand(deps, { nasid: query.nasid, uamip: query.uamip });
         return renderPage(assets, {
           lang,

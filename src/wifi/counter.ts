@@ -117,6 +117,8 @@ export async function issueAtCounter(
       provider: COUNTER_PROVIDER,
       channel: sale.channel,
       sold_by: staff.actor.id ?? staff.actor.label,
+      // Sold at the counter: the guest's portal language is not known (reminders use the default).
+      language: null,
     });
     const paid = await markPaid(tx, deps, invoice, deps.clock.now(), {
       provider: COUNTER_PROVIDER,

@@ -100,6 +100,8 @@ export async function issue(
     revoked_at: null,
     revoke_reason: null,
     ended_at: null,
+    end_reminder_at: null,
+    data_reminder_at: null,
   };
   await insertGrant(tx, grant);
   return { grant, password };

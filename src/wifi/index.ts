@@ -139,6 +139,10 @@ export {
 export { applyPlanSpeedToLive, updatePlanAndApply, type SpeedChangeOutcome } from './speed.js';
 export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jobs.js';
 
+// Messages to guests (DESIGN.md §4.8)
+export { guestLanguage, type GuestLanguage } from './language.js';
+export { remindGuests, type ReminderOutcome, type ReminderTexts } from './reminders.js';
+
 // Staff admin API
 export { authenticateAdmin, ROLE_RANK, mayAct, type StaffPrincipal } from './staff.js';
 export { ADMIN_COOKIE } from './staff.http.js';

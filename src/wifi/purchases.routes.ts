@@ -2,6 +2,7 @@ import { strictObject } from '../http/body.js';
 import { defineRoute, type Route } from '../http/route.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
+import { guestLanguage } from './language.js';
 import { getPurchase, startPurchase } from './purchases.js';
 import { presentPurchaseStart, presentPurchaseStatus } from './purchases.present.js';
 import { parseIdempotencyKey, PURCHASE_FIELDS } from './purchases.schema.js';
@@ -22,6 +23,8 @@ export function purchaseRoutes(deps: Deps): Route[] {
           planId: body.plan_id,
           phone: body.phone,
           purchaseKey,
+          // The portal sends the language the guest chose; others get their browser's.
+          language: guestLanguage(req.headers['accept-language']),
         });
         return { status: created ? 201 : 200, data: presentPurchaseStart(invoice) };
       },

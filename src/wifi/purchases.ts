@@ -8,6 +8,7 @@ import type { PromptResult } from './ports.js';
 import { wifiErrors } from './errors.js';
 import { findLiveForPurchase } from './grants.js';
 import { findPlan, type PlanRow } from './plans.store.js';
+import type { GuestLanguage } from './language.js';
 import { isUuid } from './purchases.schema.js';
 import {
   bindPurchaseKey,
@@ -29,6 +30,8 @@ export interface PurchaseRequest {
   phone: unknown;
   /** The validated Idempotency-Key: the purchase key. */
   purchaseKey: string;
+  /** The portal language the guest buys in (Accept-Language), kept for the guest's SMS. */
+  language?: GuestLanguage;
 }
 
 /** `<PREFIX>-<6 digits>-<8 chars>`; the digits are the sequence modulo one million. */
@@ -51,7 +54,12 @@ export async function startPurchase(
     typeof request.phone === 'string' ? normalisePhone(request.phone, deps.config.defaultCountryCode) : null;
   if (phone === null) throw wifiErrors.invalidPhone();
   if (!isUuid(request.planId)) throw wifiErrors.invalidPlan();
-  const details = { planId: request.planId.toLowerCase(), phone, keyHash: sha256Hex(request.purchaseKey) };
+  const details = {
+    planId: request.planId.toLowerCase(),
+    phone,
+    keyHash: sha256Hex(request.purchaseKey),
+    language: request.language ?? null,
+  };
 
   const result = await withRetryOnConflict(() =>
     deps.db.transaction().execute((tx) => findOrCreateInvoice(tx, deps, details)),
@@ -67,7 +75,7 @@ export async function startPurchase(
 async function findOrCreateInvoice(
   tx: Db,
   deps: Deps,
-  details: { planId: string; phone: string; keyHash: string },
+  details: { planId: string; phone: string; keyHash: string; language: GuestLanguage | null },
 ): Promise<{ invoice: InvoiceRow; created: boolean }> {
   const key = await findPurchaseKey(tx, details.keyHash);
   const previous = key && (await findInvoice(tx, key.invoice_id));
@@ -86,6 +94,7 @@ async function findOrCreateInvoice(
     provider: deps.payments.name,
     channel: 'mobile_money',
     sold_by: null,
+    language: details.language,
   });
   await bindPurchaseKey(tx, details.keyHash, invoice.id, invoice.created_at, key !== undefined);
   return { invoice, created: true };
@@ -99,7 +108,10 @@ export async function newInvoice(
   tx: Db,
   deps: Pick<WifiDeps, 'clock' | 'config'>,
   plan: PlanRow,
-  sale: Pick<InvoiceRow, 'phone' | 'amount_tzs' | 'purchase_key_hash' | 'provider' | 'channel' | 'sold_by'>,
+  sale: Pick<
+    InvoiceRow,
+    'phone' | 'amount_tzs' | 'purchase_key_hash' | 'provider' | 'channel' | 'sold_by' | 'language'
+  >,
 ): Promise<InvoiceRow> {
   const now = deps.clock.now().toISOString();
   const sequence = await nextSequence(tx);

@@ -303,6 +303,8 @@ async function redeemIn(tx: Db, deps: Deps, voucherId: string): Promise<Redempti
     site_id: batch.site_id,
     channel: 'voucher',
     sold_by: null,
+    // Not asked at redemption yet: reminders use the default language.
+    language: null,
   };
   await insertInvoice(tx, invoice);
   const { grant, password } = await issue(tx, deps, { invoice, paidAt: now });

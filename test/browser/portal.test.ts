@@ -217,6 +217,27 @@ t.test('a failed payment can be retried; an expired one says so', { skip: chromi
   t.equal(await page.evaluate(STORED), null, 'forgotten');
 });
 
+t.test(
+  'a purchase made in Swahili keeps the language, for the SMS the guest gets',
+  { skip: chromiumSkip },
+  async (t) => {
+    const { app, page } = await setUp(t);
+    await page.goto(`${app.base}/portal?${chilliQuery()}`);
+    await page.getByRole('heading', { name: 'Get online' }).waitFor();
+    await page.getByRole('button', { name: 'Kiswahili' }).click();
+    await page.getByRole('radio', { name: /1 hour/ }).check();
+    await page.getByLabel('Namba ya simu ya kulipia').fill('0712 345 678');
+    await page.getByRole('button', { name: /^Lipa TSh/ }).click();
+    await page.getByRole('heading', { name: 'Thibitisha malipo kwenye simu yako' }).waitFor();
+    const invoice = await app.app.deps.db
+      .selectFrom('invoices')
+      .select('language')
+      .where('id', '=', (await stored(page)).invoiceId)
+      .executeTakeFirstOrThrow();
+    t.equal(invoice.language, 'sw', 'the language chosen on the page, not the browser’s');
+  },
+);
+
 t.test('Swahili from the browser language, English on request', { skip: chromiumSkip }, async (t) => {
   const { app, page } = await setUp(t);
   await page.setExtraHTTPHeaders({ 'Accept-Language': 'sw-TZ,sw;q=0.9,en;q=0.8' });

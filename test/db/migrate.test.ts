@@ -522,3 +522,61 @@ t.test(
     t.same(indexes(), before);
   },
 );
+
+t.test(
+  '0023 adds the purchase language and the grant reminder columns as empty ones, and undoes cleanly',
+  async (t) => {
+    const { db, sqlite } = openDatabase(path.join(t.testdir(), 'reminders.db'));
+    t.teardown(() => db.destroy());
+    t.error((await migratorBefore(db, '0023').migrateToLatest()).error);
+    const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+    const at = '2026-01-15T09:00:00.000Z';
+    sqlite
+      .prepare(
+        `insert into plans (id, name, description, price_tzs, duration_seconds, active, sort_order, created_at, updated_at)
+       values ('p1', '1 hour', '', 1000, 3600, 1, 0, ?, ?)`,
+      )
+      .run(at, at);
+    sqlite
+      .prepare(
+        `insert into invoices (id, number, sequence, plan_id, phone, amount_tzs, duration_seconds, status,
+         purchase_key_hash, provider, created_at, updated_at, paid_at)
+       values ('i1', 'HS-000001-AAAAAAAA', 1, 'p1', '+255712345678', 1000, 3600, 'paid', 'h', 'sandbox', ?, ?, ?)`,
+      )
+      .run(at, at, at);
+    sqlite
+      .prepare(
+        `insert into grants (id, invoice_id, username, password_enc, issued_at, expires_at)
+       values ('g1', 'i1', 'abcd2345', 'sealed', ?, '2026-01-15T10:00:00.000Z')`,
+      )
+      .run(at);
+    const columnsOf = (table: string) =>
+      read(`select name from pragma_table_info('${table}')`).map((c) => c.name);
+    const before = {
+      invoices: { columns: columnsOf('invoices'), rows: read('select * from invoices') },
+      grants: { columns: columnsOf('grants'), rows: read('select * from grants') },
+    };
+    const upTo0023 = migratorBefore(db, '0024');
+    t.same(
+      ((await upTo0023.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
+      [['0023_grant_reminders', 'Success']],
+    );
+    t.same(columnsOf('invoices'), [...before.invoices.columns, 'language']);
+    t.same(columnsOf('grants'), [...before.grants.columns, 'end_reminder_at', 'data_reminder_at']);
+    t.same(
+      read('select * from invoices'),
+      before.invoices.rows.map((i) => ({ ...i, language: null })),
+      'the language of earlier purchases is not known',
+    );
+    t.same(
+      read('select * from grants'),
+      before.grants.rows.map((g) => ({ ...g, end_reminder_at: null, data_reminder_at: null })),
+      'no reminder sent yet',
+    );
+    t.error((await upTo0023.migrateDown()).error);
+    t.same(columnsOf('invoices'), before.invoices.columns);
+    t.same(columnsOf('grants'), before.grants.columns);
+    t.same(read('select * from invoices'), before.invoices.rows);
+    t.same(read('select * from grants'), before.grants.rows);
+  },
+);

@@ -68,10 +68,11 @@ export async function postPurchase(
   body: unknown,
   /** null: send no Idempotency-Key. */
   key: string | null = aPurchaseKey(),
+  headers: Record<string, string> = {},
 ): Promise<PurchaseResponse> {
   const res = await jsonRequest(`${base}/api/v1/public/purchases`, {
     method: 'POST',
-    headers: key === null ? {} : { 'Idempotency-Key': key },
+    headers: { ...(key === null ? {} : { 'Idempotency-Key': key }), ...headers },
     body,
   });
   return res as PurchaseResponse;
@@ -125,11 +126,23 @@ export interface PaidPurchase {
   invoiceNumber: string;
 }
 
-/** A plan, a purchase for it and a signed payment event: the paid purchase a guest holds. */
-export async function aPaidPurchase(t: TestApp, plan?: PlanRow): Promise<PaidPurchase> {
+/**
+ * A plan, a purchase for it and a signed payment event: the paid purchase a guest holds. `guest`
+ * names the phone (0712345678 otherwise) and the Accept-Language the portal sends.
+ */
+export async function aPaidPurchase(
+  t: TestApp,
+  plan?: PlanRow,
+  guest: { phone?: string; language?: string } = {},
+): Promise<PaidPurchase> {
   const p = plan ?? (await aPlan(t.app));
   const key = aPurchaseKey();
-  const started = await postPurchase(t.base, { plan_id: p.id, phone: '0712345678' }, key);
+  const started = await postPurchase(
+    t.base,
+    { plan_id: p.id, phone: guest.phone ?? '0712345678' },
+    key,
+    guest.language === undefined ? {} : { 'Accept-Language': guest.language },
+  );
   const data = started.body.data;
   if (started.status !== 201 || !data) throw new Error(`purchase failed: ${JSON.stringify(started.body)}`);
   const paid = await postSandboxEvent(t, succeeded(data.invoice_number, p.price_tzs));

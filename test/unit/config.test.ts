@@ -242,3 +242,18 @@ t.test(
     });
   },
 );
+
+t.test('GUEST_REMINDERS: both by default, off, or a comma-separated choice', async (t) => {
+  const reminders = (value?: string) =>
+    loadConfig({ env: value === undefined ? {} : { GUEST_REMINDERS: value }, ...NO_FILE }).guestReminders;
+  t.same(reminders(), ['ends', 'data']);
+  t.same(reminders('off'), []);
+  t.same(reminders('data'), ['data']);
+  t.same(reminders(' Data , ends '), ['ends', 'data'], 'any order and case');
+  for (const bad of ['', 'sms', 'ends,ends', 'ends,off'])
+    t.same(
+      problemsOf(() => loadConfig({ env: { GUEST_REMINDERS: bad }, ...NO_FILE })),
+      [`GUEST_REMINDERS: must be off, or one or more of ends, data separated by commas (got "${bad}")`],
+      JSON.stringify(bad),
+    );
+});

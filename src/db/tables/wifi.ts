@@ -95,6 +95,11 @@ export interface InvoicesTable {
   channel: string;
   /** Who sold it at the counter (users.id, or the CLI's label); null for the portal's sales. */
   sold_by: string | null;
+  /**
+   * The portal language the guest bought in (`en`, `sw`: wifi/language.ts), for the messages the
+   * guest gets; null: not known (bought before migration 0023, or not through the portal).
+   */
+  language: string | null;
 }
 
 /** Which invoice a purchase key currently stands for; the primary key is the idempotency guard. */
@@ -123,6 +128,12 @@ export interface GrantsTable {
   revoke_reason: string | null;
   /** When expireDue handled the grant's expiry (disconnects sent once). */
   ended_at: string | null;
+  /**
+   * When the reminder job claimed the grant's SMS reminder 10 minutes before its end, and the one
+   * at 80 % of its data allowance (migration 0023); null: not (yet) sent. See wifi/reminders.ts.
+   */
+  end_reminder_at: string | null;
+  data_reminder_at: string | null;
 }
 
 export interface PaymentsTable {

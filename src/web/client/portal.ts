@@ -158,7 +158,7 @@ async function submit(): Promise<void> {
     return;
   }
   status(t('pay.sending'));
-  const result = await startPurchase(current);
+  const result = await startPurchase(current, lang);
   busy(pay, false);
   status(null);
   if (result.status === 200 || result.status === 201) {

@@ -66,9 +66,17 @@ export function forgetPurchase(): void {
 
 const BASE = '/api/v1/public/purchases';
 
-/** Starts (or, with the same key and details, replays) the purchase. */
-export const startPurchase = (p: StoredPurchase): Promise<ApiResult> =>
-  api('POST', BASE, { plan_id: p.planId, phone: p.phone }, { 'Idempotency-Key': p.key });
+/**
+ * Starts (or, with the same key and details, replays) the purchase. `lang` is the portal's
+ * language as the guest chose it: the server keeps it for the SMS it sends the guest.
+ */
+export const startPurchase = (p: StoredPurchase, lang: string): Promise<ApiResult> =>
+  api(
+    'POST',
+    BASE,
+    { plan_id: p.planId, phone: p.phone },
+    { 'Idempotency-Key': p.key, 'Accept-Language': lang },
+  );
 
 export const pollPurchase = (p: StoredPurchase & { invoiceId: string }): Promise<ApiResult> =>
   api('GET', `${BASE}/${encodeURIComponent(p.invoiceId)}`, undefined, { 'X-Purchase-Key': p.key });
