@@ -250,7 +250,7 @@ t.test(
     await page.goto(
       `${app.base}/portal?${new URLSearchParams({ res: 'notyet', uamip: '10.1.0.1', uamport: '3990', challenge, nasid: 'lobby-01', userurl: 'http://example.com/' }).toString()}`,
     );
-    await page.getByText('I already have a login').click();
+    await page.getByText('I already have a code or login').click();
     await page.getByRole('button', { name: 'Sign in' }).click();
     t.equal(await page.locator('#login-user-error').textContent(), 'Enter the username.');
     t.equal(await page.locator('#login-pass-error').textContent(), 'Enter the password.');
