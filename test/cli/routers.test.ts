@@ -32,7 +32,7 @@ t.test('plans take --download/--upload with k, M and G (1M = 1000k); none clears
   t.match(plan, { download_kbps: 4000, upload_kbps: 512 });
   t.match(
     (await runCli(['plans', 'list'], env)).stdout,
-    /\s+DOWNLOAD\s+UPLOAD\n[\s\S]*Fast[\s\S]*\s+4M\s+512k\n/,
+    /\s+DOWNLOAD\s+UPLOAD\s+REMEMBER_DEVICE\n[\s\S]*Fast[\s\S]*\s+4M\s+512k\s+false\n/,
   );
 
   const id = String(plan.id);
