@@ -355,8 +355,8 @@ t.test('plans add and update take --download/--upload in kbit/s or with k, M, G 
   const id = String(json(added.stdout).id);
 
   const human = await runCli(['plans', 'list'], env);
-  t.match(human.stdout, /^ID\s+NAME\s+.*\sDOWNLOAD\s+UPLOAD\n/);
-  t.match(human.stdout, /\sFast\s.*\s4M\s+1M\n/);
+  t.match(human.stdout, /^ID\s+NAME\s+.*\sDOWNLOAD\s+UPLOAD\s+REMEMBER_DEVICE\n/);
+  t.match(human.stdout, /\sFast\s.*\s4M\s+1M\s+false\n/);
 
   const speeds = async (args: string[]) => {
     const res = await runCli(['plans', 'update', id, ...args, '--json'], env);
@@ -368,7 +368,7 @@ t.test('plans add and update take --download/--upload in kbit/s or with k, M, G 
   t.same(await speeds(['--download', '1G']), [1_000_000, 512], 'the other direction stays');
   t.same(await speeds(['--download', '2048', '--upload', 'none']), [2048, null]);
   t.same(await speeds(['--download', 'NONE', '--upload', '64k']), [null, 64]);
-  t.match((await runCli(['plans', 'list'], env)).stdout, /\sFast\s.*\s64k\n/, 'an unlimited direction is blank');
+  t.match((await runCli(['plans', 'list'], env)).stdout, /\sFast\s.*\s64k\s+false\n/, 'an unlimited direction is blank');
 });
 
 t.test('a malformed --download is a usage error (exit 2); one out of range exits 1 with the domain message; nothing changes', async (t) => {
