@@ -66,10 +66,7 @@ export async function markRoutersSeen(
   deps: Pick<WifiDeps, 'db'>,
   seen: ReadonlyMap<string, string>,
 ): Promise<void> {
-  if (seen.size === 0) return;
-  await deps.db.transaction().execute(async (tx) => {
-    for (const [id, at] of seen) await markSeen(tx, id, at);
-  });
+  await markSeen(deps.db, seen);
 }
 
 /** For `hotspot-ctl status`: how many routers are registered and how many are online. */
