@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import type { Config } from '../config/index.js';
-import type { Db } from '../db/index.js';
+import type { DB, Db } from '../db/index.js';
 import type { GrantsTable } from '../db/tables/wifi.js';
 
 /** The reminders a grant can get (GUEST_REMINDERS names them). */
@@ -30,7 +30,7 @@ const USED_OCTETS = sql<number>`(select coalesce(sum(s.input_octets + s.output_o
   from radius_sessions s where s.grant_id = g.id)`;
 
 /** Grants not revoked, not ended and not expired by `now`, whose guest has a phone. */
-const liveGrants = (db: Db, now: string) =>
+const liveGrants = (db: QueryCreator<DB>, now: string) =>
   db
     .selectFrom('grants as g')
     .innerJoin('invoices as i', 'i.id', 'g.invoice_id')
@@ -62,8 +62,11 @@ export function selectGrantsEnding(
 }
 
 /**
- * Live grants with a data allowance that have used at least `percent` % of it but not all, and
- * have not had their data reminder.
+ * Live grants with a data allowance that have used at least `percent` % of it but not all, have
+ * not had their data reminder, and have a session open (their guest is online; an idle grant
+ * gets it when its guest is back). Runs every minute over every such grant, so each grant's
+ * usage is summed once (a materialized CTE; PostgreSQL would otherwise sum it once per mention),
+ * and only for grants with an open session (radius_sessions_stopped finds those).
  */
 export function selectGrantsNearDataLimit(
   db: Db,
@@ -71,13 +74,28 @@ export function selectGrantsNearDataLimit(
   percent: number,
   limit: number,
 ): Promise<(ReminderCandidate & { data_limit_bytes: number })[]> {
-  return liveGrants(db, now)
-    .where('g.data_reminder_at', 'is', null)
-    .where('g.data_limit_bytes', 'is not', null)
+  return db
+    .with(
+      (cte) => cte('online').materialized(),
+      (qc) =>
+        liveGrants(qc, now)
+          .where('g.data_reminder_at', 'is', null)
+          .where('g.data_limit_bytes', 'is not', null)
+          .where('g.id', 'in', (eb) =>
+            eb
+              .selectFrom('radius_sessions as o')
+              .select('o.grant_id')
+              .where('o.stopped_at', 'is', null)
+              .where('o.grant_id', 'is not', null)
+              .$narrowType<{ grant_id: string }>(),
+          ),
+    )
+    .selectFrom('online')
+    .selectAll()
     .$narrowType<{ data_limit_bytes: number }>()
-    .where(sql<boolean>`${USED_OCTETS} * 100 >= g.data_limit_bytes * ${percent}`)
-    .where(sql<boolean>`${USED_OCTETS} < g.data_limit_bytes`)
-    .orderBy('g.expires_at')
+    .where(sql<boolean>`used_octets * 100 >= data_limit_bytes * ${percent}`)
+    .where(sql<boolean>`used_octets < data_limit_bytes`)
+    .orderBy('expires_at')
     .limit(limit)
     .execute();
 }

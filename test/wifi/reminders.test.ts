@@ -252,12 +252,13 @@ async function account(
   username: string,
   session: string,
   octets?: [number, number],
+  status: 'Interim-Update' | 'Stop' = 'Interim-Update',
 ) {
   const lines =
     octets === undefined
       ? ['Acct-Status-Type = Start']
       : [
-          'Acct-Status-Type = Interim-Update',
+          `Acct-Status-Type = ${status}`,
           'Acct-Session-Time = 300',
           `Acct-Input-Octets = ${String(octets[0])}`,
           `Acct-Output-Octets = ${String(octets[1])}`,
@@ -337,4 +338,18 @@ t.test('the English data reminder says the share used', async (t) => {
       text: 'Hotspot Wi-Fi: you have used 80% of your data. To stay online when it runs out, buy another plan on the Wi-Fi page.',
     },
   ]);
+});
+
+t.test('a guest offline at 85 % gets the data reminder once back online, not while away', async (t) => {
+  const app = await quietRadiusApp(t, { env: { GUEST_REMINDERS: 'data' } });
+  const guest = await aGuest(app, { data_limit_bytes: 1_000_000 }, { phone: '0712000018' });
+  await account(t, app, guest.username, 'C0000001');
+  await account(t, app, guest.username, 'C0000001', [350_000, 500_000], 'Stop');
+  t.same(await remind(app), [], 'no session open: the reminder waits');
+  t.same(await grantRow(app, guest.grantId), { end_reminder_at: null, data_reminder_at: null });
+
+  app.clock.advance('10m');
+  await account(t, app, guest.username, 'C0000002');
+  t.same(await remind(app), [{ grantId: guest.grantId, kind: 'data', outcome: 'sent' }]);
+  t.equal((await remindersSent(app)).length, 1);
 });
