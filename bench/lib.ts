@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -282,6 +282,12 @@ export function startPgCluster(): PgCluster {
   const stop = (): void => {
     if (stopped) return;
     stopped = true;
+    // PG_LOG=file keeps the server's log (with PG_SETTINGS, e.g. log_min_duration_statement).
+    try {
+      if (process.env.PG_LOG) copyFileSync(path.join(dir, 'server.log'), process.env.PG_LOG);
+    } catch (err) {
+      process.stderr.write(`PG_LOG not written: ${String(err)}\n`);
+    }
     try {
       execFileSync(script, ['stop', dir], { stdio: 'ignore' });
     } catch {
