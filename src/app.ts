@@ -21,7 +21,12 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/log.js';
 import { openVault } from './lib/vault.js';
 import { createNotifier } from './notify/index.js';
-import { createPaymentProvider, sandboxAutopay, type PaymentProvider } from './payments/index.js';
+import {
+  createPaymentAdapters,
+  createPaymentGateway,
+  sandboxAutopay,
+  type PaymentProviders,
+} from './payments/index.js';
 import { webhookRoutes } from './payments/webhook.routes.js';
 import { Scheduler, type ScheduledJob } from './scheduler.js';
 import { createRadius, type CoaOptions, type Radius } from './radius/index.js';
@@ -47,8 +52,8 @@ export type Deps = CoreDeps & {
   grantStats: ClientGrantStats;
   /** identity ← oauth: bearer tokens on /profile. */
   bearer: BearerVerifier;
-  /** The mobile-money provider adapter (PAYMENT_PROVIDER). */
-  payments: PaymentProvider;
+  /** The mobile-money providers (PAYMENT_PROVIDERS, or PAYMENT_PROVIDER) and their site accounts. */
+  payments: PaymentProviders;
   /** RADIUS CoA/Disconnect sender (radius/coa.ts), also in the CLI's app. */
   coa: CoaClient;
 };
@@ -87,7 +92,8 @@ export interface App {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
-  const payments = createPaymentProvider({ config, clock, log });
+  // Built first: a provider without its credentials stops start-up before anything opens.
+  const adapters = createPaymentAdapters({ config, clock, log });
   const vault = openVault(config.dataDir);
   const store = await openStore(config, {
     now: () => clock.now(),
@@ -128,7 +134,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     keys,
     grantStats: grantStats(core),
     bearer: (token: string) => verifyBearer({ ...core, keys }, token),
-    payments,
+    payments: createPaymentGateway(core, adapters),
     coa: radius.coa,
   };
 
@@ -231,7 +237,7 @@ function wifiJobs(deps: Deps): ScheduledJob[] {
     { name: 'payments.poll', cron: everyMinute, run: () => reconcilePayments(deps) },
     { name: 'grants.expire', cron: everyMinute, run: () => expireDue(deps) },
     { name: 'sessions.stale', cron: everyMinute, run: () => closeStaleSessions(deps) },
-    ...(deps.config.paymentProvider === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
+    ...(deps.payments.name === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
       ? [{ name: 'sandbox.autopay', cron: '*/5 * * * * *', run: () => sandboxAutopay(deps) }]
       : []),
   ];

@@ -18,6 +18,7 @@ import * as m0017 from '../../migrations/0017_router_handoff.js';
 import * as m0018 from '../../migrations/0018_shared_state.js';
 import * as m0019 from '../../migrations/0019_sites.js';
 import * as m0020 from '../../migrations/0020_device_tunnel.js';
+import * as m0024 from '../../migrations/0024_site_payment_accounts.js';
 import type { Db } from './connect.js';
 
 /**
@@ -44,6 +45,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0018_shared_state': m0018,
   '0019_sites': m0019,
   '0020_device_tunnel': m0020,
+  '0024_site_payment_accounts': m0024,
 };
 
 /**

@@ -326,8 +326,9 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
     .run(at, at, at);
   const columns = () => read(`select name from pragma_table_info('devices')`).map((c) => c.name);
   const before = { columns: columns(), rows: read('select * from devices') };
+  const upTo0020 = migratorBefore(db, '0021');
   t.same(
-    (await migrateToLatest(db)).map((r) => [r.migrationName, r.status]),
+    ((await upTo0020.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
     [['0020_device_tunnel', 'Success']],
   );
   t.same(columns(), [...before.columns, 'tunnel_address', 'tunnel_public_key', 'radsec_cert_sha256']);
@@ -341,10 +342,32 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
     })),
     'no router is remote yet',
   );
-  const all = new Migrator({ db, provider: { getMigrations: () => Promise.resolve({ ...MIGRATIONS }) } });
-  t.error((await all.migrateDown()).error);
+  t.error((await upTo0020.migrateDown()).error);
   t.same(columns(), before.columns);
   t.same(read('select * from devices'), before.rows);
+});
+
+t.test('0024 adds the sites\' own payment accounts as empty ones, and undoes cleanly', async (t) => {
+  const { db, sqlite } = openDatabase(path.join(t.testdir(), 'site-accounts.db'));
+  t.teardown(() => db.destroy());
+  t.error((await migratorBefore(db, '0024').migrateToLatest()).error);
+  const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+  const columns = () => read(`select name from pragma_table_info('sites')`).map((c) => c.name);
+  const before = { columns: columns(), rows: read('select * from sites') };
+  const upTo0024 = migratorBefore(db, '0025');
+  t.same(
+    ((await upTo0024.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
+    [['0024_site_payment_accounts', 'Success']],
+  );
+  t.same(columns(), [...before.columns, 'selcom_account_enc', 'azampay_account_enc']);
+  t.same(
+    read('select * from sites'),
+    before.rows.map((s) => ({ ...s, selcom_account_enc: null, azampay_account_enc: null })),
+    'every site uses the box\'s accounts',
+  );
+  t.error((await upTo0024.migrateDown()).error);
+  t.same(columns(), before.columns);
+  t.same(read('select * from sites'), before.rows);
 });
 
 t.test(
