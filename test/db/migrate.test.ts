@@ -347,7 +347,7 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
   t.same(read('select * from devices'), before.rows);
 });
 
-t.test('0024 adds the sites\' own payment accounts as empty ones, and undoes cleanly', async (t) => {
+t.test("0024 adds the sites' own payment accounts as empty ones, and undoes cleanly", async (t) => {
   const { db, sqlite } = openDatabase(path.join(t.testdir(), 'site-accounts.db'));
   t.teardown(() => db.destroy());
   t.error((await migratorBefore(db, '0024').migrateToLatest()).error);
@@ -363,7 +363,7 @@ t.test('0024 adds the sites\' own payment accounts as empty ones, and undoes cle
   t.same(
     read('select * from sites'),
     before.rows.map((s) => ({ ...s, selcom_account_enc: null, azampay_account_enc: null })),
-    'every site uses the box\'s accounts',
+    "every site uses the box's accounts",
   );
   t.error((await upTo0024.migrateDown()).error);
   t.same(columns(), before.columns);

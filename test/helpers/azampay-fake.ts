@@ -74,9 +74,10 @@ export async function startAzamPayFake(apps: readonly FakeApp[] = [AZAMPAY_APP, 
     expireTokens: false,
   };
 
-  const send = (res: ServerResponse, status: number, body: unknown): void => {
+  const send = (res: ServerResponse, status: number, body: unknown): true => {
     res.writeHead(status, { 'Content-Type': 'application/json' });
-    res.end(body === undefined ? '' : JSON.stringify(body));
+    res.end(JSON.stringify(body));
+    return true;
   };
 
   const server = createServer((req, res) => {
@@ -91,7 +92,7 @@ export async function startAzamPayFake(apps: readonly FakeApp[] = [AZAMPAY_APP, 
       } catch {
         return send(res, 400, { title: 'invalid JSON' });
       }
-      const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       const app = bearer === undefined ? undefined : tokens.get(bearer);
       requests.push({
         method: req.method ?? '',
