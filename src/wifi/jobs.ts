@@ -29,11 +29,11 @@ export const POLL_EXPIRED_FOR_SECONDS = 3600;
 const POLL_BATCH = 50;
 
 /**
- * Asks each invoice's own provider about invoices still waiting for payment, recently expired ones, and ones
- * marked failed only because the prompt call timed out or could not connect (the prompt may still
- * have reached the phone), since a box behind NAT may never receive the callback; what it learns
- * goes through settlePayment like a webhook. One invoice's failure is logged and does not stop
- * the others.
+ * Asks each invoice's own provider about invoices still waiting for payment, recently expired
+ * ones, and ones marked failed only because the prompt call timed out or could not connect (the
+ * prompt may still have reached the phone), since a box behind NAT may never receive the
+ * callback; what it learns goes through settlePayment like a webhook. One invoice's failure is
+ * logged and does not stop the others.
  */
 export async function reconcilePayments(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'payments' | 'log' | 'vault' | 'notifier'>,

@@ -78,9 +78,10 @@ export function selectInvoices(
 
 /**
  * Invoices of these providers whose payment may still arrive: pending, expired, or failed only
- * because the payment prompt could not be confirmed (`failure_reason` starting with `uncertainPrefix`), created within
- * [createdAfter, createdBefore]. Pending ones first, then newest first: a guest is most likely
- * waiting on those, and abandoned invoices cannot crowd them out of a batch.
+ * because the payment prompt could not be confirmed (`failure_reason` starting with
+ * `uncertainPrefix`), created within [createdAfter, createdBefore]. Pending ones first, then
+ * newest first: a guest is most likely waiting on those, and abandoned invoices cannot crowd them
+ * out of a batch.
  */
 export function selectInvoicesToReconcile(
   db: Db,
