@@ -3,11 +3,11 @@ import { buildApp } from '../../src/app.js';
 import { ConfigError } from '../../src/config/index.js';
 import { reconcilePayments } from '../../src/wifi/index.js';
 import { startTestApp, testConfig, type TestApp } from '../helpers/app.js';
-import { AZAMPAY_CALLBACK_TOKEN, startAzamPayFake } from '../helpers/azampay-fake.js';
+import { AZAMPAY_CALLBACK_TOKEN, AZAMPAY_SITE_APP, startAzamPayFake } from '../helpers/azampay-fake.js';
 import { rawRequest } from '../helpers/http.js';
 import { SELCOM_KEY, SELCOM_SECRET, selcomCallback, startSelcomFake } from '../helpers/selcom-fake.js';
 import { staffClient } from '../helpers/staff.js';
-import { aPlan, postPurchase, wifiRows } from '../helpers/wifi.js';
+import { aPlan, aSite, postPurchase, wifiRows } from '../helpers/wifi.js';
 
 /** PAYMENT_PROVIDERS=selcom,azampay: a purchase Selcom refuses or cannot take goes to AzamPay. */
 
@@ -214,6 +214,79 @@ t.test('the poll asks each invoice its own provider', async (t) => {
     'one payment each, recorded as its provider’s',
   );
 });
+
+t.test(
+  "staff re-check an invoice with the provider that took it, with its site's account; marking one paid by hand still works",
+  async (t) => {
+    const { selcom, azampay, app } = await fixture(t);
+    const harbour = await aSite(app.app);
+    const plan = await aPlan(app.app, { name: 'Harbour hour', price_tzs: 1500, site_id: harbour.id });
+    const admin = await staffClient(app, 'admin');
+    const operator = await staffClient(app, 'operator');
+    t.equal(
+      (
+        await admin.patch(`/api/v1/admin/sites/${harbour.id}`, {
+          payment_accounts: {
+            azampay: {
+              app_name: AZAMPAY_SITE_APP.appName,
+              client_id: AZAMPAY_SITE_APP.clientId,
+              client_secret: AZAMPAY_SITE_APP.clientSecret,
+              api_key: AZAMPAY_SITE_APP.apiKey,
+            },
+          },
+        })
+      ).status,
+      200,
+    );
+    selcom.state.mode = 'refuse';
+    const sale = (await postPurchase(app.base, { plan_id: plan.id, phone: '0712345678' })).body.data!;
+    const tx = azampay.byExternalId(sale.invoice_number)!;
+    t.equal(tx.app, AZAMPAY_SITE_APP.appName, "pushed through AzamPay with the harbour's app");
+    const recheck = () => operator.post(`/api/v1/admin/invoices/${sale.invoice_id}/recheck`);
+    const statusQueries = () =>
+      azampay.requests.filter((r) => r.path.endsWith('/gettransactionstatus')).map((r) => r.app);
+
+    t.match(await recheck(), {
+      status: 200,
+      body: { data: { provider_status: 'pending', outcome: null, invoice: { status: 'pending' } } },
+    });
+    tx.status = 'success';
+    t.match(await recheck(), {
+      status: 200,
+      body: {
+        data: {
+          provider_status: 'succeeded',
+          outcome: 'paid',
+          invoice: { status: 'paid', provider: 'azampay', provider_reference: tx.transactionId },
+        },
+      },
+    });
+    t.same(statusQueries(), [AZAMPAY_SITE_APP.appName, AZAMPAY_SITE_APP.appName], "AzamPay, the site's app");
+    t.equal(
+      selcom.requests.filter((r) => r.path.endsWith('order-status')).length,
+      0,
+      'Selcom is not asked about an AzamPay invoice',
+    );
+    t.match((await wifiRows(app.app.deps.db)).payments, [{ provider: 'azampay', amount_tzs: 1500 }]);
+
+    // AzamPay took the next one too, the callback never came, and the guest shows the receipt.
+    const other = (await postPurchase(app.base, { plan_id: plan.id, phone: '0787654321' })).body.data!;
+    const marked = await admin.post(`/api/v1/admin/invoices/${other.invoice_id}/mark-paid`, {
+      reason: 'Airtel Money receipt shown',
+    });
+    t.match(marked, { status: 200, body: { data: { invoice: { status: 'paid', provider: 'azampay' } } } });
+    // A late callback about it finds it paid: one payment, the one recorded by hand.
+    const late = azampay.byExternalId(other.invoice_number)!;
+    late.status = 'success';
+    const callback = await postAzamPay(app, azampay.callbackBody(late));
+    t.same(callback.json(), { data: { event_id: `${late.transactionId}:paid`, outcome: 'already_paid' } });
+    t.same(
+      ((await wifiRows(app.app.deps.db)).payments as { provider: string }[]).map((p) => p.provider).sort(),
+      ['azampay', 'by_hand'],
+      'one payment each, in no particular order (both made in the same instant)',
+    );
+  },
+);
 
 t.test('a fallback order that cannot work stops start-up, saying why', async (t) => {
   const problems = async (env: Record<string, string>) => {
