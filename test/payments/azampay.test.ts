@@ -298,6 +298,10 @@ t.test('refusals, an unknown network and an unreachable AzamPay are 502s', async
   const viewer = await staffClient(app, 'viewer');
   const config = (await viewer.get('/api/v1/admin/portal/config')).body.data as Record<string, unknown>;
   t.same(config.payment_provider, { name: 'azampay', ready: false, reason: 'unreachable', sandbox: false });
+  t.match(config.endpoints, {
+    payment_webhook: 'https://wifi.venue.example/webhooks/azampay/{AZAMPAY_CALLBACK_TOKEN}',
+  });
+  t.notMatch(JSON.stringify(config), AZAMPAY_CALLBACK_TOKEN, 'the secret URL is named, never shown');
 });
 
 t.test('credentials AzamPay refuses are a refusal (502), logged without the secret', async (t) => {
