@@ -21,7 +21,12 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/log.js';
 import { openVault } from './lib/vault.js';
 import { createNotifier } from './notify/index.js';
-import { createPaymentProvider, sandboxAutopay, type PaymentProvider } from './payments/index.js';
+import {
+  createPaymentAdapters,
+  createPaymentGateway,
+  sandboxAutopay,
+  type PaymentProviders,
+} from './payments/index.js';
 import { webhookRoutes } from './payments/webhook.routes.js';
 import { Scheduler, type ScheduledJob } from './scheduler.js';
 import { createRadius, type CoaOptions, type Radius } from './radius/index.js';
@@ -48,8 +53,8 @@ export type Deps = CoreDeps & {
   grantStats: ClientGrantStats;
   /** identity ← oauth: bearer tokens on /profile. */
   bearer: BearerVerifier;
-  /** The mobile-money provider adapter (PAYMENT_PROVIDER). */
-  payments: PaymentProvider;
+  /** The mobile-money providers (PAYMENT_PROVIDERS, or PAYMENT_PROVIDER) and their site accounts. */
+  payments: PaymentProviders;
   /** RADIUS CoA/Disconnect sender (radius/coa.ts), also in the CLI's app. */
   coa: CoaClient;
 };
@@ -88,7 +93,8 @@ export interface App {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.logLevel);
-  const payments = createPaymentProvider({ config, clock, log });
+  // Built first: a provider without its credentials stops start-up before anything opens.
+  const adapters = createPaymentAdapters({ config, clock, log });
   const vault = openVault(config.dataDir);
   const store = await openStore(config, {
     now: () => clock.now(),
@@ -129,7 +135,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     keys,
     grantStats: grantStats(core),
     bearer: (token: string) => verifyBearer({ ...core, keys }, token),
-    payments,
+    payments: createPaymentGateway(core, adapters),
     coa: radius.coa,
   };
 
@@ -236,7 +242,7 @@ function wifiJobs(deps: Deps): ScheduledJob[] {
     { name: 'invoices.expire', cron: atSecond(20), run: () => expireInvoices(deps) },
     { name: 'payments.poll', cron: atSecond(30), run: () => reconcilePayments(deps) },
     { name: 'grants.remind', cron: atSecond(40), run: () => remindGuests(deps, guestSmsTexts) },
-    ...(deps.config.paymentProvider === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
+    ...(deps.payments.name === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
       ? [{ name: 'sandbox.autopay', cron: '*/5 * * * * *', run: () => sandboxAutopay(deps) }]
       : []),
   ];

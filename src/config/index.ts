@@ -12,8 +12,15 @@ export {
   radsecDir,
 } from './load.js';
 export type { LoadOptions } from './load.js';
-export { settings, settingList, secretEnvNames, PAYMENT_PROVIDERS, SMS_PROVIDERS } from './settings.js';
-export type { Config, LoadedConfig, Setting, SettingKey } from './settings.js';
+export {
+  settings,
+  settingList,
+  secretEnvNames,
+  PAYMENT_PROVIDERS,
+  SITE_ACCOUNT_SETTINGS,
+  SMS_PROVIDERS,
+} from './settings.js';
+export type { Config, LoadedConfig, PaymentProviderName, Setting, SettingKey } from './settings.js';
 export type { TrustProxy } from './parsers.js';
 
 /** Loads and validates the configuration, creates the data directory and the generated secrets. */

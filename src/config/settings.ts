@@ -44,9 +44,36 @@ const interimInterval: Parser<number> = (raw) => {
 const durationOrOff: Parser<number> = (raw) => (raw.trim() === '0' ? 0 : duration(raw));
 
 export const SMS_PROVIDERS = ['outbox', 'http', 'beem', 'africastalking'] as const;
-export const PAYMENT_PROVIDERS = ['sandbox', 'selcom'] as const;
+export const PAYMENT_PROVIDERS = ['sandbox', 'selcom', 'azampay'] as const;
+export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
 /** The SMS reminders guests get (wifi/reminders.ts): before the end of their time, at 80 % of their data. */
 export const GUEST_REMINDERS = ['ends', 'data'] as const;
+
+/**
+ * The settings a site's own provider account replaces, by provider (docs/decisions/0032): a
+ * site may hold its own credentials; the base URLs and everything else stay the box's.
+ */
+export const SITE_ACCOUNT_SETTINGS = {
+  selcom: ['SELCOM_API_KEY', 'SELCOM_API_SECRET', 'SELCOM_VENDOR'],
+  azampay: ['AZAMPAY_APP_NAME', 'AZAMPAY_CLIENT_ID', 'AZAMPAY_CLIENT_SECRET', 'AZAMPAY_API_KEY'],
+} as const satisfies Partial<Record<PaymentProviderName, readonly string[]>>;
+
+/** PAYMENT_PROVIDERS: the fallback order, e.g. `selcom,azampay`; each name once; the sandbox alone. */
+const providerOrder: Parser<readonly PaymentProviderName[]> = (raw) => {
+  const names = raw.split(',').map((n) => p.oneOf(...PAYMENT_PROVIDERS)(n));
+  if (new Set(names).size !== names.length) throw new SettingError('names a provider twice');
+  if (names.length > 1 && names.includes('sandbox'))
+    throw new SettingError('the sandbox takes no money: it cannot be combined with real providers');
+  return Object.freeze(names);
+};
+
+/** The secret path segment of a callback URL: long enough not to be guessed, safe in a URL. */
+const callbackToken: Parser<string> = (raw) => {
+  const v = raw.trim();
+  if (!/^[A-Za-z0-9_-]{32,200}$/.test(v))
+    throw new SettingError('must be 32 to 200 letters, digits, - or _ (e.g. openssl rand -hex 24)');
+  return v;
+};
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export const settings = {
@@ -328,7 +355,14 @@ export const settings = {
     env: 'PAYMENT_PROVIDER',
     default: 'sandbox',
     parse: p.oneOf(...PAYMENT_PROVIDERS),
-    doc: 'mobile-money provider adapter: `sandbox` or `selcom` (see docs/payments.md)',
+    doc: 'mobile-money provider adapter: `sandbox`, `selcom` or `azampay` (see docs/payments.md)',
+  }),
+  paymentProviders: setting({
+    env: 'PAYMENT_PROVIDERS',
+    default: '',
+    shownDefault: 'PAYMENT_PROVIDER',
+    parse: p.optional(providerOrder),
+    doc: 'fallback order, e.g. `selcom,azampay`: a purchase whose payment prompt the first refuses or cannot send goes to the next; replaces PAYMENT_PROVIDER',
   }),
   paymentWebhookSecret: setting({
     env: 'PAYMENT_WEBHOOK_SECRET',
@@ -373,6 +407,56 @@ export const settings = {
     shownDefault: '—',
     parse: p.optional(p.nonEmpty),
     doc: '`selcom` provider: vendor (till) id allocated by Selcom',
+  }),
+  azampayAuthUrl: setting({
+    env: 'AZAMPAY_AUTH_URL',
+    default: 'https://authenticator.azampay.co.tz',
+    parse: p.baseUrl,
+    doc: '`azampay` provider: token service base URL (sandbox: `https://authenticator-sandbox.azampay.co.tz`)',
+  }),
+  azampayCheckoutUrl: setting({
+    env: 'AZAMPAY_CHECKOUT_URL',
+    default: 'https://checkout.azampay.co.tz',
+    parse: p.baseUrl,
+    doc: '`azampay` provider: checkout API base URL (sandbox: `https://sandbox.azampay.co.tz`)',
+  }),
+  azampayAppName: setting({
+    env: 'AZAMPAY_APP_NAME',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`azampay` provider: name of the app registered with AzamPay',
+  }),
+  azampayClientId: setting({
+    env: 'AZAMPAY_CLIENT_ID',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`azampay` provider: client id of the app',
+  }),
+  azampayClientSecret: setting({
+    env: 'AZAMPAY_CLIENT_SECRET',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`azampay` provider: client secret of the app',
+    secret: true,
+  }),
+  azampayApiKey: setting({
+    env: 'AZAMPAY_API_KEY',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(p.nonEmpty),
+    doc: '`azampay` provider: API key (token) of the app, sent as `X-API-KEY`',
+    secret: true,
+  }),
+  azampayCallbackToken: setting({
+    env: 'AZAMPAY_CALLBACK_TOKEN',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(callbackToken),
+    doc: '`azampay` provider: secret last segment of the callback URL registered at AzamPay, `PUBLIC_BASE_URL/webhooks/azampay/<token>` (32+ letters, digits, - or _; `setup` makes one)',
+    secret: true,
   }),
   venueTimezone: setting({
     env: 'VENUE_TIMEZONE',

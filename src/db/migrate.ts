@@ -22,6 +22,7 @@ import * as m0021 from '../../migrations/0021_sales_channels.js';
 import * as m0022 from '../../migrations/0022_vouchers.js';
 import * as m0023 from '../../migrations/0023_grant_reminders.js';
 import * as m0026 from '../../migrations/0026_session_updates_in_place.js';
+import * as m0028 from '../../migrations/0028_site_payment_accounts.js';
 import type { Db } from './connect.js';
 
 /**
@@ -52,6 +53,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0022_vouchers': m0022,
   '0023_grant_reminders': m0023,
   '0026_session_updates_in_place': m0026,
+  '0028_site_payment_accounts': m0028,
 };
 
 /**

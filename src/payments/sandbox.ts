@@ -5,7 +5,13 @@ import type { Config } from '../config/index.js';
 import type { PaymentEvent, PaymentRequest, PaymentStatus, PromptResult } from '../wifi/index.js';
 import { paymentErrors } from './errors.js';
 import { parseGenericEvent } from './generic-event.js';
-import { headerValue, type PaymentProvider, type WebhookHeaders } from './provider.js';
+import {
+  headerValue,
+  parseJsonObject,
+  scalar,
+  type PaymentProvider,
+  type WebhookHeaders,
+} from './provider.js';
 import { verifyWebhookSignature } from './signature.js';
 
 /**
@@ -37,6 +43,15 @@ export function createSandboxProvider(deps: {
     queryStatus(): Promise<PaymentStatus> {
       // The sandbox keeps no remote state: only webhook events pay its invoices.
       return Promise.resolve({ status: 'pending' });
+    },
+
+    callbackToken: null,
+
+    callbackInvoice(rawBody) {
+      const data = parseJsonObject(rawBody)?.data;
+      return typeof data === 'object' && data !== null
+        ? scalar((data as Record<string, unknown>).invoice_number) || null
+        : null;
     },
 
     verifyCallback({

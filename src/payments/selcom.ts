@@ -5,7 +5,14 @@ import { safeEqual } from '../lib/crypto.js';
 import type { Logger } from '../lib/log.js';
 import type { PaymentEvent, PaymentRequest, PaymentStatus, PromptResult } from '../wifi/index.js';
 import { paymentErrors } from './errors.js';
-import { headerValue, type PaymentProvider, type WebhookHeaders } from './provider.js';
+import {
+  headerValue,
+  neverSent,
+  parseJsonObject,
+  scalar,
+  type PaymentProvider,
+  type WebhookHeaders,
+} from './provider.js';
 
 /**
  * Selcom Checkout API (research/payments-sms.md §1.3): create-order-minimal + wallet-payment
@@ -23,12 +30,6 @@ export type SelcomConfig = Pick<Config, 'selcomBaseUrl' | 'publicBaseUrl' | 'mai
 type Fields = Readonly<Record<string, string | number>>;
 
 const TIMEOUT_MS = 20_000;
-/**
- * A prompt is two calls (order, then push) made while the guest's purchase request waits: both
- * must be done before the HTTP request's own 30 s timeout, so an unanswered push is reported as
- * the spec's 502 (provider unreachable), not a 503.
- */
-const PROMPT_DEADLINE_MS = 25_000;
 /** Result codes that mean "accepted" (000 success, 111/927 in progress, 999 ambiguous: poll). */
 const ACCEPTED = new Set(['000', '111', '927', '999']);
 const PAID = new Set(['COMPLETED', 'SUCCESS', 'COMPLETE']);
@@ -55,9 +56,6 @@ export function selcomDigest(
   return createHmac('sha256', secret).update(data).digest('base64');
 }
 
-const scalar = (v: unknown): string =>
-  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
-
 /** ISO 8601 with a numeric offset, as Selcom wants it: 2026-01-15T09:00:00+00:00. */
 const selcomTimestamp = (now: Date): string => now.toISOString().replace(/\.\d{3}Z$/, '+00:00');
 
@@ -69,8 +67,10 @@ interface SelcomAnswer {
   data?: unknown;
 }
 
+/** `sent`: the request may have reached Selcom (it answered, or the connection failed after sending). */
 type CallResult =
-  { ok: true; body: SelcomAnswer } | { ok: false; reason: 'refused' | 'unreachable'; detail: string };
+  | { ok: true; body: SelcomAnswer }
+  | { ok: false; reason: 'refused' | 'unreachable'; detail: string; sent: boolean };
 
 export function createSelcomProvider(deps: {
   config: SelcomConfig;
@@ -112,6 +112,8 @@ export function createSelcomProvider(deps: {
       method === 'GET'
         ? `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}`
         : '';
+    if (deadline?.aborted)
+      return { ok: false, reason: 'unreachable', detail: reasonOf(deadline), sent: false };
     let response: Response;
     try {
       response = await fetch(`${config.selcomBaseUrl}${path}${query}`, {
@@ -129,22 +131,26 @@ export function createSelcomProvider(deps: {
         signal: AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), ...(deadline ? [deadline] : [])]),
       });
     } catch (err) {
-      return { ok: false, reason: 'unreachable', detail: (err as Error).message };
+      return { ok: false, reason: 'unreachable', detail: (err as Error).message, sent: !neverSent(err) };
     }
     const body = (await response.json().catch(() => null)) as SelcomAnswer | null;
     if (response.status >= 500 || body === null)
-      return { ok: false, reason: 'unreachable', detail: `HTTP ${String(response.status)}` };
+      return { ok: false, reason: 'unreachable', detail: `HTTP ${String(response.status)}`, sent: true };
     const code = scalar(body.resultcode);
     if (!response.ok || !ACCEPTED.has(code))
       return {
         ok: false,
         reason: 'refused',
         detail: `HTTP ${String(response.status)} resultcode ${code} ${scalar(body.message)}`.trim(),
+        sent: true,
       };
     return { ok: true, body };
   }
 
-  /** The order, then the USSD push to the guest's phone. */
+  /**
+   * The order, then the USSD push to the guest's phone. A failed order prompted nobody; a push
+   * that went out unanswered may still reach the phone (`maybePrompted`).
+   */
   async function prompt(request: PaymentRequest, deadline: AbortSignal): Promise<PromptResult> {
     const msisdn = request.phone.replace(/^\+/, '');
     const order = await call(
@@ -165,14 +171,14 @@ export function createSelcomProvider(deps: {
       },
       deadline,
     );
-    if (!order.ok) return order;
+    if (!order.ok) return failure(order, false);
     const push = await call(
       'POST',
       '/checkout/wallet-payment',
       { transid: request.invoiceNumber, order_id: request.invoiceNumber, msisdn },
       deadline,
     );
-    if (!push.ok) return push;
+    if (!push.ok) return failure(push, push.reason === 'unreachable' && push.sent);
     const reference = scalar(push.body.reference);
     return { ok: true, providerReference: reference === '' ? null : reference };
   }
@@ -185,17 +191,7 @@ export function createSelcomProvider(deps: {
     // Its credentials are there: createPaymentProvider refuses to start without them.
     readiness: () => (unreachable ? { ready: false, reason: 'unreachable' } : { ready: true }),
 
-    async requestPayment(request: PaymentRequest): Promise<PromptResult> {
-      const deadline = new AbortController();
-      const timer = deps.clock.setTimer(PROMPT_DEADLINE_MS, () =>
-        deadline.abort(new Error(`no answer within ${String(PROMPT_DEADLINE_MS / 1000)} s`)),
-      );
-      try {
-        return await prompt(request, deadline.signal);
-      } finally {
-        timer.cancel();
-      }
-    },
+    requestPayment: prompt,
 
     async queryStatus(invoice): Promise<PaymentStatus> {
       const answer = await call('GET', '/checkout/order-status', { order_id: invoice.number });
@@ -220,6 +216,10 @@ export function createSelcomProvider(deps: {
         },
       };
     },
+
+    callbackToken: null,
+
+    callbackInvoice: (rawBody) => scalar(parseJsonObject(rawBody)?.order_id) || null,
 
     verifyCallback({
       headers,
@@ -250,16 +250,15 @@ export function createSelcomProvider(deps: {
   };
 }
 
-function parseJsonObject(raw: Buffer): Record<string, unknown> | null {
-  try {
-    const doc = JSON.parse(raw.toString('utf8')) as unknown;
-    return typeof doc === 'object' && doc !== null && !Array.isArray(doc)
-      ? (doc as Record<string, unknown>)
-      : null;
-  } catch {
-    return null;
-  }
-}
+const failure = (result: Extract<CallResult, { ok: false }>, maybePrompted: boolean): PromptResult => ({
+  ok: false,
+  reason: result.reason,
+  detail: result.detail,
+  maybePrompted,
+});
+
+const reasonOf = (signal: AbortSignal): string =>
+  signal.reason instanceof Error ? signal.reason.message : 'aborted';
 
 /** A verified callback → the event it reports (null for "still in progress"). */
 function callbackEvent(body: Record<string, unknown> | null): PaymentEvent | null {

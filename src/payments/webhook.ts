@@ -1,8 +1,9 @@
+import { safeEqual } from '../lib/crypto.js';
 import { isAppError } from '../lib/errors.js';
-import { settlePayment, type SettleOutcome } from '../wifi/index.js';
+import { invoiceByNumber, settlePayment, type InvoiceRow, type SettleOutcome } from '../wifi/index.js';
 import type { PaymentsDeps } from './deps.js';
 import { paymentErrors } from './errors.js';
-import type { WebhookHeaders } from './provider.js';
+import type { PaymentProvider, WebhookHeaders } from './provider.js';
 
 export interface WebhookResult {
   eventId: string | null;
@@ -10,19 +11,39 @@ export interface WebhookResult {
 }
 
 /**
- * POST /webhooks/{provider}: the configured provider verifies its callback (401/400), then the
- * event is settled in one transaction (422 when it matches no invoice). The caller answers 200
- * only after this returns, i.e. after the commit; a repeat answers 200 and changes nothing.
- * Statuses and bodies: docs/decisions/0013-payment-webhooks.md.
+ * POST /webhooks/{provider}[/{token}]: a configured provider's callback (404 for any other
+ * name). A provider whose callbacks are unsigned takes them only at its secret URL (401 for a
+ * missing or wrong token). The callback is verified with the account of the invoice it names (a
+ * site's own, else the box's; 401/400), then the event is settled in one transaction (422 when it
+ * matches none of this provider's invoices). The caller answers 200 only after this returns, i.e.
+ * after the commit; a repeat answers 200 and changes nothing. Statuses and bodies:
+ * docs/decisions/0013-payment-webhooks.md, 0032-azampay-and-fallback.md.
  */
 export async function receiveWebhook(
   deps: PaymentsDeps,
-  input: { provider: string; headers: WebhookHeaders; rawBody: Buffer },
+  input: { provider: string; token?: string; headers: WebhookHeaders; rawBody: Buffer },
 ): Promise<WebhookResult> {
-  if (input.provider !== deps.payments.name) throw paymentErrors.unknownProvider();
+  const base = deps.payments.provider(input.provider);
+  if (!base) throw paymentErrors.unknownProvider();
+  if (base.callbackToken === null && input.token !== undefined) throw paymentErrors.unknownProvider();
   const log = deps.log.child({ feature: 'payments', provider: input.provider });
   try {
-    const event = await deps.payments.verifyCallback({ headers: input.headers, rawBody: input.rawBody });
+    if (base.callbackToken !== null && !safeEqual(input.token ?? '', base.callbackToken))
+      throw paymentErrors.badToken();
+    const invoice = await invoiceOf(deps, base, input.rawBody);
+    const adapter = invoice ? ((await deps.payments.forSite(base.name, invoice.site_id)) ?? base) : base;
+    const event = await adapter.verifyCallback({
+      headers: input.headers,
+      rawBody: input.rawBody,
+      invoice: invoice
+        ? {
+            number: invoice.number,
+            amountTzs: invoice.amount_tzs,
+            phone: invoice.phone,
+            providerReference: invoice.provider_reference,
+          }
+        : null,
+    });
     if (!event) return { eventId: null, outcome: 'ignored' };
     const result = await settlePayment(deps, event);
     return { eventId: event.id, outcome: result.outcome };
@@ -34,4 +55,15 @@ export async function receiveWebhook(
       );
     throw err;
   }
+}
+
+/** The invoice a callback names, when it is this provider's (another's is none of its business). */
+async function invoiceOf(
+  deps: PaymentsDeps,
+  provider: PaymentProvider,
+  rawBody: Buffer,
+): Promise<InvoiceRow | undefined> {
+  const number = provider.callbackInvoice(rawBody);
+  const invoice = number === null ? undefined : await invoiceByNumber(deps, number);
+  return invoice?.provider === provider.name ? invoice : undefined;
 }

@@ -1,4 +1,6 @@
+import { SITE_ACCOUNT_SETTINGS, secretEnvNames, type Config } from '../config/index.js';
 import type { CoreDeps } from '../deps.js';
+import { ACCOUNT_PROVIDERS, accountField, type AccountProvider } from '../wifi/index.js';
 import { checkbox, choice } from './admin-fields.js';
 import { a, sectionHead, statusLine, tableSlot, type capabilities, type SiteContext } from './admin-page.js';
 import { field, submitRow } from './forms.js';
@@ -70,7 +72,52 @@ function siteForm(deps: Pick<CoreDeps, 'config'>, mayAdd: boolean): Html {
       <p class="error" id="site-logo-error" hidden></p>
     </div>
     ${checkbox({ id: 'site-logo-remove', label: a('site.logoRemove'), hidden: true })}
-    ${submitRow('site-form', a('sites.create'))}
+    ${accountFields(deps.config)} ${submitRow('site-form', a('sites.create'))}
     <button type="button" id="site-cancel" hidden>${a('common.cancel')}</button>
   </form>`;
+}
+
+/**
+ * The providers a site may have its own account with on this box (docs/decisions/0032): the
+ * configured ones (PAYMENT_PROVIDERS, else PAYMENT_PROVIDER) that take site accounts, in order.
+ */
+const accountProviders = (config: Pick<Config, 'paymentProviders' | 'paymentProvider'>): AccountProvider[] =>
+  (config.paymentProviders ?? [config.paymentProvider]).filter((p): p is AccountProvider =>
+    ACCOUNT_PROVIDERS.includes(p as AccountProvider),
+  );
+
+/**
+ * A fieldset per provider for the site's own credentials: write-only (the page never gets them
+ * back), secret ones as password fields. The script sends a provider's account only when its
+ * fields are filled, and the drop box (shown when the site has one) goes back to the box's.
+ */
+function accountFields(config: Pick<Config, 'paymentProviders' | 'paymentProvider'>): Html {
+  const providers = accountProviders(config);
+  if (providers.length === 0) return html``;
+  const secret = new Set(secretEnvNames());
+  return html`<h3>${a('site.accounts')}</h3>
+    <p class="hint">${a('site.accountsIntro')}</p>
+    ${providers.map(
+      (provider) =>
+        html`<fieldset id="site-account-${provider}" data-provider="${provider}">
+          <legend>${a(`site.account.${provider}`)}</legend>
+          ${SITE_ACCOUNT_SETTINGS[provider].map((env) => {
+            const id = `site-${provider}-${accountField(provider, env).replace(/_/g, '-')}`;
+            return html`<div class="field">
+              <label for="${id}">${a(`site.account.${env}`)}</label>
+              <input
+                id="${id}"
+                name="${id}"
+                type="${secret.has(env) ? 'password' : 'text'}"
+                autocomplete="${secret.has(env) ? 'new-password' : 'off'}"
+                maxlength="500"
+                data-field="${accountField(provider, env)}"
+                aria-describedby="${id}-error"
+              />
+              <p class="error" id="${id}-error" hidden></p>
+            </div>`;
+          })}
+          ${checkbox({ id: `site-${provider}-drop`, label: a(`site.accountDrop.${provider}`), hidden: true })}
+        </fieldset>`,
+    )}`;
 }

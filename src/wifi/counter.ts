@@ -245,10 +245,11 @@ export interface RecheckResult {
 }
 
 /**
- * Asks the provider now what became of an unpaid mobile-money invoice, with the status query the
- * reconciliation job uses (jobs.ts), and settles what it learns exactly as a webhook would
- * (grant, payment, credentials SMS). A provider that cannot say is 502, and nothing changes.
- * The entry is written after settlement's own transaction: the provider is asked outside any.
+ * Asks the invoice's own provider (with its site's account when it has one) now what became of an
+ * unpaid mobile-money invoice, with the status query the reconciliation job uses (jobs.ts), and
+ * settles what it learns exactly as a webhook would (grant, payment, credentials SMS). A provider
+ * that cannot say is 502, and nothing changes. The entry is written after settlement's own
+ * transaction: the provider is asked outside any.
  */
 export async function recheckInvoice(
   deps: Deps & Pick<WifiDeps, 'payments'>,
@@ -257,12 +258,16 @@ export async function recheckInvoice(
 ): Promise<RecheckResult> {
   const before = await invoiceInScope(deps.db, invoiceId, staff.scope);
   if (before.status === 'paid') throw counterErrors.invoiceAlreadyPaid();
-  if (before.channel !== 'mobile_money' || before.provider !== deps.payments.name)
+  // The provider that took its prompt (PAYMENT_PROVIDERS may name several), while it is configured.
+  if (before.channel !== 'mobile_money' || !deps.payments.names.includes(before.provider))
     throw counterErrors.invoiceNotRecheckable();
   const status = await deps.payments
     .queryStatus({
+      provider: before.provider,
+      siteId: before.site_id,
       number: before.number,
       amountTzs: before.amount_tzs,
+      phone: before.phone,
       providerReference: before.provider_reference,
     })
     .catch((err: unknown) => ({ status: 'unknown' as const, detail: String(err) }));

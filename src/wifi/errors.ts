@@ -138,6 +138,10 @@ export const wifiErrors = errorCatalogue({
     'background_color must be a #rrggbb colour with a contrast of at least 4.5:1 against the grey text #57606a, or null',
   ],
   siteTimeZoneInvalid: [422, 'time_zone must be an IANA time zone such as Africa/Dar_es_Salaam, or null'],
+  sitePaymentAccountsInvalid: [
+    422,
+    'payment_accounts must map selcom (api_key, api_secret, vendor) or azampay (app_name, client_id, client_secret, api_key) to every one of its credentials, or to null',
+  ],
   ownerNotScoped: [422, 'an owner covers every site: an owner cannot be limited to sites'],
 
   // RADIUS sessions

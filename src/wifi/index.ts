@@ -9,6 +9,7 @@ export type {
   SessionTerms,
   PaymentEvent,
   PaymentGateway,
+  PaymentInvoice,
   PaymentRequest,
   PaymentStatus,
   PromptResult,
@@ -70,6 +71,14 @@ export {
   type SiteView,
 } from './sites.js';
 export { presentSite } from './sites.present.js';
+export {
+  ACCOUNT_PROVIDERS,
+  accountField,
+  ownAccounts,
+  siteAccount,
+  type AccountProvider,
+  type AccountSettings,
+} from './sites-accounts.js';
 export type { SiteRequest } from './sites.schema.js';
 export { addStaffForSites, listStaffWithSites } from './sites-staff.js';
 export { portalBrand, siteLogo, siteStylesheet, type PortalBrand, type PortalQuery } from './sites-portal.js';
@@ -78,6 +87,7 @@ export { portalBrand, siteLogo, siteStylesheet, type PortalBrand, type PortalQue
 export {
   startPurchase,
   getPurchase,
+  invoiceByNumber,
   invoiceNumber,
   type InvoiceRow,
   type InvoiceStatus,

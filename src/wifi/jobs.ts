@@ -29,18 +29,18 @@ export const POLL_EXPIRED_FOR_SECONDS = 3600;
 const POLL_BATCH = 50;
 
 /**
- * Asks the provider about invoices still waiting for payment, recently expired ones, and ones
- * marked failed only because the prompt call timed out or could not connect (the prompt may still
- * have reached the phone), since a box behind NAT may never receive the callback; what it learns
- * goes through settlePayment like a webhook. One invoice's failure is logged and does not stop
- * the others.
+ * Asks each invoice's own provider about invoices still waiting for payment, recently expired
+ * ones, and ones marked failed only because the prompt call timed out or could not connect (the
+ * prompt may still have reached the phone), since a box behind NAT may never receive the
+ * callback; what it learns goes through settlePayment like a webhook. One invoice's failure is
+ * logged and does not stop the others.
  */
 export async function reconcilePayments(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'payments' | 'log' | 'vault' | 'notifier'>,
 ): Promise<{ checked: number; settled: number }> {
   const now = deps.clock.now();
   const invoices = await selectInvoicesToReconcile(deps.db, {
-    provider: deps.payments.name,
+    providers: deps.payments.names,
     createdAfter: ago(now, deps.config.invoiceExpiry + POLL_EXPIRED_FOR_SECONDS),
     createdBefore: ago(now, POLL_AFTER_SECONDS),
     uncertainPrefix: PROMPT_UNREACHABLE,
@@ -50,8 +50,11 @@ export async function reconcilePayments(
   for (const invoice of invoices) {
     try {
       const status = await deps.payments.queryStatus({
+        provider: invoice.provider,
+        siteId: invoice.site_id,
         number: invoice.number,
         amountTzs: invoice.amount_tzs,
+        phone: invoice.phone,
         providerReference: invoice.provider_reference,
       });
       if (status.status === 'succeeded' || status.status === 'failed') {

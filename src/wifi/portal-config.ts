@@ -24,7 +24,7 @@ export function portalConfig(deps: Pick<WifiDeps, 'config' | 'payments'>, facts:
       hotspot_login: `${api}/public/purchases/{invoice_id}/hotspot-login`,
       access_login: `${api}/public/access/login`,
       router_check: `${api}/public/router`,
-      payment_webhook: `${base}/webhooks/${deps.payments.name}`,
+      payment_webhook: webhookUrl(base, deps.payments.name),
     },
     payment_provider: {
       name: deps.payments.name,
@@ -36,3 +36,12 @@ export function portalConfig(deps: Pick<WifiDeps, 'config' | 'payments'>, facts:
     cors_origins: { admin: deps.config.adminOrigin, portal: deps.config.portalOrigin },
   };
 }
+
+/**
+ * The first provider's callback URL. AzamPay's callbacks are trusted only at a secret URL
+ * (docs/decisions/0032): its last segment is named, never shown, since viewers read this too.
+ */
+const webhookUrl = (base: string, provider: string): string =>
+  provider === 'azampay'
+    ? `${base}/webhooks/azampay/{AZAMPAY_CALLBACK_TOKEN}`
+    : `${base}/webhooks/${provider}`;

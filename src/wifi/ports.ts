@@ -12,12 +12,27 @@ export interface PaymentRequest {
   phone: string;
   /** What the guest buys, for the provider's records ("1 hour Wi-Fi"). */
   description: string;
+  /** The invoice's site: a site may have its own provider account. */
+  siteId: string;
 }
 
 export type PromptResult =
   | { ok: true; providerReference: string | null }
-  /** refused: the provider answered no; unreachable: no usable answer (network, timeout, 5xx). */
-  | { ok: false; reason: 'refused' | 'unreachable'; detail: string };
+  /**
+   * refused: the provider answered no; unreachable: no usable answer (network, timeout, 5xx).
+   * `maybePrompted`: the push itself went unanswered, so it may still reach the phone; the
+   * purchase must then stay with this provider (no fallback to the next one).
+   */
+  | { ok: false; reason: 'refused' | 'unreachable'; detail: string; maybePrompted?: boolean };
+
+/** An invoice as a provider is asked about it (status query, callback confirmation). */
+export interface PaymentInvoice {
+  number: string;
+  amountTzs: number;
+  /** E.164 */
+  phone: string;
+  providerReference: string | null;
+}
 
 /** A verified statement from a provider that a payment succeeded or failed. */
 export interface PaymentEvent {
@@ -44,24 +59,29 @@ export type PaymentStatus =
  */
 export type ProviderReadiness = { ready: true } | { ready: false; reason: 'unreachable' };
 
-/** The provider as the purchase flow and the reconciliation job see it. */
+/**
+ * The payment providers as the purchase flow and the reconciliation job see them: one, or several
+ * in a fallback order (PAYMENT_PROVIDERS), each possibly with per-site accounts.
+ */
 export interface PaymentGateway {
-  /** The provider's name: the `{provider}` of its webhook path. */
+  /** The first provider's name: a new invoice is its until a prompt goes elsewhere. */
   readonly name: string;
-  /** Cheap (no network): for the portal config's readiness. */
+  /** Every configured provider, in fallback order (the first is `name`). */
+  readonly names: readonly string[];
+  /** Cheap (no network): for the portal config's readiness; ready while any provider is. */
   readiness(): ProviderReadiness;
   /**
    * Hosts a guest's device may need before it is logged in (a checkout page the provider shows),
    * for the routers' walled garden (DESIGN.md §4.7); none for a push to the phone only.
    */
   readonly guestHosts: readonly string[];
-  requestPayment(request: PaymentRequest): Promise<PromptResult>;
-  /** Asks the provider what became of an invoice (for boxes the callback never reaches). */
-  queryStatus(invoice: {
-    number: string;
-    amountTzs: number;
-    providerReference: string | null;
-  }): Promise<PaymentStatus>;
+  /**
+   * Sends the prompt through the first provider that takes it; `provider` names the one that
+   * answered last (the one that took it, or the last one that failed).
+   */
+  requestPayment(request: PaymentRequest): Promise<PromptResult & { provider: string }>;
+  /** Asks the invoice's own provider what became of it (for boxes the callback never reaches). */
+  queryStatus(invoice: PaymentInvoice & { provider: string; siteId: string }): Promise<PaymentStatus>;
 }
 
 /**

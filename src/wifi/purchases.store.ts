@@ -77,15 +77,16 @@ export function selectInvoices(
 }
 
 /**
- * Invoices whose payment may still arrive: pending, expired, or failed only because the payment
- * prompt could not be confirmed (`failure_reason` starting with `uncertainPrefix`), created within
- * [createdAfter, createdBefore]. Pending ones first, then newest first: a guest is most likely
- * waiting on those, and abandoned invoices cannot crowd them out of a batch.
+ * Invoices of these providers whose payment may still arrive: pending, expired, or failed only
+ * because the payment prompt could not be confirmed (`failure_reason` starting with
+ * `uncertainPrefix`), created within [createdAfter, createdBefore]. Pending ones first, then
+ * newest first: a guest is most likely waiting on those, and abandoned invoices cannot crowd them
+ * out of a batch.
  */
 export function selectInvoicesToReconcile(
   db: Db,
   filter: {
-    provider: string;
+    providers: readonly string[];
     createdAfter: string;
     createdBefore: string;
     uncertainPrefix: string;
@@ -95,7 +96,7 @@ export function selectInvoicesToReconcile(
   return db
     .selectFrom('invoices')
     .selectAll()
-    .where('provider', '=', filter.provider)
+    .where('provider', 'in', filter.providers)
     .where('created_at', '>=', filter.createdAfter)
     .where('created_at', '<=', filter.createdBefore)
     .where((eb) =>

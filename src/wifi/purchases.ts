@@ -13,6 +13,7 @@ import { isUuid } from './purchases.schema.js';
 import {
   bindPurchaseKey,
   findInvoice,
+  findInvoiceByNumber,
   findPurchaseKey,
   insertInvoice,
   nextSequence,
@@ -146,7 +147,11 @@ export async function newInvoice(
 export const PROMPT_REFUSED = 'payment prompt refused';
 export const PROMPT_UNREACHABLE = 'payment prompt unreachable';
 
-/** Sends the payment prompt of a committed invoice; on failure marks it failed and throws 502. */
+/**
+ * Sends the payment prompt of a committed invoice; on failure marks it failed and throws 502. The
+ * invoice records the provider that took the prompt (or the last one that failed: the poll asks
+ * that one about a prompt that may still have gone out).
+ */
 async function sendPrompt(deps: Deps, invoice: InvoiceRow): Promise<InvoiceRow> {
   const plan = await findPlan(deps.db, invoice.plan_id);
   const prompt = await deps.payments
@@ -156,24 +161,40 @@ async function sendPrompt(deps: Deps, invoice: InvoiceRow): Promise<InvoiceRow> 
       amountTzs: invoice.amount_tzs,
       phone: invoice.phone,
       description: plan?.name ?? 'Wi-Fi access',
+      siteId: invoice.site_id,
     })
     // An adapter that throws instead of answering counts as a provider we could not use.
-    .catch((err: unknown): PromptResult => ({ ok: false, reason: 'unreachable', detail: String(err) }));
+    .catch((err: unknown): PromptResult & { provider: string } => ({
+      ok: false,
+      reason: 'unreachable',
+      detail: String(err),
+      provider: invoice.provider,
+    }));
   const now = deps.clock.now().toISOString();
+  const provider = prompt.provider;
   if (prompt.ok) {
-    if (prompt.providerReference === null) return invoice;
+    if (prompt.providerReference === null && provider === invoice.provider) return invoice;
+    const providerReference = prompt.providerReference ?? invoice.provider_reference;
     await updateInvoiceIf(deps.db, invoice.id, ['pending'], {
-      provider_reference: prompt.providerReference,
+      provider,
+      provider_reference: providerReference,
       updated_at: now,
     });
-    return { ...invoice, provider_reference: prompt.providerReference };
+    return { ...invoice, provider, provider_reference: providerReference };
   }
   deps.log.warn(
-    { event: 'purchase.prompt_failed', invoice_id: invoice.id, reason: prompt.reason, detail: prompt.detail },
+    {
+      event: 'purchase.prompt_failed',
+      invoice_id: invoice.id,
+      provider,
+      reason: prompt.reason,
+      detail: prompt.detail,
+    },
     'payment prompt failed',
   );
   await updateInvoiceIf(deps.db, invoice.id, ['pending'], {
     status: 'failed',
+    provider,
     failure_reason:
       `${prompt.reason === 'refused' ? PROMPT_REFUSED : PROMPT_UNREACHABLE}: ${prompt.detail}`.slice(0, 500),
     updated_at: now,
@@ -189,6 +210,11 @@ async function withRetryOnConflict<T>(run: () => Promise<T>): Promise<T> {
     if (!isUniqueViolation(err)) throw err;
     return run();
   }
+}
+
+/** An invoice by its number (a provider callback names it), or undefined. */
+export function invoiceByNumber(deps: Pick<WifiDeps, 'db'>, number: string): Promise<InvoiceRow | undefined> {
+  return findInvoiceByNumber(deps.db, number);
 }
 
 export interface PurchaseStatus {

@@ -24,9 +24,10 @@ type Deps = Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'log' | 'notifier' | 'conf
 
 /**
  * Applies a verified payment event in one transaction: record the event id (a repeat changes
- * nothing), match the invoice by number and amount (422 otherwise), then pending/expired/failed →
- * paid + grant + payment, or pending → failed. A success is honoured even for an expired invoice:
- * the guest's money was taken. The guest gets the credentials by SMS after the commit.
+ * nothing), match the invoice by number, provider and amount (422 otherwise), then
+ * pending/expired/failed → paid + grant + payment, or pending → failed. A success is honoured
+ * even for an expired invoice: the guest's money was taken. The guest gets the credentials by SMS
+ * after the commit.
  */
 export async function settlePayment(deps: Deps, event: PaymentEvent): Promise<SettleOutcome> {
   let result: SettleOutcome;
@@ -56,7 +57,8 @@ export async function settlePayment(deps: Deps, event: PaymentEvent): Promise<Se
 async function settleIn(tx: Db, deps: Deps, event: PaymentEvent): Promise<SettleOutcome> {
   if (await findPaymentEvent(tx, event.provider, event.id)) return { outcome: 'duplicate' };
   const invoice = await findInvoiceByNumber(tx, event.invoiceNumber);
-  if (!invoice) throw wifiErrors.paymentInvoiceUnknown();
+  // A provider settles only the invoices whose prompt it took (PAYMENT_PROVIDERS may name several).
+  if (invoice?.provider !== event.provider) throw wifiErrors.paymentInvoiceUnknown();
   if (event.amountTzs !== null && event.amountTzs !== invoice.amount_tzs)
     throw wifiErrors.paymentAmountMismatch();
   const now = deps.clock.now();

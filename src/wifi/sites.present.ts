@@ -1,4 +1,5 @@
 import { sha256Hex } from '../lib/crypto.js';
+import { ownAccounts } from './sites-accounts.js';
 import type { SiteRow } from './sites.store.js';
 
 /** Where the portal serves a site's uploaded logo; `v` changes with the image (caches). */
@@ -10,6 +11,8 @@ export const siteLogoPath = (site: Pick<SiteRow, 'id' | 'logo_data'>): string | 
 /**
  * A site as staff and the CLI see it. The logo is a path on this box (never the image itself);
  * null values mean the box's own: SERVICE_NAME, the pages' colours, VENUE_TIMEZONE.
+ * `payment_accounts` names the providers the site has its own account with (the others use the
+ * box's settings); the credentials are never shown.
  */
 export function presentSite(row: SiteRow): Record<string, unknown> {
   return {
@@ -21,6 +24,7 @@ export function presentSite(row: SiteRow): Record<string, unknown> {
     brand_color: row.brand_color,
     background_color: row.background_color,
     time_zone: row.time_zone,
+    payment_accounts: ownAccounts(row),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -14,7 +14,7 @@ const siteBody = (raw: unknown): SiteRequest => strictObject(raw, SITE_FIELDS, w
  * The admin API of sites (DESIGN.md §4.9, docs/decisions/0024-sites.md): every staff member reads
  * the sites their role covers; admins change theirs; only admins covering every site add one.
  */
-export function adminSiteRoutes(deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'log'>): Route[] {
+export function adminSiteRoutes(deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'log' | 'vault'>): Route[] {
   const viewer = requireStaff(deps, 'viewer');
   const admin = requireStaff(deps, 'admin');
   const id = (params: Readonly<Record<string, string>>) => params.id ?? '';

@@ -1,12 +1,14 @@
 import { contrastRatio, MIN_TEXT_CONTRAST, parseHexColor } from './colors.js';
 import { wifiErrors } from './errors.js';
+import { parseAccounts, type AccountChanges } from './sites-accounts.js';
 import { must, parseChanges, type Checks } from './values.js';
 
 /**
  * The Site request (admin API body, CLI flags; docs/decisions/0024-sites.md): the slug and name
  * staff use, the portal's branding and the time zone. `logo` is an uploaded image as a base64
  * `data:` URL: the portal serves it from this box, since a guest's phone cannot reach other hosts
- * before it has paid (and the pages load nothing from elsewhere).
+ * before it has paid (and the pages load nothing from elsewhere). `payment_accounts` gives the
+ * site its own provider credentials (write-only; docs/decisions/0032).
  */
 export const SITE_FIELDS = [
   'slug',
@@ -16,6 +18,7 @@ export const SITE_FIELDS = [
   'brand_color',
   'background_color',
   'time_zone',
+  'payment_accounts',
 ] as const;
 export type SiteField = (typeof SITE_FIELDS)[number];
 export type SiteRequest = Partial<Record<SiteField, unknown>>;
@@ -37,6 +40,8 @@ export interface SiteValues {
   backgroundColor: string | null;
   /** null: VENUE_TIMEZONE. */
   timeZone: string | null;
+  /** The site's own provider accounts to set (or, null, to drop); absent providers stay. */
+  paymentAccounts: AccountChanges;
 }
 
 export const MAX_LOGO_BYTES = 100_000;
@@ -104,6 +109,7 @@ const checks: Checks<SiteValues> = {
   brandColor: color(WHITE, wifiErrors.siteBrandColorInvalid),
   backgroundColor: color(MUTED_TEXT, wifiErrors.siteBackgroundColorInvalid),
   timeZone: orNull(must(parseTimeZone, wifiErrors.siteTimeZoneInvalid)),
+  paymentAccounts: must(parseAccounts, wifiErrors.sitePaymentAccountsInvalid),
 };
 
 const WIRE: { readonly [K in keyof SiteValues]: SiteField } = {
@@ -114,6 +120,7 @@ const WIRE: { readonly [K in keyof SiteValues]: SiteField } = {
   brandColor: 'brand_color',
   backgroundColor: 'background_color',
   timeZone: 'time_zone',
+  paymentAccounts: 'payment_accounts',
 };
 
 /** A new site: slug and name required; the branding and time zone default to the box's own. */
@@ -126,6 +133,7 @@ export function parseSiteCreate(request: SiteRequest): SiteValues {
     brandColor: checks.brandColor(request.brand_color ?? null),
     backgroundColor: checks.backgroundColor(request.background_color ?? null),
     timeZone: checks.timeZone(request.time_zone ?? null),
+    paymentAccounts: checks.paymentAccounts(request.payment_accounts ?? {}),
   };
 }
 

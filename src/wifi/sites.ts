@@ -7,6 +7,7 @@ import { isUniqueViolation } from './db-errors.js';
 import { presentSite } from './sites.present.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
+import { accountColumns } from './sites-accounts.js';
 import { parseSiteChanges, parseSiteCreate, type SiteRequest, type SiteValues } from './sites.schema.js';
 import {
   countSites,
@@ -109,7 +110,7 @@ export async function siteByRef(deps: Pick<WifiDeps, 'db'>, ref: string): Promis
 
 /** Creates a site; only staff who cover every site may (a limited role is 403). */
 export async function createSite(
-  deps: Pick<WifiDeps, 'db' | 'clock' | 'log'>,
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'log' | 'vault'>,
   request: SiteRequest,
   scope: SiteScope = null,
   actor?: WifiActor,
@@ -117,7 +118,8 @@ export async function createSite(
   if (scope !== null) throw wifiErrors.forbidden();
   const values = parseSiteCreate(request);
   const now = deps.clock.now().toISOString();
-  const row = { id: uuid(), ...toColumns(values), created_at: now, updated_at: now } as SiteRow;
+  const id = uuid();
+  const row = { id, ...toColumns(deps, id, values), created_at: now, updated_at: now } as SiteRow;
   await slugChecked(async () => {
     await deps.db.transaction().execute(async (tx) => {
       if (await findSiteBySlug(tx, values.slug)) throw wifiErrors.siteSlugTaken();
@@ -138,7 +140,7 @@ export async function createSite(
 
 /** Changes the values the request supplies; 404 for a site outside the scope. */
 export async function updateSite(
-  deps: Pick<WifiDeps, 'db' | 'clock'>,
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'vault'>,
   id: string,
   request: SiteRequest,
   scope: SiteScope = null,
@@ -151,7 +153,10 @@ export async function updateSite(
       if (!site || !inScope(scope, site.id)) throw wifiErrors.siteNotFound();
       if (values.slug !== undefined && values.slug !== site.slug && (await findSiteBySlug(tx, values.slug)))
         throw wifiErrors.siteSlugTaken();
-      await updateSiteRow(tx, id, { ...toColumns(values), updated_at: deps.clock.now().toISOString() });
+      await updateSiteRow(tx, id, {
+        ...toColumns(deps, id, values),
+        updated_at: deps.clock.now().toISOString(),
+      });
       const updated = (await findSite(tx, id)) as SiteRow;
       if (actor)
         await recordAudit(tx, deps.clock, {
@@ -177,8 +182,12 @@ async function slugChecked<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-function toColumns(v: Partial<SiteValues>): Updateable<SitesTable> {
-  const columns: Updateable<SitesTable> = {};
+function toColumns(
+  deps: Pick<WifiDeps, 'vault'>,
+  siteId: string,
+  v: Partial<SiteValues>,
+): Updateable<SitesTable> {
+  const columns: Updateable<SitesTable> = accountColumns(deps.vault, siteId, v.paymentAccounts ?? {});
   if (v.slug !== undefined) columns.slug = v.slug;
   if (v.name !== undefined) columns.name = v.name;
   if (v.displayName !== undefined) columns.display_name = v.displayName;

@@ -347,6 +347,29 @@ t.test('0020 adds the remote-router columns of devices as empty ones, and undoes
   t.same(read('select * from devices'), before.rows);
 });
 
+t.test("0028 adds the sites' own payment accounts as empty ones, and undoes cleanly", async (t) => {
+  const { db, sqlite } = openDatabase(path.join(t.testdir(), 'site-accounts.db'));
+  t.teardown(() => db.destroy());
+  t.error((await migratorBefore(db, '0028').migrateToLatest()).error);
+  const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+  const columns = () => read(`select name from pragma_table_info('sites')`).map((c) => c.name);
+  const before = { columns: columns(), rows: read('select * from sites') };
+  const upTo0028 = migratorBefore(db, '0029');
+  t.same(
+    ((await upTo0028.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
+    [['0028_site_payment_accounts', 'Success']],
+  );
+  t.same(columns(), [...before.columns, 'selcom_account_enc', 'azampay_account_enc']);
+  t.same(
+    read('select * from sites'),
+    before.rows.map((s) => ({ ...s, selcom_account_enc: null, azampay_account_enc: null })),
+    "every site uses the box's accounts",
+  );
+  t.error((await upTo0028.migrateDown()).error);
+  t.same(columns(), before.columns);
+  t.same(read('select * from sites'), before.rows);
+});
+
 t.test(
   '0021 marks every earlier sale as mobile money, adds the audit trail, and undoes cleanly',
   async (t) => {

@@ -27,6 +27,8 @@ export interface FakeRequest {
   fields: Record<string, unknown>;
   headers: IncomingMessage['headers'];
   authentic: boolean;
+  /** The API key the request's Authorization named. */
+  key: string;
 }
 
 /** Digest as Selcom documents it: base64 HMAC-SHA256 of "timestamp=<ts>&k1=v1&…" in Signed-Fields order. */
@@ -36,7 +38,10 @@ export function selcomSign(secret: string, timestamp: string, fields: [string, u
   return createHmac('sha256', secret).update(data, 'utf8').digest('base64');
 }
 
-export async function startSelcomFake() {
+/** `accounts`: the API key → secret pairs it accepts (a site may have its own account). */
+export async function startSelcomFake(
+  accounts: ReadonlyMap<string, string> = new Map([[SELCOM_KEY, SELCOM_SECRET]]),
+) {
   const orders = new Map<string, FakeOrder>();
   const requests: FakeRequest[] = [];
   /**
@@ -61,14 +66,17 @@ export async function startSelcomFake() {
           ? Object.fromEntries(url.searchParams)
           : (JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>);
       const signed = String(req.headers['signed-fields'] ?? '').split(',');
+      const key = Buffer.from(String(req.headers.authorization).replace(/^SELCOM /, ''), 'base64').toString();
+      const secret = accounts.get(key);
       const authentic =
-        req.headers.authorization === `SELCOM ${Buffer.from(SELCOM_KEY).toString('base64')}` &&
+        secret !== undefined &&
+        req.headers.authorization === `SELCOM ${Buffer.from(key).toString('base64')}` &&
         req.headers['digest-method'] === 'HS256' &&
         /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/.test(String(req.headers.timestamp)) &&
         [...signed].sort().join(',') === Object.keys(fields).sort().join(',') &&
         req.headers.digest ===
           selcomSign(
-            SELCOM_SECRET,
+            secret,
             String(req.headers.timestamp),
             signed.map((k) => [k, fields[k]]),
           );
@@ -78,6 +86,7 @@ export async function startSelcomFake() {
         fields,
         headers: req.headers,
         authentic,
+        key,
       });
       if (!authentic)
         return send(res, 401, { resultcode: '401', result: 'FAIL', message: 'Invalid signature' });

@@ -264,6 +264,7 @@ t.test(
     const plan = await aPlan(app);
     const payments = {
       name: 'sandbox',
+      names: ['sandbox'],
       readiness: () => ({ ready: true as const }),
       guestHosts: [],
       requestPayment: () => Promise.reject(new Error('socket hang up')),

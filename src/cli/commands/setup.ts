@@ -13,6 +13,7 @@ import {
 } from '../../config/index.js';
 import { renderEnvFile, unwritable } from '../../config/env-file.js';
 import { SettingError } from '../../config/parsers.js';
+import { randomToken } from '../../lib/crypto.js';
 import { writeSecretFile } from '../../lib/secret-file.js';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { formatRecord } from '../output.js';
@@ -28,7 +29,7 @@ type Values = Record<string, string>;
 
 /** Asked in this order; the provider answers add the settings of the chosen provider. */
 const BASICS = ['PUBLIC_BASE_URL', 'SERVICE_NAME', 'HOTSPOT_DATA_DIR', 'INVOICE_PREFIX', 'VENUE_TIMEZONE'];
-const PAYMENT_SETTINGS: Readonly<Record<string, string>> = { selcom: 'SELCOM_' };
+const PAYMENT_SETTINGS: Readonly<Record<string, string>> = { selcom: 'SELCOM_', azampay: 'AZAMPAY_' };
 const SMS_SETTINGS: Readonly<Record<string, string>> = {
   http: 'SMS_HTTP_',
   beem: 'BEEM_',
@@ -85,10 +86,52 @@ const withPrefix = (prefix: string): string[] =>
     .filter((s) => s.env.startsWith(prefix))
     .map((s) => s.env);
 
+/** The providers in fallback order, as the values name them (PAYMENT_PROVIDERS, else PAYMENT_PROVIDER). */
+const providersOf = (values: Values): string[] => {
+  const order = (values.PAYMENT_PROVIDERS ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  return order.length > 0 ? order : [values.PAYMENT_PROVIDER ?? 'sandbox'];
+};
+
+/**
+ * The payment provider, then (for a real one) the providers to try when it refuses a prompt or
+ * cannot be reached, one at a time: PAYMENT_PROVIDER is the first, PAYMENT_PROVIDERS the order
+ * when there is more than one.
+ */
+async function choosePayments(values: Values): Promise<string[]> {
+  const before = providersOf(values);
+  values.PAYMENT_PROVIDER = before[0] ?? 'sandbox';
+  const order: string[] = [await choose('PAYMENT_PROVIDER', PAYMENT_PROVIDERS, values)];
+  for (;;) {
+    const last = order[order.length - 1] ?? '';
+    const rest = PAYMENT_PROVIDERS.filter((p) => p !== 'sandbox' && !order.includes(p));
+    if (last === 'sandbox' || rest.length === 0) break;
+    const next = await select<string>({
+      message: `PAYMENT_PROVIDERS: when ${last} refuses a payment prompt or cannot be reached, try`,
+      choices: [{ value: '', name: 'no other provider' }, ...rest.map((p) => ({ value: p, name: p }))],
+      default: before[order.length] ?? '',
+    });
+    if (next === '') break;
+    order.push(next);
+  }
+  values.PAYMENT_PROVIDERS = order.length > 1 ? order.join(',') : '';
+  return order;
+}
+
+/** AzamPay's callback URL needs a secret token: one is made when AzamPay is used and has none. */
+function ensureCallbackToken(values: Values): void {
+  if (providersOf(values).includes('azampay') && !values.AZAMPAY_CALLBACK_TOKEN)
+    values.AZAMPAY_CALLBACK_TOKEN = randomToken(32);
+}
+
 async function interview(values: Values, note: (text: string) => void): Promise<void> {
   for (const env of BASICS) await ask(env, values);
-  const payment = await choose('PAYMENT_PROVIDER', PAYMENT_PROVIDERS, values);
-  for (const env of withPrefix(PAYMENT_SETTINGS[payment] ?? '\0')) await ask(env, values);
+  for (const payment of await choosePayments(values)) {
+    ensureCallbackToken(values);
+    for (const env of withPrefix(PAYMENT_SETTINGS[payment] ?? '\0')) await ask(env, values);
+  }
   const sms = await choose('SMS_PROVIDER', SMS_PROVIDERS, values);
   for (const env of withPrefix(SMS_SETTINGS[sms] ?? '\0')) await ask(env, values);
   for (const env of MAIL) await ask(env, values);
@@ -145,8 +188,9 @@ export function registerSetup(program: Command): void {
       const ctx = contextOf(cmd);
       const file = cmd.optsWithGlobals<GlobalOptions>().config ?? DEFAULT_CONFIG_FILE;
       const problems: string[] = [];
-      const values: Values = existsSync(file) ? readEnvFile({ env: {}, configFile: file }, problems) : {};
+      const existing: Values = existsSync(file) ? readEnvFile({ env: {}, configFile: file }, problems) : {};
       if (problems.length > 0) throw new Error(problems.join('; '));
+      const values: Values = { ...existing };
       Object.assign(values, parseAssignments(flags.set));
       if (flags.nonInteractive !== true) {
         if (!process.stdin.isTTY)
@@ -156,11 +200,20 @@ export function registerSetup(program: Command): void {
         ctx.out.note(`writing ${file}; press Enter to keep the value shown`);
         await interview(values, (text) => ctx.out.note(text));
       }
+      const tokenBefore = existing.AZAMPAY_CALLBACK_TOKEN;
+      ensureCallbackToken(values);
       const bad = unwritable(values);
       if (bad.length > 0)
         throw new Error(`${bad.join(', ')}: cannot be written to an env file (newline or both quote kinds)`);
       checkValues(values, {}); // every problem at once, exactly as the daemon would report it
       writeEnvFile(file, renderEnvFile(values, 'hotspot-ctl settings, written by hotspot-ctl setup'));
+      const token = values.AZAMPAY_CALLBACK_TOKEN;
+      if (token && token !== tokenBefore && providersOf(values).includes('azampay')) {
+        const base = values.PUBLIC_BASE_URL ?? settingOf('PUBLIC_BASE_URL')?.default ?? '';
+        ctx.out.note(
+          `register this callback URL with AzamPay: ${base.replace(/\/+$/, '')}/webhooks/azampay/${token}`,
+        );
+      }
       const shown = Object.fromEntries(
         settingList()
           .filter((st) => values[st.env] !== undefined && values[st.env] !== st.default)

@@ -1,12 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { SITE_ACCOUNT_SETTINGS } from '../../config/index.js';
 import {
+  ACCOUNT_PROVIDERS,
+  accountField,
   createSite,
   listSites,
+  ownAccounts,
   presentSite,
   siteByRef,
   updateSite,
+  type AccountProvider,
   type SiteRequest,
   type SiteRow,
   cliActor,
@@ -23,6 +28,7 @@ const COLUMNS: readonly Column<SiteRow>[] = [
   ['brand', (s) => s.brand_color],
   ['background', (s) => s.background_color],
   ['logo', (s) => (s.logo_data === null ? 'no' : 'yes')],
+  ['payment_accounts', (s) => ownAccounts(s).join(',') || null],
 ];
 
 const IMAGE_TYPES: Readonly<Record<string, string>> = {
@@ -55,6 +61,31 @@ interface SiteFlags {
   brandColor?: string | boolean;
   backgroundColor?: string | boolean;
   timeZone?: string | boolean;
+  /** The --<provider>-<credential> values by commander's camelCase key, and --no-<provider>-account. */
+  [account: string]: string | boolean | undefined;
+}
+
+/** commander's key for a flag: --selcom-api-key → selcomApiKey. */
+const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** The flag of one credential: SELCOM_API_KEY → selcom-api-key. */
+const credentialFlag = (env: string): string => env.toLowerCase().replace(/_/g, '-');
+
+/**
+ * `payment_accounts` from the flags: a provider any of whose credentials was given gets an account
+ * of the given ones (the domain says which are missing); `--no-<provider>-account` drops it.
+ */
+function accountsRequest(flags: SiteFlags): SiteRequest['payment_accounts'] {
+  const out: Partial<Record<AccountProvider, Record<string, string> | null>> = {};
+  for (const provider of ACCOUNT_PROVIDERS) {
+    if (flags[camel(`${provider}-account`)] === false) out[provider] = null;
+    const given = SITE_ACCOUNT_SETTINGS[provider].flatMap((env) => {
+      const value = flags[camel(credentialFlag(env))];
+      return typeof value === 'string' ? [[accountField(provider, env), value]] : [];
+    });
+    if (given.length > 0) out[provider] = Object.fromEntries(given) as Record<string, string>;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** A value flag with its `--no-` twin: the value, null to clear it, undefined when neither was given. */
@@ -70,18 +101,26 @@ const siteRequest = (flags: SiteFlags): SiteRequest => ({
   brand_color: valueOrClear(flags.brandColor),
   background_color: valueOrClear(flags.backgroundColor),
   time_zone: valueOrClear(flags.timeZone),
+  payment_accounts: accountsRequest(flags),
 });
 
 const showSite = (site: SiteRow): string => formatRecord(Object.entries(presentSite(site)));
 
-/** The branding and time zone options `add` and `update` share. */
+/** The branding, time zone and payment account options `add` and `update` share. */
 function valueOptions(cmd: Command): Command {
-  return cmd
+  cmd
     .option('--display-name <name>', 'the name guests see on the portal (default: SERVICE_NAME)')
     .option('--logo <file>', 'a PNG, JPEG, GIF or WebP logo for the portal, at most 100 KB', logoFile)
     .option('--brand-color <#rrggbb>', 'colour of the portal header and buttons (dark enough for white text)')
     .option('--background-color <#rrggbb>', 'background colour of the portal pages (light)')
     .option('--time-zone <zone>', 'IANA time zone of its day, e.g. Africa/Nairobi (default: VENUE_TIMEZONE)');
+  for (const provider of ACCOUNT_PROVIDERS)
+    for (const env of SITE_ACCOUNT_SETTINGS[provider])
+      cmd.option(
+        `--${credentialFlag(env)} <value>`,
+        `the site's own ${provider} account: its ${env} (give all of ${SITE_ACCOUNT_SETTINGS[provider].join(', ')})`,
+      );
+  return cmd;
 }
 
 export function registerSites(program: Command): void {
@@ -121,7 +160,9 @@ export function registerSites(program: Command): void {
       .option('--no-logo', 'remove the logo')
       .option('--no-brand-color', "back to the portal's own header colour")
       .option('--no-background-color', "back to the portal's own background")
-      .option('--no-time-zone', 'the day follows VENUE_TIMEZONE again'),
+      .option('--no-time-zone', 'the day follows VENUE_TIMEZONE again')
+      .option('--no-selcom-account', "drop the site's own Selcom account: the box's SELCOM_* apply")
+      .option('--no-azampay-account', "drop the site's own AzamPay account: the box's AZAMPAY_* apply"),
   ).action(async (ref: string, flags: SiteFlags, cmd: Command) => {
     const ctx = contextOf(cmd);
     const site = await withApp(ctx, async (app) =>

@@ -17,6 +17,12 @@ export interface SitesTable {
   background_color: string | null;
   /** IANA name; null: VENUE_TIMEZONE. */
   time_zone: string | null;
+  /**
+   * The site's own provider accounts (migration 0028): the credentials as sealed JSON
+   * (`{"SELCOM_API_KEY": …}`), or null: the box's settings.
+   */
+  selcom_account_enc: string | null;
+  azampay_account_enc: string | null;
   created_at: string;
   updated_at: string;
 }

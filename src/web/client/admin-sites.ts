@@ -7,6 +7,7 @@ import { adminApi, can, element, loadTable, status } from './admin-shell.js';
  * /admin/sites: the sites (GET /api/v1/admin/sites), each a venue with its own routers, plans,
  * portal look and time zone. Admins change theirs (PATCH); admins whose role covers every site
  * add one (POST). The logo is read in the browser and sent as a data: URL; the API checks it.
+ * The site's own payment accounts are write-only: filled fields are sent, nothing is read back.
  */
 
 interface Site {
@@ -18,6 +19,8 @@ interface Site {
   brand_color: string | null;
   background_color: string | null;
   time_zone: string | null;
+  /** The providers it has its own account with (never the credentials). */
+  payment_accounts: string[];
 }
 
 /** Which field each of the API's site messages is about (src/wifi/errors.ts). */
@@ -76,6 +79,7 @@ const load = (): Promise<Site[] | null> =>
       { head: 'site.timeZone', cell: (s) => s.time_zone ?? t('site.none'), nowrap: true },
       { head: 'site.colours', cell: colours },
       { head: 'site.logo', cell: logo },
+      ...(accountSets().length > 0 ? [{ head: 'site.accounts', cell: (s: Site) => accountNames(s) }] : []),
     ],
     can.sites
       ? (s) => [
@@ -91,6 +95,54 @@ const load = (): Promise<Site[] | null> =>
       : undefined,
   );
 
+/** The own-account fieldsets of the form: one per provider that takes site accounts here. */
+const accountSets = (): HTMLFieldSetElement[] => [
+  ...document.querySelectorAll<HTMLFieldSetElement>('fieldset[data-provider]'),
+];
+
+const providerName = (provider: string): string =>
+  ({ selcom: 'Selcom', azampay: 'AzamPay' })[provider] ?? provider;
+
+function accountNames(site: Site): string {
+  return site.payment_accounts.length === 0
+    ? t('site.accountsBox')
+    : site.payment_accounts.map(providerName).join(', ');
+}
+
+/** The drop boxes show only for the accounts the site being edited has. */
+function showDrops(site: Site | null): void {
+  for (const set of accountSets()) {
+    const provider = set.dataset.provider ?? '';
+    show($(`site-${provider}-drop-row`), site?.payment_accounts.includes(provider) ?? false);
+  }
+}
+
+/**
+ * `payment_accounts` of the request: each provider whose fields are all filled, null for a
+ * checked drop box; undefined when there is nothing to change, null when a provider is half
+ * filled (said at its first empty field).
+ */
+function accountChanges(): Record<string, unknown> | null | undefined {
+  const out: Record<string, unknown> = {};
+  for (const set of accountSets()) {
+    const provider = set.dataset.provider ?? '';
+    const inputs = [...set.querySelectorAll<HTMLInputElement>('input[data-field]')];
+    const empty = inputs.filter((i) => i.value.trim() === '');
+    if (empty.length === inputs.length) {
+      if (input(`site-${provider}-drop`).checked) out[provider] = null;
+      continue;
+    }
+    const [first] = empty;
+    if (first) {
+      fieldError(first, t('site.accountIncomplete'));
+      first.focus();
+      return null;
+    }
+    out[provider] = Object.fromEntries(inputs.map((i) => [i.dataset.field ?? '', i.value.trim()]));
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
 function edit(site: Site): void {
   editing = site;
   const form = $('site-form', HTMLFormElement);
@@ -104,6 +156,7 @@ function edit(site: Site): void {
   input('site-slug').value = site.slug;
   for (const [id, key] of OPTIONAL) input(id).value = site[key] ?? '';
   show($('site-logo-remove-row'), site.logo_url !== null);
+  showDrops(site);
   input('site-name').focus();
 }
 
@@ -116,6 +169,7 @@ function createMode(): void {
   $('site-form-heading').textContent = t('sites.new');
   $('site-form-submit').textContent = t('sites.create');
   show($('site-logo-remove-row'), false);
+  showDrops(null);
   show($('site-cancel'), false);
 }
 
@@ -154,6 +208,9 @@ if (can.sites) {
       if (logo === null) return;
       body.logo = logo;
     } else if (editing && input('site-logo-remove').checked) body.logo = null;
+    const accounts = accountChanges();
+    if (accounts === null) return;
+    if (accounts !== undefined) body.payment_accounts = accounts;
 
     const site = editing;
     const result = site
