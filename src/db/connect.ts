@@ -176,6 +176,19 @@ export function sharedChangeVersion(db: Db, tables: readonly string[]): number |
 }
 
 /**
+ * For caches kept by time that read through the query queue (the signing keys) and must hear of
+ * any process's commit at once, the CLI's too: the change feed's version on PostgreSQL (null
+ * while it is down), and on SQLite the connection's change version, taken even while the
+ * connection is busy: a read queued after it sees at least what the version stands for, and a
+ * commit after it moves the version again. Null for a database not opened here.
+ */
+export function committedChangeVersion(db: Db, tables: readonly string[]): number | null {
+  const feed = feeds.get(db);
+  if (feed) return feed.version(tables);
+  return opened.get(db)?.changeVersion(tables) ?? null;
+}
+
+/**
  * Transactions start with BEGIN IMMEDIATE: the write lock is taken up front, so a transaction
  * that reads and then writes waits on busy_timeout instead of failing with SQLITE_BUSY when the
  * CLI and the daemon write at the same time.
