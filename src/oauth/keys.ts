@@ -125,7 +125,7 @@ export class Keyring {
     });
     this.#deps.log.info({ event: 'oauth.key_rotated', kid, signs_from: signsFrom }, 'signing key created');
     if (unpublished.length > 0) {
-      this.#deps.log.warn(
+      this.#deps.log.info(
         { event: 'oauth.keys_unpublished', kids: unpublished },
         'old signing keys unpublished',
       );

@@ -190,7 +190,7 @@ t.test(
     const urgent = await runCli(['keys', 'rotate', '--now', '--retire-old'], env);
     t.equal(urgent.code, 0, urgent.stderr);
     const fresh = /^new key (\S+): published now/.exec(urgent.stdout)?.[1] ?? '';
-    const ended = [first, pending].sort();
+    const ended = [first, pending]; // in the order they signed
     t.equal(
       urgent.stdout.split('\n').slice(1).join('\n'),
       `no longer published: ${ended.join(', ')}\n` +
