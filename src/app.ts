@@ -4,6 +4,7 @@ import type { CoreDeps } from './deps.js';
 import { GroupCommit, migrateToLatest, openStore, type Store } from './db/index.js';
 import { checkVault } from './db/vault-check.js';
 import { healthRoutes } from './http/health.routes.js';
+import { metricsRoutes } from './metrics/metrics.routes.js';
 import { consoleRoutes, type ClientGrantStats } from './console/index.js';
 import {
   identityRoutes,
@@ -139,6 +140,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     coa: radius.coa,
   };
 
+  const scheduler = new Scheduler(log, store.exclusive);
   const limiter = new RateLimiter({
     store: options.rateLimitStore ?? defaultRateLimitStore(store),
     clock,
@@ -169,6 +171,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       },
     }),
     ...webRoutes(deps),
+    ...metricsRoutes({ ...deps, radius: radius.counters, jobFailures: scheduler.failures }),
     ...(options.extraRoutes?.(deps) ?? []),
   ];
   const http = createHttpServer({
@@ -180,7 +183,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
   });
 
-  const scheduler = new Scheduler(log, store.exclusive);
   let closed = false;
 
   return {

@@ -31,6 +31,8 @@ export class Scheduler {
   readonly #running = new Map<string, Promise<void>>();
 
   readonly #exclusive: Exclusive;
+  /** Failed runs by job name since this process started (GET /metrics). */
+  readonly failures = new Map<string, number>();
 
   constructor(log: Logger, exclusive: Exclusive = everywhere) {
     this.#log = log.child({ feature: 'scheduler' });
@@ -82,6 +84,7 @@ export class Scheduler {
           if (!ran) this.#log.debug({ event: 'job.elsewhere', job: job.name }, 'another daemon ran it');
         }
       } catch (err) {
+        this.failures.set(job.name, (this.failures.get(job.name) ?? 0) + 1);
         this.#log.error({ event: 'job.failed', job: job.name, err }, 'job failed');
       } finally {
         this.#running.delete(job.name);

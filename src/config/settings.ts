@@ -470,6 +470,12 @@ export const settings = {
     parse: p.oneOf(...LOG_LEVELS),
     doc: 'pino log level',
   }),
+  metrics: setting({
+    env: 'METRICS',
+    default: 'off',
+    parse: p.oneOf('off', 'on'),
+    doc: '`on` serves `GET /metrics` (Prometheus text format) to loopback clients and signed-in staff',
+  }),
 };
 
 export type SettingKey = keyof typeof settings;

@@ -13,6 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { errorCatalogue } from '../lib/errors.js';
 import { writeSecretFile } from '../lib/secret-file.js';
+import { lockDataDir } from './dir-lock.js';
 
 /**
  * `hotspot-ctl backup FILE` / `restore FILE` (DESIGN.md §3.2). A backup is ONE file: an online
@@ -28,7 +29,6 @@ const FILES_TABLE = 'hotspot_backup_files';
 /** What is copied besides the database: files directly in the data dir, and the keys folder. */
 const KEY_FILES = ['secrets.env', 'vault.key'];
 const KEY_DIR = 'keys';
-export const DAEMON_PID_FILE = 'daemon.pid';
 
 export const backupErrors = errorCatalogue({
   notABackup: [400, 'that file is not a hotspot-ctl backup'],
@@ -92,20 +92,6 @@ export async function backup(
   }
 }
 
-/** Whether a process with the pid in `<dataDir>/daemon.pid` is alive. */
-export function daemonRunning(dataDir: string): boolean {
-  const file = path.join(dataDir, DAEMON_PID_FILE);
-  if (!existsSync(file)) return false;
-  const pid = Number(readFileSync(file, 'utf8').trim());
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
-  }
-}
-
 /** The key files a backup carries; refuses anything that is not a hotspot-ctl backup. */
 function readBackupFiles(source: string): { name: string; mode: number; content: Buffer }[] {
   try {
@@ -127,7 +113,8 @@ function readBackupFiles(source: string): { name: string; mode: number; content:
 
 /**
  * Puts a backup in place in `dataDir`: the key files, then the database (its old -wal/-shm
- * removed). Refuses while the daemon runs there, and over an existing database without `force`.
+ * removed). Refuses while the daemon runs there (it holds the data directory's lock, which the
+ * restore holds in turn, so no daemon starts halfway), and over an existing database without `force`.
  */
 export function restore(
   source: string,
@@ -135,7 +122,20 @@ export function restore(
   databaseFile: string,
   options: { force: boolean },
 ): { files: string[] } {
-  if (daemonRunning(dataDir)) throw backupErrors.daemonRunning();
+  const lock = lockDataDir(dataDir, { daemon: false, held: () => backupErrors.daemonRunning() });
+  try {
+    return restoreLocked(source, dataDir, databaseFile, options);
+  } finally {
+    lock.release();
+  }
+}
+
+function restoreLocked(
+  source: string,
+  dataDir: string,
+  databaseFile: string,
+  options: { force: boolean },
+): { files: string[] } {
   const dbPath = path.join(dataDir, databaseFile);
   if (existsSync(dbPath) && !options.force) throw backupErrors.dataExists();
   const rows = readBackupFiles(source);

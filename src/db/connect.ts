@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import type { DB } from './schema.js';
@@ -175,6 +176,19 @@ export function sharedChangeVersion(db: Db, tables: readonly string[]): number |
 }
 
 /**
+ * For caches kept by time that read through the query queue (the signing keys) and must hear of
+ * any process's commit at once, the CLI's too: the change feed's version on PostgreSQL (null
+ * while it is down), and on SQLite the connection's change version, taken even while the
+ * connection is busy: a read queued after it sees at least what the version stands for, and a
+ * commit after it moves the version again. Null for a database not opened here.
+ */
+export function committedChangeVersion(db: Db, tables: readonly string[]): number | null {
+  const feed = feeds.get(db);
+  if (feed) return feed.version(tables);
+  return opened.get(db)?.changeVersion(tables) ?? null;
+}
+
+/**
  * Transactions start with BEGIN IMMEDIATE: the write lock is taken up front, so a transaction
  * that reads and then writes waits on busy_timeout instead of failing with SQLITE_BUSY when the
  * CLI and the daemon write at the same time.
@@ -229,6 +243,23 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * The database holds what the keys do (sessions, tokens, guests' numbers): mode 0600 like them.
+ * SQLite creates a database with 0644 (less the umask) and gives the -wal and -shm it creates the
+ * database file's mode, so the file is made 0600 before SQLite opens it; one an older version
+ * made 0644 is tightened here, with its -wal and -shm.
+ */
+function ownerOnly(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+}
+
 export interface OpenedDatabase {
   db: Db;
   /** The raw handle, for SQLite-only maintenance (backup, probes); domain code never touches it. */
@@ -242,6 +273,7 @@ export interface OpenedDatabase {
  * replaces that sync (tests).
  */
 export function openDatabase(file: string, options: { wal?: WalSync } = {}): OpenedDatabase {
+  ownerOnly(file);
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');

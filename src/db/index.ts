@@ -7,4 +7,5 @@ export { databaseReady } from './probe.js';
 export { GroupCommit } from './group-commit.js';
 export { rowCounts } from './stats.js';
 export { prepared, marker } from './prepared.js';
-export { backup, restore, daemonRunning, backupErrors, DAEMON_PID_FILE } from './backup.js';
+export { backup, restore, backupErrors } from './backup.js';
+export { lockForDaemon, DAEMON_PID_FILE, DIR_LOCK_FILE } from './dir-lock.js';

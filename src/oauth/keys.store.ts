@@ -21,6 +21,30 @@ export const retireSigningKeys = (db: Db, at: string, unpublishAt: string) =>
     .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', at)]))
     .execute();
 
+/**
+ * Ends every key published at `at` (a key that may have leaked): retired and unpublished then,
+ * so tokens signed with them stop verifying. Returns their kids.
+ */
+export async function unpublishKeys(db: Db, at: string): Promise<string[]> {
+  const published = await db
+    .selectFrom('signing_keys')
+    .select('kid')
+    .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', at)]))
+    .orderBy('signs_from')
+    .execute();
+  await db
+    .updateTable('signing_keys')
+    .set({ retired_at: at })
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', at)]))
+    .execute();
+  await db
+    .updateTable('signing_keys')
+    .set({ unpublish_at: at })
+    .where((eb) => eb.or([eb('unpublish_at', 'is', null), eb('unpublish_at', '>', at)]))
+    .execute();
+  return published.map((k) => k.kid);
+}
+
 export const listUnpublished = (db: Db, now: string) =>
   db.selectFrom('signing_keys').select('kid').where('unpublish_at', '<=', now).execute();
 

@@ -3,8 +3,9 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import type { CoreDeps } from '../deps.js';
-import { sharedChangeVersion } from '../db/connect.js';
+import { committedChangeVersion } from '../db/connect.js';
 import { writeSecretFile } from '../config/secrets.js';
+import { errorCatalogue } from '../lib/errors.js';
 import { isoNow } from '../lib/time.js';
 import {
   deleteKey,
@@ -12,6 +13,7 @@ import {
   listKeys,
   listUnpublished,
   retireSigningKeys,
+  unpublishKeys,
   type SigningKeyRow,
 } from './keys.store.js';
 import type { SigningKey } from './jwt.js';
@@ -22,8 +24,18 @@ type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log' | 'vault'>;
 export const PREPUBLISH_SECONDS = 5 * 60;
 /** …and an old key stays published 15 minutes after it last signed, plus a minute of clock skew. */
 export const OVERLAP_SECONDS = 16 * 60;
-/** How often a running daemon re-reads the key table (the CLI may have rotated). */
+/**
+ * How often a running daemon re-reads the key table when it cannot tell whether it changed (the
+ * PostgreSQL change feed is down); otherwise a change is seen at the next use.
+ */
 const RELOAD_MS = 30_000;
+
+export const keyErrors = errorCatalogue({
+  retireNeedsNow: [
+    400,
+    '--retire-old needs --now: without a key that signs at once there would be none to sign with',
+  ],
+});
 
 export type KeyState = 'pending' | 'active' | 'retired';
 
@@ -55,10 +67,10 @@ export class Keyring {
 
   async #reload(force = false): Promise<void> {
     const now = this.#deps.clock.now().getTime();
-    // Another daemon's rotation is seen at once on PostgreSQL (connect.ts sharedChangeVersion),
-    // the CLI's within RELOAD_MS.
-    const version = sharedChangeVersion(this.#deps.db, ['signing_keys']);
-    const unchanged = version === null || version === this.#version; // null: no feed, or it is down
+    // The CLI's or another daemon's rotation is seen at the next use (connect.ts
+    // committedChangeVersion): SQLite's data_version, or PostgreSQL's change feed.
+    const version = committedChangeVersion(this.#deps.db, ['signing_keys']);
+    const unchanged = version === null || version === this.#version; // null: the feed is down
     if (!force && now - this.#loadedAt < RELOAD_MS && unchanged) return;
     this.#rows = await listKeys(this.#deps.db);
     this.#loadedAt = now;
@@ -75,8 +87,15 @@ export class Keyring {
     if (this.#rows.length === 0) await this.rotate({ now: true });
   }
 
-  /** A new key: signing at once (`now`) or after the pre-publication delay. */
-  async rotate(options: { now: boolean }): Promise<SigningKeyRow> {
+  /**
+   * A new key: signing at once (`now`) or after the pre-publication delay. `retireOld` (with
+   * `now`: a key that may have leaked) unpublishes every other key at once, and forgets them.
+   */
+  async rotate(options: {
+    now: boolean;
+    retireOld?: boolean;
+  }): Promise<SigningKeyRow & { unpublished: string[] }> {
+    if (options.retireOld && !options.now) throw keyErrors.retireNeedsNow();
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const jwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(jwk);
@@ -98,13 +117,22 @@ export class Keyring {
       unpublish_at: null,
       private_key_enc: this.#deps.vault.seal(pem, sealContext(kid)),
     };
-    await this.#deps.db.transaction().execute(async (tx) => {
+    const unpublished = await this.#deps.db.transaction().execute(async (tx) => {
+      const ended = options.retireOld ? await unpublishKeys(tx, signsFrom) : [];
       await retireSigningKeys(tx, signsFrom, unpublishAt);
       await insertKey(tx, row);
+      return ended;
     });
     this.#deps.log.info({ event: 'oauth.key_rotated', kid, signs_from: signsFrom }, 'signing key created');
+    if (unpublished.length > 0) {
+      this.#deps.log.info(
+        { event: 'oauth.keys_unpublished', kids: unpublished },
+        'old signing keys unpublished',
+      );
+      await this.dropUnpublished(); // their rows and private key files go too
+    }
     await this.#reload(true);
-    return row;
+    return { ...row, unpublished };
   }
 
   /** The key new tokens are signed with: the newest one whose signing time has come. */

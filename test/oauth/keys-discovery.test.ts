@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import t from 'tap';
+import { ManualClock } from '../../src/lib/clock.js';
 import { startTestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { registered, verifiedUser } from '../helpers/identity.js';
@@ -150,3 +151,62 @@ t.test('hotspot-ctl keys list and keys rotate --now', async (t) => {
   ]);
   t.match((await runCli(['keys', 'list'], env)).stdout, /KID\s+STATE/);
 });
+
+t.test(
+  'keys rotate from the CLI shows at the running daemon at once; --retire-old ends the old key',
+  async (t) => {
+    const app = await startTestApp(t, { clock: new ManualClock(new Date()) });
+    const owner = await registered(app, 'owner@example.com');
+    const client = await consoleClient(owner);
+    const user = await verifiedUser(app, 'leak@example.com');
+    const env = cliEnv(app.dataDir);
+    const kids = async () =>
+      ((await (await fetch(`${app.base}/oauth/jwks`)).json()) as { keys: { kid: string }[] }).keys.map(
+        (k) => k.kid,
+      );
+    const userinfo = async (token: string) =>
+      (await fetch(`${app.base}/oauth/userinfo`, { headers: { Authorization: `Bearer ${token}` } })).status;
+    const [first] = await kids();
+    const oldToken = (await codeFlowTokens(app, user, client)).body.access_token as string;
+    t.equal(decodeProtectedHeader(oldToken).kid, first);
+    t.equal(await userinfo(oldToken), 200);
+
+    const rotated = await runCli(['keys', 'rotate', '--json'], env);
+    t.equal(rotated.code, 0, rotated.stderr);
+    const pending = (JSON.parse(rotated.stdout) as { kid: string }).kid;
+    t.same((await kids()).sort(), [first, pending].sort(), 'the JWKS shows the new key right away');
+    t.equal(await userinfo(oldToken), 200, 'a plain rotation leaves the old key verifying');
+
+    const refused = await runCli(['keys', 'rotate', '--retire-old'], env);
+    t.same(
+      [refused.code, refused.stderr],
+      [
+        1,
+        'error: --retire-old needs --now: without a key that signs at once there would be none to sign with\n',
+      ],
+    );
+    t.same((await kids()).sort(), [first, pending].sort(), 'and changes nothing');
+
+    const urgent = await runCli(['keys', 'rotate', '--now', '--retire-old'], env);
+    t.equal(urgent.code, 0, urgent.stderr);
+    const fresh = /^new key (\S+): published now/.exec(urgent.stdout)?.[1] ?? '';
+    const ended = [first, pending]; // in the order they signed
+    t.equal(
+      urgent.stdout.split('\n').slice(1).join('\n'),
+      `no longer published: ${ended.join(', ')}\n` +
+        'access and ID tokens signed with them are refused from now on; clients need new ones\n',
+      'the command says what it ended',
+    );
+    t.same(await kids(), [fresh], 'only the new key is published, at once');
+    t.equal(await userinfo(oldToken), 401, 'a token signed with the old key is refused');
+    t.notOk(existsSync(path.join(app.dataDir, 'keys', `${first ?? ''}.pem`)), 'its private key is gone');
+
+    app.clock.advance('1m'); // past the CLI's "now", which the daemon's frozen clock started before
+    const newToken = (await codeFlowTokens(app, user, client)).body.access_token as string;
+    t.equal(decodeProtectedHeader(newToken).kid, fresh, 'the new key signs');
+    t.equal(await userinfo(newToken), 200);
+
+    const json = await runCli(['keys', 'rotate', '--now', '--retire-old', '--json'], env);
+    t.match(JSON.parse(json.stdout), { unpublished: [fresh] }, '--json lists the unpublished kids');
+  },
+);

@@ -31,10 +31,30 @@ export function registerKeys(program: Command): void {
       '--now',
       'start signing with the new key immediately (verifiers that cached the JWKS may briefly fail)',
     )
-    .action(async (opts: { now?: boolean }, cmd: Command) => {
+    .option(
+      '--retire-old',
+      'with --now, for a key that may have leaked: stop publishing every other key at once (tokens signed with them are refused from then on)',
+    )
+    .action(async (opts: { now?: boolean; retireOld?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const row = await withApp(ctx, ({ deps }) => deps.keys.rotate({ now: opts.now === true }));
-      const doc = { kid: row.kid, created_at: row.created_at, signs_from: row.signs_from };
-      ctx.out.result(doc, () => `new key ${row.kid}: published now, signs from ${row.signs_from}\n`);
+      const row = await withApp(ctx, ({ deps }) =>
+        deps.keys.rotate({ now: opts.now === true, retireOld: opts.retireOld === true }),
+      );
+      const doc = {
+        kid: row.kid,
+        created_at: row.created_at,
+        signs_from: row.signs_from,
+        ...(opts.retireOld ? { unpublished: row.unpublished } : {}),
+      };
+      ctx.out.result(doc, () => {
+        const made = `new key ${row.kid}: published now, signs from ${row.signs_from}\n`;
+        if (!opts.retireOld) return made;
+        const ended =
+          row.unpublished.length === 0
+            ? 'no other key was published\n'
+            : `no longer published: ${row.unpublished.join(', ')}\n` +
+              'access and ID tokens signed with them are refused from now on; clients need new ones\n';
+        return made + ended;
+      });
     });
 }

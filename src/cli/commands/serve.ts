@@ -1,8 +1,6 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { buildApp } from '../../app.js';
-import { DAEMON_PID_FILE } from '../../db/index.js';
+import { lockForDaemon } from '../../db/index.js';
 import { contextOf } from '../context.js';
 
 const GRACE_MS = 10_000;
@@ -14,11 +12,11 @@ export function registerServe(program: Command): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
       const config = ctx.config();
+      // Before anything touches the data: a second daemon (or one started during a restore)
+      // refuses here. Held until the process ends; the kernel lets go if it is killed.
+      const lock = lockForDaemon(config.dataDir);
       const app = await buildApp(config);
       const { http } = await app.start();
-      // `restore` looks for this to refuse replacing the database under a running daemon.
-      const pidFile = path.join(config.dataDir, DAEMON_PID_FILE);
-      writeFileSync(pidFile, `${String(process.pid)}\n`, { mode: 0o600 });
       const base = config.publicBaseUrl;
       ctx.out.note(
         [
@@ -38,7 +36,7 @@ export function registerServe(program: Command): void {
       process.once('SIGTERM', force);
       process.once('SIGINT', force);
       await app.close({ graceMs: GRACE_MS });
-      rmSync(pidFile, { force: true });
+      lock.release();
       app.deps.log.info({ event: 'daemon.stopped' }, 'stopped');
     });
 }

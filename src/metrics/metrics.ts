@@ -1,0 +1,143 @@
+import type { Db } from '../db/index.js';
+import type { Clock } from '../lib/clock.js';
+import { isoNow } from '../lib/time.js';
+import type { Counters } from '../radius/counters.js';
+import { invoicesByStatus, liveGrants, openSessions, paymentsByChannel } from './metrics.store.js';
+
+/**
+ * GET /metrics in the Prometheus text exposition format 0.0.4
+ * (https://prometheus.io/docs/instrumenting/exposition_formats/). Two kinds of figure, said in
+ * each HELP line because several daemons may share one PostgreSQL database: counters of this
+ * daemon since it started (RADIUS packets, job failures, its memory), which Prometheus sums
+ * across daemons, and gauges read from the shared database (sessions, grants, invoices,
+ * payments), which every daemon reports alike (take one, not the sum). The RADIUS counters are
+ * the listener's own (radius/counters.ts), the ones `status` shows once stored.
+ */
+
+export interface MetricsSources {
+  db: Db;
+  clock: Clock;
+  radius: Counters;
+  jobFailures: ReadonlyMap<string, number>;
+}
+
+export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+type Labels = Record<string, string>;
+interface Family {
+  name: string;
+  type: 'counter' | 'gauge';
+  help: string;
+  samples: { labels?: Labels; value: number }[];
+}
+
+const OWN = "this daemon's, since it started";
+const SHARED = 'the shared database: the same from every daemon on it';
+
+/** A label value with \, " and newlines escaped as the format asks. */
+const escapeLabel = (v: string): string =>
+  v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+
+function render(families: Family[]): string {
+  const lines: string[] = [];
+  for (const f of families) {
+    lines.push(`# HELP ${f.name} ${f.help}`, `# TYPE ${f.name} ${f.type}`);
+    for (const s of f.samples) {
+      const labels = Object.entries(s.labels ?? {});
+      const set =
+        labels.length === 0 ? '' : `{${labels.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',')}}`;
+      lines.push(`${f.name}${set} ${String(s.value)}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** RADIUS requests by kind and what became of them, from the listener's counters. */
+function radiusFamilies(c: Counters): Family[] {
+  const dropped = Object.entries(c.snapshot())
+    .filter(([name]) => name.startsWith('dropped_'))
+    .map(([name, value]) => ({ labels: { reason: name.slice('dropped_'.length) }, value }));
+  return [
+    {
+      name: 'hotspot_radius_requests_total',
+      type: 'counter',
+      help: `RADIUS requests answered, by kind (access, accounting) and result (${OWN}).`,
+      samples: [
+        { labels: { kind: 'access', result: 'accept' }, value: c.get('auth_accepts') },
+        { labels: { kind: 'access', result: 'reject' }, value: c.get('auth_rejects') },
+        { labels: { kind: 'accounting', result: 'answered' }, value: c.get('acct_responses') },
+        { labels: { kind: 'status', result: 'answered' }, value: c.get('status_server') },
+      ],
+    },
+    {
+      name: 'hotspot_radius_received_total',
+      type: 'counter',
+      help: `RADIUS requests received, answered or not, by kind (${OWN}).`,
+      samples: [
+        { labels: { kind: 'access' }, value: c.get('auth_requests') },
+        { labels: { kind: 'accounting' }, value: c.get('acct_requests') },
+      ],
+    },
+    {
+      name: 'hotspot_radius_dropped_total',
+      type: 'counter',
+      help: `RADIUS packets dropped unanswered, by reason (${OWN}).`,
+      samples: dropped,
+    },
+  ];
+}
+
+export async function collectMetrics(src: MetricsSources): Promise<string> {
+  const now = isoNow(src.clock);
+  const [sessions, grants, invoices, payments] = [
+    await openSessions(src.db),
+    await liveGrants(src.db, now),
+    await invoicesByStatus(src.db),
+    await paymentsByChannel(src.db),
+  ];
+  return render([
+    ...radiusFamilies(src.radius),
+    {
+      name: 'hotspot_job_failures_total',
+      type: 'counter',
+      help: `Scheduled job runs that failed, by job (${OWN}).`,
+      samples: [...src.jobFailures].map(([job, value]) => ({ labels: { job }, value })),
+    },
+    {
+      name: 'hotspot_sessions_open',
+      type: 'gauge',
+      help: `RADIUS sessions started and not stopped (${SHARED}).`,
+      samples: [{ value: sessions }],
+    },
+    {
+      name: 'hotspot_grants_live',
+      type: 'gauge',
+      help: `Access grants neither expired, ended nor revoked (${SHARED}).`,
+      samples: [{ value: grants }],
+    },
+    {
+      name: 'hotspot_invoices',
+      type: 'gauge',
+      help: `Invoices by status (${SHARED}).`,
+      samples: invoices.map((r) => ({ labels: { status: r.status }, value: Number(r.n) })),
+    },
+    {
+      name: 'hotspot_payments',
+      type: 'gauge',
+      help: `Payments recorded, by channel (${SHARED}).`,
+      samples: payments.map((r) => ({ labels: { channel: r.channel }, value: Number(r.n) })),
+    },
+    {
+      name: 'process_resident_memory_bytes',
+      type: 'gauge',
+      help: "Resident memory size in bytes (this daemon's).",
+      samples: [{ value: process.memoryUsage.rss() }],
+    },
+    {
+      name: 'process_start_time_seconds',
+      type: 'gauge',
+      help: "Start time of the process since the Unix epoch in seconds (this daemon's).",
+      samples: [{ value: Math.round(performance.timeOrigin / 1000) }],
+    },
+  ]);
+}

@@ -1,0 +1,85 @@
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { cliEnv, runCli, startCli } from '../helpers/cli.js';
+import { onPostgres } from '../helpers/store.js';
+
+const LISTENING = /HTTP on 127\.0\.0\.1:(\d+)/;
+const modeOf = (file: string): number => statSync(file).mode & 0o777;
+
+t.test('one daemon per data directory, and a killed one does not block the next', async (t) => {
+  const root = t.testdir();
+  const dataDir = path.join(root, 'data');
+  const env = cliEnv(dataDir);
+  const first = startCli(['serve'], env);
+  t.teardown(() => first.child.kill('SIGKILL'));
+  await first.waitFor(LISTENING);
+  const pid = first.child.pid ?? 0;
+  t.equal(readFileSync(path.join(dataDir, 'daemon.pid'), 'utf8'), `${String(pid)}\n`);
+
+  const second = await runCli(['serve'], env);
+  t.same(
+    [second.code, second.stdout, second.stderr],
+    [
+      1,
+      '',
+      `error: another hotspot-ctl daemon (pid ${String(pid)}) holds this data directory: stop it first (one daemon per data directory)\n`,
+    ],
+    'a second serve refuses with one line',
+  );
+  t.equal(readFileSync(path.join(dataDir, 'daemon.pid'), 'utf8'), `${String(pid)}\n`, 'and leaves the mark');
+
+  if (!onPostgres) {
+    const file = path.join(root, 'venue.backup');
+    t.equal((await runCli(['backup', file], env)).code, 0);
+    const refused = await runCli(['restore', file, '--force'], env);
+    t.same(
+      [refused.code, refused.stderr],
+      [1, 'error: the daemon is running on this data directory: stop it before restoring\n'],
+      'restore refuses under the live daemon',
+    );
+  }
+  const health = await fetch(`http://127.0.0.1:${(await first.waitFor(LISTENING))[1] ?? ''}/healthz`);
+  t.equal(health.status, 200, 'the first daemon serves on');
+
+  first.child.kill('SIGKILL');
+  await first.exited;
+  t.ok(existsSync(path.join(dataDir, 'daemon.pid')), 'a killed daemon leaves its pid file behind');
+  const next = startCli(['serve'], env);
+  t.teardown(() => next.child.kill('SIGKILL'));
+  await next.waitFor(LISTENING);
+  t.equal(
+    readFileSync(path.join(dataDir, 'daemon.pid'), 'utf8'),
+    `${String(next.child.pid ?? 0)}\n`,
+    'the next daemon starts and takes the directory',
+  );
+  next.child.kill('SIGTERM');
+  t.equal(await next.exited, 0);
+  t.notOk(existsSync(path.join(dataDir, 'daemon.pid')), 'a daemon that stops removes its mark');
+
+  const after = startCli(['serve'], env);
+  t.teardown(() => after.child.kill('SIGKILL'));
+  await after.waitFor(LISTENING);
+  after.child.kill('SIGTERM');
+  t.equal(await after.exited, 0, 'and the lock is free again');
+});
+
+if (!onPostgres) {
+  t.test('the database file and its -wal and -shm are 0600, an older 0644 one is tightened', async (t) => {
+    const dataDir = path.join(t.testdir(), 'data');
+    const env = cliEnv(dataDir);
+    const db = path.join(dataDir, 'hotspot.db');
+    const daemon = startCli(['serve'], env);
+    t.teardown(() => daemon.child.kill('SIGKILL'));
+    await daemon.waitFor(LISTENING);
+    for (const file of [db, `${db}-wal`, `${db}-shm`]) t.equal(modeOf(file), 0o600, path.basename(file));
+    t.equal(modeOf(path.join(dataDir, 'daemon.lock')), 0o600, 'daemon.lock');
+    daemon.child.kill('SIGTERM');
+    t.equal(await daemon.exited, 0);
+
+    chmodSync(db, 0o644);
+    const listed = await runCli(['plans', 'list', '--json'], env);
+    t.equal(listed.code, 0, listed.stderr);
+    t.equal(modeOf(db), 0o600, 'a 0644 database is tightened when it is opened');
+  });
+}

@@ -1,0 +1,79 @@
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import t from 'tap';
+import { startTestApp } from '../helpers/app.js';
+import { acctRequest, aGuest, papRequest, quietRadiusApp, radclient } from '../helpers/radius.js';
+import { staffClient } from '../helpers/staff.js';
+
+const FROM_AFAR = { 'X-Forwarded-For': '10.99.0.7' }; // believed: the tests' peer is loopback (TRUST_PROXY)
+
+type Families = ReturnType<typeof parsePrometheusTextFormat>;
+
+/** GET /metrics, parsed by a Prometheus text-format parser (it throws on a malformed line). */
+async function scrape(base: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}/metrics`, { headers });
+  const text = await res.text();
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    families: res.status === 200 ? parsePrometheusTextFormat(text) : ([] as Families),
+  };
+}
+
+/** The value of `name`'s sample whose labels include `labels` (undefined when none). */
+function value(families: Families, name: string, labels: Record<string, string> = {}): number | undefined {
+  const family = families.find((f) => f.name === name);
+  const sample = family?.metrics.find((m) => Object.entries(labels).every(([k, v]) => m.labels?.[k] === v));
+  return sample ? Number(sample.value) : undefined;
+}
+
+t.test('GET /metrics is off by default: 404', async (t) => {
+  const app = await startTestApp(t);
+  const res = await fetch(`${app.base}/metrics`);
+  t.equal(res.status, 404);
+});
+
+t.test(
+  'METRICS=on: Prometheus text for loopback and staff, 403 to others; the RADIUS counters move',
+  async (t) => {
+    const app = await quietRadiusApp(t, { env: { METRICS: 'on' } });
+    const guest = await aGuest(app);
+
+    const before = await scrape(app.base);
+    t.equal(before.status, 200);
+    t.equal(before.type, 'text/plain; version=0.0.4; charset=utf-8');
+    const byName = new Map(before.families.map((f) => [f.name, f]));
+    t.match(byName.get('hotspot_radius_requests_total'), { type: 'COUNTER', help: /this daemon's/ });
+    t.match(byName.get('hotspot_sessions_open'), { type: 'GAUGE', help: /shared database/ });
+    t.equal(value(before.families, 'hotspot_radius_requests_total', { kind: 'access', result: 'accept' }), 0);
+    t.equal(value(before.families, 'hotspot_grants_live'), 1, 'the guest has a live grant');
+    t.equal(value(before.families, 'hotspot_sessions_open'), 0);
+    t.equal(value(before.families, 'hotspot_invoices', { status: 'paid' }), 1);
+    t.ok((value(before.families, 'process_resident_memory_bytes') ?? 0) > 0, 'the process RSS');
+    const paymentChannels = byName.get('hotspot_payments')?.metrics.length ?? 0;
+    t.equal(paymentChannels, 1, 'the payment, under its channel');
+
+    const accepted = await radclient(app.auth, 'auth', papRequest(guest.username, guest.password));
+    t.match(accepted.replies, [{ code: 'Access-Accept' }], accepted.output);
+    const started = await radclient(
+      app.acct,
+      'acct',
+      acctRequest(guest.username, undefined, ['Acct-Status-Type = Start']),
+    );
+    t.match(started.replies, [{ code: 'Accounting-Response' }], started.output);
+
+    const after = await scrape(app.base);
+    t.equal(value(after.families, 'hotspot_radius_requests_total', { kind: 'access', result: 'accept' }), 1);
+    t.equal(
+      value(after.families, 'hotspot_radius_requests_total', { kind: 'accounting', result: 'answered' }),
+      1,
+    );
+    t.equal(value(after.families, 'hotspot_sessions_open'), 1, 'the session is open');
+
+    const stranger = await scrape(app.base, FROM_AFAR);
+    t.equal(stranger.status, 403, 'a client elsewhere without a staff session is refused');
+    const staff = await staffClient(app, 'viewer');
+    const seen = await scrape(app.base, { ...FROM_AFAR, Cookie: staff.cookieHeader() });
+    t.equal(seen.status, 200, 'a signed-in staff member elsewhere gets them');
+    t.equal(value(seen.families, 'hotspot_sessions_open'), 1);
+  },
+);
