@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import t, { type Test } from 'tap';
@@ -48,7 +48,10 @@ interface RouterLogin {
  * variables substituted, and /login, which asks RADIUS as RouterOS would.
  */
 async function fakeRouterOs(context: BrowserContext, app: TestApp & { auth: number }, portalUrl: string) {
-  const chapId = randomBytes(1);
+  // A control character (1-31): radclient takes a CHAP-Password whose 17 octets happen to read as
+  // printable text for a cleartext password and re-encodes it (a wrong response: the login is
+  // refused), e.g. 0xfcc7248afc212e9c6bc89f7d56548f369d. A leading control octet never reads so.
+  const chapId = Buffer.from([randomInt(1, 32)]);
   const challenge = randomBytes(16);
   const logins: RouterLogin[] = [];
   let error = '';
