@@ -58,7 +58,23 @@ export async function replacePasswordHash(db: Db, id: string, from: string, to: 
 export const hasPasswordHash = (db: Db, id: string, hash: string): Promise<boolean> =>
   replacePasswordHash(db, id, hash, hash);
 
-export const deleteUser = (db: Db, id: string) => db.deleteFrom('users').where('id', '=', id).execute();
+/**
+ * Deletes the user; every row it owns goes with it (foreign keys cascade). The venue's audit trail
+ * keeps what they did as staff, but no longer says who: `wifi_audit` names its actor by id and
+ * email without a foreign key (the CLI is an actor too), so both are cleared here.
+ */
+export const deleteUser = (db: Db, id: string) =>
+  db.transaction().execute(async (tx) => {
+    await tx
+      .updateTable('wifi_audit')
+      .set({ actor_id: null, actor: DELETED_ACTOR })
+      .where('actor_id', '=', id)
+      .execute();
+    await tx.deleteFrom('users').where('id', '=', id).execute();
+  });
+
+/** The actor of the venue's audit entries made by an account since deleted. */
+export const DELETED_ACTOR = 'deleted account';
 
 export const listStaffUsers = (db: Db) =>
   db.selectFrom('users').selectAll().where('staff_role', 'is not', null).orderBy('email').execute();

@@ -79,7 +79,7 @@ export async function register(
   return { user, session };
 }
 
-/** Deletes the account; every row it owns goes with it (foreign keys cascade). */
+/** Deletes the account (users.store.ts deleteUser says what goes and what is kept). */
 export async function deleteAccount(deps: Pick<CoreDeps, 'db' | 'log'>, userId: string): Promise<void> {
   await deleteUser(deps.db, userId);
   deps.log.info({ event: 'account.deleted', user_id: userId }, 'account deleted');
