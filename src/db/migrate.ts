@@ -23,6 +23,7 @@ import * as m0022 from '../../migrations/0022_vouchers.js';
 import * as m0023 from '../../migrations/0023_grant_reminders.js';
 import * as m0026 from '../../migrations/0026_session_updates_in_place.js';
 import * as m0028 from '../../migrations/0028_site_payment_accounts.js';
+import * as m0029 from '../../migrations/0029_voucher_codes_hashed_only.js';
 import type { Db } from './connect.js';
 
 /**
@@ -54,6 +55,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0023_grant_reminders': m0023,
   '0026_session_updates_in_place': m0026,
   '0028_site_payment_accounts': m0028,
+  '0029_voucher_codes_hashed_only': m0029,
 };
 
 /**

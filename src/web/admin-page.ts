@@ -41,6 +41,16 @@ export const adminNext = (raw: unknown): string => safeNext(raw, ADMIN_HOME);
 export const toAdminLogin = (next: string): RouteResult =>
   seeOther(`/admin/login?next=${encodeURIComponent(next)}`);
 
+/**
+ * The token a plain HTML form of the admin pages carries (the voucher print buttons post one,
+ * opening the sheet in a new tab): the keyed digest of the staff member's session token, so a
+ * page of another origin cannot forge it. The admin API's JSON calls do not need it: a form
+ * cannot send JSON, and SameSite=Lax plus the Origin check (staff.http.ts) cover them; a form's
+ * Origin may be `null` here, since the pages send no referrer.
+ */
+export const formToken = (deps: Pick<CoreDeps, 'vault'>, sessionToken: string): string =>
+  deps.vault.digest(sessionToken, 'admin-form');
+
 /** What the role may change (DESIGN.md §4.4); reading is open to every staff role. */
 export const capabilities = (principal: StaffPrincipal) => ({
   plans: mayAct(principal.role, 'admin'),
@@ -50,6 +60,8 @@ export const capabilities = (principal: StaffPrincipal) => ({
   // The counter tools (DESIGN.md §4.8): operators sell and change grants; admins mark paid by hand and read the audit trail.
   counter: mayAct(principal.role, 'operator'),
   markPaid: mayAct(principal.role, 'admin'),
+  // Voucher batches: admins make, print and revoke them (the API's roles); everyone reads them.
+  vouchers: mayAct(principal.role, 'admin'),
   audit: mayAct(principal.role, 'admin'),
   sites: mayAct(principal.role, 'admin'),
   // Only admins whose role covers every site add one (docs/decisions/0024-sites.md).
@@ -59,6 +71,7 @@ export const capabilities = (principal: StaffPrincipal) => ({
 export type Section =
   | 'overview'
   | 'counter'
+  | 'vouchers'
   | 'plans'
   | 'devices'
   | 'sessions'
@@ -100,6 +113,7 @@ export async function siteContext(
 const FILTERED: ReadonlySet<Section> = new Set([
   'overview',
   'counter',
+  'vouchers',
   'plans',
   'devices',
   'sessions',
@@ -111,6 +125,7 @@ const FILTERED: ReadonlySet<Section> = new Set([
 const NAV: readonly [Section, string, AdminKey][] = [
   ['overview', '/admin', 'nav.overview'],
   ['counter', '/admin/counter', 'nav.counter'],
+  ['vouchers', '/admin/vouchers', 'nav.vouchers'],
   ['plans', '/admin/plans', 'nav.plans'],
   ['devices', '/admin/devices', 'nav.devices'],
   ['sessions', '/admin/sessions', 'nav.sessions'],

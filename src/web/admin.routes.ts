@@ -1,6 +1,8 @@
 import type { CoreDeps } from '../deps.js';
 import { defineRoute, type Route, type RouteContext, type RouteResult } from '../http/route.js';
-import { ONLINE_WITHIN_INTERVALS, type StaffPrincipal } from '../wifi/index.js';
+import { readCookie } from '../http/cookies.js';
+import type { HttpRequest } from '../http/types.js';
+import { ADMIN_COOKIE, ONLINE_WITHIN_INTERVALS, type StaffPrincipal } from '../wifi/index.js';
 import { checkbox, choice, numberField, textArea, unitField } from './admin-fields.js';
 import {
   a,
@@ -8,6 +10,7 @@ import {
   adminPage,
   capabilities,
   confirmDialog,
+  formToken,
   optionalStaff,
   sectionHead,
   siteContext,
@@ -19,6 +22,7 @@ import {
   type SiteContext,
 } from './admin-page.js';
 import { auditMain, counterMain } from './admin-counter.js';
+import { voucherPrintRoute, vouchersMain } from './admin-vouchers.js';
 import { siteField, sitesMain } from './admin-sites.js';
 import type { Assets } from './assets.js';
 import { field, submitRow } from './forms.js';
@@ -27,7 +31,7 @@ import { renderPage } from './layout.js';
 import { here, seeOther } from './pages.js';
 import { adminEn, type AdminKey } from './strings/admin.en.js';
 
-type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config'>;
+type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'vault'>;
 
 /**
  * The staff admin UI (docs/decisions/0030-web-pages.md): /admin/login, the overview at /admin
@@ -47,12 +51,13 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
     render: (
       can: ReturnType<typeof capabilities>,
       sites: SiteContext,
+      req: HttpRequest,
     ) => Omit<AdminPage, 'principal' | 'sites'>,
   ): Route =>
     get(path, async ({ principal, req, query }) => {
       if (!principal) return toAdminLogin(here(req));
       const sites = await siteContext(deps, principal, query.site);
-      return adminPage(deps, assets, { ...render(capabilities(principal), sites), principal, sites });
+      return adminPage(deps, assets, { ...render(capabilities(principal), sites, req), principal, sites });
     });
 
   return [
@@ -80,6 +85,14 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
       script: 'admin-counter.js',
       main: counterMain(can),
     })),
+    section('/admin/vouchers', (can, _sites, req) => ({
+      section: 'vouchers',
+      title: 'vouchers.title',
+      script: 'admin-vouchers.js',
+      // A signed-in page has the session cookie: its print forms carry the token made from it.
+      main: vouchersMain(can, formToken(deps, readCookie(req, ADMIN_COOKIE) ?? '')),
+    })),
+    voucherPrintRoute(deps),
     section('/admin/audit', () => ({
       section: 'audit',
       title: 'audit.title',
@@ -215,6 +228,7 @@ function planForm(sites: SiteContext): Html {
     ${numberField({ id: 'plan-max-devices', label: a('plan.maxDevices'), hint: a('plan.maxDevicesHint'), value: '1' })}
     ${numberField({ id: 'plan-sort', label: a('plan.sortOrder'), hint: a('plan.sortOrderHint'), value: '0', signed: true })}
     ${checkbox({ id: 'plan-active', label: a('plan.active'), checked: true })}
+    ${checkbox({ id: 'plan-remember-device', label: a('plan.rememberDevice'), hint: a('plan.rememberDeviceHint') })}
     ${checkbox({ id: 'plan-apply-live', label: a('plan.applyLive'), hint: a('plan.applyLiveHint'), hidden: true })}
     ${submitRow('plan-form', a('plans.create'))}
     <button type="button" id="plan-cancel" hidden>${a('common.cancel')}</button>

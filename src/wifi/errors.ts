@@ -1,4 +1,4 @@
-import { errorCatalogue } from '../lib/errors.js';
+import { AppError, errorCatalogue } from '../lib/errors.js';
 
 /**
  * The Wi-Fi feature's errors: code → status and the exact message in `{message}`. Statuses the
@@ -79,6 +79,7 @@ export const wifiErrors = errorCatalogue({
     'valid_until must be a future date (YYYY-MM-DD) or ISO-8601 instant, or null',
   ],
   voucherPrintFormatInvalid: [422, 'format must be a4 or thermal58'],
+  voucherPrintCodesInvalid: [422, 'codes must be a list of 1 to 1000 voucher codes'],
 
   // Payment events
   paymentInvoiceUnknown: [422, 'no invoice with this number'],
@@ -174,3 +175,18 @@ export const wifiErrors = errorCatalogue({
   ],
   radiusDisabled: [409, 'RADIUS is off on this box (RADIUS_AUTH_PORT or RADIUS_ACCT_PORT is 0)'],
 });
+
+/**
+ * A print request naming codes that cannot be printed (not of this batch, or no longer unused):
+ * 422 with how many, and nothing is printed.
+ */
+export const voucherCodesRefused = (refused: number, total: number): AppError =>
+  new AppError(
+    'voucherCodesRefused',
+    422,
+    `${
+      total === 1
+        ? 'the code is not an unused code'
+        : `${String(refused)} of the ${String(total)} codes ${refused === 1 ? 'is not an unused code' : 'are not unused codes'}`
+    } of this batch (used, revoked, expired or unknown): nothing was printed`,
+  );

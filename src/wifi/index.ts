@@ -172,7 +172,8 @@ export {
   listBatches,
   getBatch,
   revokeVouchers,
-  printableCodes,
+  printVouchers,
+  sheetOf,
   redeemVoucher,
   statusOf,
   type VoucherBatchRow,
@@ -180,6 +181,7 @@ export {
   type VoucherStatus,
   type CreatedBatch,
   type BatchSummary,
+  type PrintedSheet,
 } from './vouchers.js';
 export {
   presentBatch,
@@ -187,11 +189,13 @@ export {
   presentCreated,
   presentVoucher,
   vouchersCsv,
+  codesCsv,
 } from './vouchers.present.js';
-export { voucherSheet } from './vouchers.print.js';
+export { voucherSheet, sheetHeaders } from './vouchers.print.js';
 export {
   normaliseCode,
   formatCode,
+  codesFromText,
   parsePrintFormat,
   PRINT_FORMATS,
   type PrintFormat,

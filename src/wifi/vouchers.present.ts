@@ -23,7 +23,11 @@ export const presentBatch = (batch: VoucherBatchRow, plan?: Pick<PlanRow, 'name'
   revoked_at: batch.revoked_at,
 });
 
-export const presentBatchSummary = ({ batch, counts }: BatchSummary) => ({ ...presentBatch(batch), counts });
+export const presentBatchSummary = ({ batch, planName, counts }: BatchSummary) => ({
+  ...presentBatch(batch),
+  plan_name: planName,
+  counts,
+});
 
 /** A code without its plaintext: its last three characters tell it apart. */
 export const presentVoucher = (voucher: VoucherRow, now: Date) => ({
@@ -61,6 +65,25 @@ const CSV_COLUMNS = [
 /** One field of CSV (RFC 4180): quoted when it holds a comma, quote or line break. */
 const field = (value: string | null): string =>
   value === null ? '' : /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+
+export const CODES_CSV_COLUMNS = ['code', 'voucher_id', 'batch_id', 'plan', 'valid_until'] as const;
+
+/**
+ * `vouchers create --csv`: the plaintext codes of a new batch as CSV, the one copy the operator
+ * keeps (the box stores none). Its first column is what `vouchers print --codes-file` and the
+ * print API take back; the admin UI's download (src/web/client/admin-vouchers.ts) writes the same.
+ */
+
+export function codesCsv(created: CreatedBatch): string {
+  const rows = created.codes.map(({ voucher, code }) => [
+    formatCode(code, created.batch.prefix.length),
+    voucher.id,
+    created.batch.id,
+    created.plan.name,
+    created.batch.valid_until,
+  ]);
+  return [CODES_CSV_COLUMNS, ...rows].map((r) => r.map(field).join(',')).join('\r\n') + '\r\n';
+}
 
 /** `vouchers export`: the codes of a batch as CSV, without their plaintext. */
 export function vouchersCsv(vouchers: readonly VoucherRow[], now: Date): string {

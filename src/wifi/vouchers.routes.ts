@@ -1,14 +1,15 @@
 import { strictObject } from '../http/body.js';
 import { defineRoute, type Route } from '../http/route.js';
-import { recordAudit, staffActor } from './audit.js';
+import { staffActor } from './audit.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
+import { guestLanguage } from './language.js';
 import { requireStaff } from './staff.http.js';
 import {
   createBatch,
   getBatch,
   listBatches,
-  printableCodes,
+  printVouchers,
   redeemVoucher,
   revokeVouchers,
 } from './vouchers.js';
@@ -19,8 +20,8 @@ import {
   presentVoucher,
   vouchersCsv,
 } from './vouchers.present.js';
-import { voucherSheet } from './vouchers.print.js';
-import { BATCH_FIELDS, normaliseCode, parsePrintFormat } from './vouchers.schema.js';
+import { sheetHeaders } from './vouchers.print.js';
+import { BATCH_FIELDS, normaliseCode, PRINT_FIELDS } from './vouchers.schema.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 
@@ -37,8 +38,10 @@ export function voucherRoutes(deps: WifiDeps): Route[] {
       // Wrong codes draw on the same per-client budget as wrong logins (docs/decisions/0027).
       failureLimiter: 'access-login',
       body: { kind: 'json', parse: (raw) => strictObject(raw, ['code'], wifiErrors.invalidBody) },
-      handler: async ({ body }) => {
-        const r = await redeemVoucher(deps, normaliseCode(body.code));
+      handler: async ({ req, body }) => {
+        // The portal sends the language the guest chose (as purchases do): their reminders use it.
+        const language = guestLanguage(req.headers['accept-language']);
+        const r = await redeemVoucher(deps, normaliseCode(body.code), language);
         return {
           data: { username: r.username, password: r.password, expires_at: r.expiresAt, plan_id: r.planId },
           headers: NO_STORE,
@@ -107,33 +110,16 @@ export function voucherRoutes(deps: WifiDeps): Route[] {
       },
     }),
     defineRoute({
-      // The print sheet of the batch's codes still unused: it shows them, so it is audited.
-      method: 'GET',
+      // The print sheet of codes handed back (the box keeps none): each must be an unused code of
+      // the batch, or nothing is printed. It shows codes, so it is audited (printVouchers).
+      method: 'POST',
       path: '/api/v1/admin/vouchers/:id/print',
       api: 'wifi',
       auth: admin,
-      handler: async ({ principal, params, query }) => {
-        const format = parsePrintFormat(query.format);
-        const { batch, plan, codes } = await printableCodes(deps, id(params), principal.sites);
-        await recordAudit(deps.db, deps.clock, {
-          actor: staffActor(principal),
-          action: 'voucher_batch.print',
-          target: { type: 'voucher_batch', id: batch.id },
-          siteId: batch.site_id,
-          after: { format, codes: codes.length },
-        });
-        return {
-          body: voucherSheet({
-            format,
-            serviceName: deps.config.serviceName,
-            portalUrl: `${deps.config.publicBaseUrl}/portal`,
-            batch,
-            plan,
-            codes,
-          }),
-          type: 'text/html; charset=utf-8',
-          headers: NO_STORE,
-        };
+      body: { kind: 'json', parse: (raw) => strictObject(raw, PRINT_FIELDS, wifiErrors.invalidBody) },
+      handler: async ({ principal, params, body }) => {
+        const { sheet } = await printVouchers(deps, id(params), body, staffActor(principal), principal.sites);
+        return { body: sheet, type: 'text/html; charset=utf-8', headers: sheetHeaders(sheet) };
       },
     }),
   ];

@@ -75,3 +75,33 @@ export function parsePrintFormat(value: unknown): PrintFormat {
   if (!PRINT_FORMATS.includes(format as PrintFormat)) throw wifiErrors.voucherPrintFormatInvalid();
   return format as PrintFormat;
 }
+
+/** POST /api/v1/admin/vouchers/{id}/print: the paper and the codes to print (as handed out). */
+export const PRINT_FIELDS = ['format', 'codes'] as const;
+export type PrintRequest = Partial<Record<(typeof PRINT_FIELDS)[number], unknown>>;
+
+/**
+ * The codes of a print request: 1 to MAX_BATCH strings. Each is normalised later; one that cannot
+ * be a code counts among the refused ones, so the answer says how many, not which rule it broke.
+ */
+export function parsePrintCodes(value: unknown): string[] {
+  if (
+    !Array.isArray(value) ||
+    value.length < 1 ||
+    value.length > MAX_BATCH ||
+    !value.every((c) => typeof c === 'string')
+  )
+    throw wifiErrors.voucherPrintCodesInvalid();
+  return value;
+}
+
+/**
+ * Codes handed back as text: one a line, or the CSV `vouchers create --csv` and the admin UI
+ * save (its first column; the header line and empty lines are skipped).
+ */
+export function codesFromText(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => (line.split(',')[0] ?? '').replace(/^"|"$/g, '').trim())
+    .filter((code) => code !== '' && code.toLowerCase() !== 'code');
+}

@@ -43,6 +43,28 @@ export function selectBatches(
   return query.execute();
 }
 
+/** The codes of a batch among those with the given digests (a print request's codes). */
+export function selectVouchersByHash(
+  db: Db,
+  batchId: string,
+  codeHashes: readonly string[],
+): Promise<VoucherRow[]> {
+  if (codeHashes.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('vouchers')
+    .selectAll()
+    .where('batch_id', '=', batchId)
+    .where('code_hash', 'in', codeHashes)
+    .execute();
+}
+
+/** The names of the given plans, by id. */
+export async function planNames(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('plans').select(['id', 'name']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
 /** The codes of a batch, in the order they were made. */
 export function selectVouchers(db: Db, batchId: string): Promise<VoucherRow[]> {
   return db.selectFrom('vouchers').selectAll().where('batch_id', '=', batchId).orderBy('id').execute();
@@ -83,12 +105,12 @@ export async function countByStatus(
 
 /**
  * unused → redeemed, only while it is unused and not past `valid_until`: of two redemptions of one
- * code at once, exactly one changes the row. The sealed copy of the code goes with it.
+ * code at once, exactly one changes the row.
  */
 export async function markRedeemed(db: Db, id: string, now: string): Promise<boolean> {
   const result = await db
     .updateTable('vouchers')
-    .set({ status: 'redeemed', redeemed_at: now, code_enc: null })
+    .set({ status: 'redeemed', redeemed_at: now })
     .where('id', '=', id)
     .where('status', '=', 'unused')
     .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', now)]))
@@ -112,7 +134,7 @@ export async function markRevoked(
 ): Promise<number> {
   const result = await db
     .updateTable('vouchers')
-    .set({ status: 'revoked', revoked_at: now, code_enc: null })
+    .set({ status: 'revoked', revoked_at: now })
     .$if('batchId' in where, (q) => q.where('batch_id', '=', 'batchId' in where ? where.batchId : ''))
     .$if('id' in where, (q) => q.where('id', '=', 'id' in where ? where.id : ''))
     .where('status', '=', 'unused')

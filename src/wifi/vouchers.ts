@@ -5,15 +5,16 @@ import { recordAudit, type WifiActor } from './audit.js';
 import { newInvoiceSuffix } from './codes.js';
 import { isUniqueViolation } from './db-errors.js';
 import type { WifiDeps } from './deps.js';
-import { wifiErrors } from './errors.js';
+import { voucherCodesRefused, wifiErrors } from './errors.js';
 import { issue } from './grants.js';
+import type { GuestLanguage } from './language.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import { findPlan, type PlanRow } from './plans.store.js';
 import { invoiceNumber } from './purchases.js';
 import { insertInvoice, nextSequence, type InvoiceRow } from './purchases.store.js';
 import { insertPayment } from './settlement.store.js';
 import { findSite } from './sites.store.js';
-import { inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
+import { inScope, sitesOf, timeZoneOf, type SiteScope, type SiteView } from './sites.js';
 import {
   countByStatus,
   findBatch,
@@ -23,18 +24,31 @@ import {
   markBatchRevoked,
   markRedeemed,
   markRevoked,
+  planNames,
   selectBatches,
   selectVouchers,
+  selectVouchersByHash,
   setRedemption,
   type VoucherBatchRow,
   type VoucherRow,
 } from './vouchers.store.js';
-import { parseBatch, VOUCHER_ALPHABET, type BatchRequest } from './vouchers.schema.js';
+import { voucherSheet } from './vouchers.print.js';
+import {
+  normaliseCode,
+  parseBatch,
+  parsePrintCodes,
+  parsePrintFormat,
+  VOUCHER_ALPHABET,
+  type BatchRequest,
+  type PrintFormat,
+  type PrintRequest,
+} from './vouchers.schema.js';
 
 /**
  * Vouchers (DESIGN.md §4.8, docs/decisions/0027-vouchers.md): printed codes that sell a plan
- * without mobile money. A code is found only by its keyed digest; its sealed copy lives only while
- * it is unused, so the batch can be printed later. Redeeming one is a sale like any other: an
+ * without mobile money. A code is stored only as its keyed digest (and its last three
+ * characters): the plaintext exists in the creation answer alone, so printing later takes the
+ * codes handed back and checks each against the batch. Redeeming one is a sale like any other: an
  * invoice and a payment of channel `voucher` and the grant, in one transaction.
  */
 
@@ -45,7 +59,6 @@ type Deps = Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>;
 
 const codeDigest = (deps: Pick<WifiDeps, 'vault'>, code: string): string =>
   deps.vault.digest(code, 'voucher-code');
-const codeContext = (voucherId: string): string => `voucher-code:${voucherId}`;
 
 /** What a code shows as now: an unused one past its last day has expired. */
 export const statusOf = (voucher: VoucherRow, now: Date): VoucherStatus =>
@@ -101,7 +114,6 @@ export async function createBatch(
         id,
         batch_id: batch.id,
         code_hash: codeDigest(deps, code),
-        code_enc: deps.vault.seal(code, codeContext(id)),
         last3: code.slice(-3),
         status: 'unused',
         valid_until: validUntil,
@@ -155,6 +167,8 @@ const presentBatchRow = (batch: VoucherBatchRow) => ({
 
 export interface BatchSummary {
   batch: VoucherBatchRow;
+  /** The plan's name now (null: the plan is gone). */
+  planName: string | null;
   counts: Record<VoucherStatus, number>;
 }
 
@@ -171,8 +185,10 @@ export async function listBatches(
     batches.map((b) => b.id),
     deps.clock.now().toISOString(),
   );
+  const plans = await planNames(deps.db, [...new Set(batches.map((b) => b.plan_id))]);
   return batches.map((batch) => ({
     batch,
+    planName: plans.get(batch.plan_id) ?? null,
     counts: counts.get(batch.id) ?? { unused: 0, redeemed: 0, revoked: 0, expired: 0 },
   }));
 }
@@ -225,19 +241,72 @@ export async function revokeVouchers(
   });
 }
 
-/** The codes of a batch that can still be redeemed, opened from their sealed copies, for printing. */
-export async function printableCodes(
-  deps: Pick<WifiDeps, 'db' | 'clock' | 'vault'>,
+/**
+ * The print sheet of codes of a batch (`vouchers.print.ts`), with the box's name and portal, its
+ * dates in the batch's site's time zone.
+ */
+export async function sheetOf(
+  deps: Pick<WifiDeps, 'db' | 'config'>,
+  input: { format: PrintFormat; batch: VoucherBatchRow; plan: PlanRow; codes: readonly string[] },
+): Promise<string> {
+  return voucherSheet({
+    ...input,
+    timeZone: await timeZoneOf(deps, [input.batch.site_id]),
+    serviceName: deps.config.serviceName,
+    portalUrl: `${deps.config.publicBaseUrl}/portal`,
+  });
+}
+
+export interface PrintedSheet {
+  format: PrintFormat;
+  batch: VoucherBatchRow;
+  plan: PlanRow;
+  /** The codes printed (normalised, each once), in the order they were handed in. */
+  codes: string[];
+  sheet: string;
+}
+
+/**
+ * POST /api/v1/admin/vouchers/{id}/print, the admin UI's print buttons, `vouchers print BATCH
+ * --codes-file`: the print sheet of codes handed back (the box keeps none), each of which must be
+ * an unused code of this batch (not redeemed, revoked or expired). One that is not refuses the
+ * whole request (422, saying how many), and nothing is printed. Audited, since a sheet shows codes.
+ */
+export async function printVouchers(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>,
   id: string,
+  request: PrintRequest,
+  actor: WifiActor,
   scope: SiteScope = null,
-): Promise<{ batch: VoucherBatchRow; plan: PlanRow; codes: string[] }> {
-  const { batch, plan, vouchers } = await getBatch(deps, id, scope);
+): Promise<PrintedSheet> {
+  const format = parsePrintFormat(request.format);
+  const typed = parsePrintCodes(request.codes);
+  const { batch, plan } = await getBatch(deps, id, scope);
   if (!plan) throw wifiErrors.voucherBatchNotFound();
+  const normalised = typed.map(normaliseCode);
+  const wanted = normalised.filter((c) => c !== null).map((code) => ({ code, hash: codeDigest(deps, code) }));
+  const found = new Map(
+    (await selectVouchersByHash(deps.db, batch.id, [...new Set(wanted.map((w) => w.hash))])).map((v) => [
+      v.code_hash,
+      v,
+    ]),
+  );
   const now = deps.clock.now();
-  const codes = vouchers
-    .filter((v) => v.code_enc !== null && statusOf(v, now) === 'unused')
-    .map((v) => deps.vault.open(v.code_enc ?? '', codeContext(v.id)));
-  return { batch, plan, codes };
+  const printable = (w: { hash: string }): boolean => {
+    const voucher = found.get(w.hash);
+    return voucher !== undefined && statusOf(voucher, now) === 'unused';
+  };
+  const refused = typed.length - wanted.filter(printable).length;
+  if (refused > 0) throw voucherCodesRefused(refused, typed.length);
+  const codes = [...new Set(wanted.map((w) => w.code))];
+  await recordAudit(deps.db, deps.clock, {
+    actor,
+    action: 'voucher_batch.print',
+    target: { type: 'voucher_batch', id: batch.id },
+    siteId: batch.site_id,
+    after: { format, codes: codes.length },
+  });
+  return { format, batch, plan, codes, sheet: await sheetOf(deps, { format, batch, plan, codes }) };
 }
 
 /** The answer of a redemption: what the portal hands to the router. */
@@ -253,19 +322,28 @@ export interface Redemption {
  * from now. 404 for a code that is not one; 409 for one used, revoked or expired. Of two
  * redemptions of one code at once, one gets the grant and the other a 409 (markRedeemed).
  */
-export async function redeemVoucher(deps: Deps, code: string | null): Promise<Redemption> {
+export async function redeemVoucher(
+  deps: Deps,
+  code: string | null,
+  language: GuestLanguage | null = null,
+): Promise<Redemption> {
   const voucher = code === null ? undefined : await findVoucherByHash(deps.db, codeDigest(deps, code));
   if (!voucher) throw wifiErrors.voucherUnknown();
   try {
-    return await deps.db.transaction().execute((tx) => redeemIn(tx, deps, voucher.id));
+    return await deps.db.transaction().execute((tx) => redeemIn(tx, deps, voucher.id, language));
   } catch (err) {
     // Another redemption took the next invoice sequence number first: once more.
     if (!isUniqueViolation(err)) throw err;
-    return deps.db.transaction().execute((tx) => redeemIn(tx, deps, voucher.id));
+    return deps.db.transaction().execute((tx) => redeemIn(tx, deps, voucher.id, language));
   }
 }
 
-async function redeemIn(tx: Db, deps: Deps, voucherId: string): Promise<Redemption> {
+async function redeemIn(
+  tx: Db,
+  deps: Deps,
+  voucherId: string,
+  language: GuestLanguage | null,
+): Promise<Redemption> {
   const now = deps.clock.now();
   const paidAt = now.toISOString();
   if (!(await markRedeemed(tx, voucherId, paidAt))) {
@@ -303,8 +381,8 @@ async function redeemIn(tx: Db, deps: Deps, voucherId: string): Promise<Redempti
     site_id: batch.site_id,
     channel: 'voucher',
     sold_by: null,
-    // Not asked at redemption yet: reminders use the default language.
-    language: null,
+    // The portal's language as the guest chose it: their reminders come in it.
+    language,
   };
   await insertInvoice(tx, invoice);
   const { grant, password } = await issue(tx, deps, { invoice, paidAt: now });

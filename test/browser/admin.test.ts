@@ -111,6 +111,7 @@ t.test(
       'no limit',
       'no limit',
       '1',
+      'no',
       '0',
       'on sale',
       'Edit',
@@ -120,10 +121,19 @@ t.test(
     await page.getByRole('button', { name: 'Edit: Weekend' }).click();
     t.equal(await page.getByLabel('Duration', { exact: true }).inputValue(), '2');
     t.equal(await page.getByLabel('Data limit', { exact: true }).inputValue(), '5');
+    t.equal(await page.getByLabel('Remember devices').isChecked(), false);
     await page.getByLabel('Price (TZS)').fill('3000');
+    await page.getByLabel('Remember devices').check();
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('status').getByText('Plan Weekend saved.').waitFor();
     await row.getByText('TZS 3,000').waitFor();
+    t.equal(await row.locator('td').nth(7).textContent(), 'yes', 'the plan remembers devices now');
+    t.match(await app.app.deps.db.selectFrom('plans').select(['name', 'remember_device']).execute(), [
+      { name: 'Weekend', remember_device: 1 },
+    ]);
+    await page.getByRole('button', { name: 'Edit: Weekend' }).click();
+    t.equal(await page.getByLabel('Remember devices').isChecked(), true, 'the form shows it when editing');
+    await page.getByRole('button', { name: 'Cancel' }).click();
 
     // A router: its RADIUS secret appears once, with the notice to copy it now.
     await page.getByRole('link', { name: 'Routers' }).click();
@@ -501,6 +511,7 @@ t.test(
       '4 Mbit/s',
       '1 Mbit/s',
       '1',
+      'no',
       '0',
       'on sale',
       'Edit',

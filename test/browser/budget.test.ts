@@ -62,6 +62,7 @@ t.test(
       '/admin/payments',
       '/admin/sms',
       '/admin/counter',
+      '/admin/vouchers',
       '/admin/audit',
       '/account', // last: its MFA set-up is opened below
     ];

@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import type { BrowserContext, Page, Route } from 'playwright-core';
 import t, { type Test } from 'tap';
+import { cliActor, createBatch } from '../../src/wifi/index.js';
 import { mikrotikLoginHtml } from '../../src/wifi/router-config.js';
 import { waitFor, type TestApp } from '../helpers/app.js';
 import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
@@ -280,6 +281,44 @@ t.test(
       response,
       userurl: 'http://example.com/',
     });
+  },
+);
+
+t.test(
+  'a guest types a voucher code as people do (lower case, spaces, dashes) and ends at the router /logon',
+  { skip: chromiumSkip },
+  async (t) => {
+    const { app, plan, context, page } = await setUp(t);
+    const { codes } = await createBatch(
+      app.app.deps,
+      { plan_id: plan.id, count: 1, prefix: 'BAR' },
+      cliActor(),
+    );
+    const code = codes[0]?.code ?? '';
+    const logons: string[] = [];
+    await context.route(`${UAM}/**`, (route) => {
+      logons.push(route.request().url());
+      return route.fulfill({ status: 200, contentType: 'text/plain', body: 'router says hello' });
+    });
+    const challenge = randomBytes(16).toString('hex');
+    await page.goto(
+      `${app.base}/portal?${new URLSearchParams({ res: 'notyet', uamip: '10.1.0.1', uamport: '3990', challenge, nasid: 'lobby-01' }).toString()}`,
+    );
+    // In Swahili: the guest's reminders will be too.
+    await page.getByRole('button', { name: 'Kiswahili' }).click();
+    await page.locator('#have-login summary').click();
+    // "BARK7QX4M9TPE" typed as " bar k7qx4–m9tpe ": lower case, a space, an en dash.
+    const typed = ` ${code.slice(0, 3)} ${code.slice(3, 8)}\u2013${code.slice(8)} `.toLowerCase();
+    await page.locator('#voucher-code').fill(typed);
+    await page.locator('#voucher-submit').click();
+    await page.waitForURL((url) => url.origin === UAM);
+    const rows = await wifiRows(app.app.deps.db);
+    const grant = rows.grants?.[0] as { username: string };
+    const logon = new URL(logons[0] ?? '');
+    t.equal(logon.pathname, '/logon');
+    t.equal(logon.searchParams.get('username'), grant.username, "the voucher's login handed to the router");
+    t.match(rows.invoices, [{ channel: 'voucher', language: 'sw', status: 'paid' }]);
+    t.match(await app.app.deps.db.selectFrom('vouchers').selectAll().execute(), [{ status: 'redeemed' }]);
   },
 );
 

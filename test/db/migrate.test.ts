@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { Migrator } from 'kysely';
@@ -603,3 +604,65 @@ t.test(
     t.same(read('select * from grants'), before.grants.rows);
   },
 );
+
+t.test('0029 drops the sealed copies of voucher codes, and undoes with the column empty', async (t) => {
+  const file = path.join(t.testdir(), 'vouchers.db');
+  const { db, sqlite } = openDatabase(file);
+  t.teardown(() => db.destroy());
+  t.error((await migratorBefore(db, '0029').migrateToLatest()).error);
+  const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+  const at = '2026-01-15T09:00:00.000Z';
+  sqlite
+    .prepare(
+      `insert into plans (id, name, description, price_tzs, duration_seconds, active, sort_order, created_at, updated_at)
+       values ('p1', '1 hour', '', 1000, 3600, 1, 0, ?, ?)`,
+    )
+    .run(at, at);
+  sqlite
+    .prepare(
+      `insert into voucher_batches (id, plan_id, site_id, count, prefix, code_length, created_by, created_at)
+       values ('b1', 'p1', 'default', 2, '', 10, 'cli:root', ?)`,
+    )
+    .run(at);
+  // Forty codes, each added on its own (pages fill and split as on a box in use), one used.
+  const sealed = (i: number) => `v1.SEALED${String(i).padStart(4, '0')}${'x'.repeat(40)}`;
+  const insert = sqlite.prepare(
+    `insert into vouchers (id, batch_id, code_hash, code_enc, last3, status) values (?, 'b1', ?, ?, 'ABC', ?)`,
+  );
+  for (let i = 0; i < 40; i++)
+    insert.run(`v${String(i)}`, `h${String(i)}`, i === 0 ? null : sealed(i), i === 0 ? 'redeemed' : 'unused');
+  const copies = () => readFileSync(file).toString('latin1').split('v1.SEALED').length - 1;
+  const columns = () => read(`select name from pragma_table_info('vouchers')`).map((c) => c.name);
+  const before = { columns: columns(), rows: read('select * from vouchers') };
+  t.ok(before.columns.includes('code_enc'));
+  sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  t.equal(copies(), 39, 'the sealed copies in the database file, as on a box in use');
+
+  const upTo0029 = migratorBefore(db, '0030');
+  t.same(
+    ((await upTo0029.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
+    [['0029_voucher_codes_hashed_only', 'Success']],
+  );
+  t.same(
+    columns(),
+    before.columns.filter((c) => c !== 'code_enc'),
+  );
+  t.same(
+    read('select * from vouchers'),
+    before.rows.map(({ code_enc: _dropped, ...rest }) => rest),
+    'every other value kept',
+  );
+  t.same(read('pragma foreign_key_check'), []);
+
+  sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  t.equal(copies(), 0, 'nor anywhere in the file: the space they took is zeroed');
+  t.equal(sqlite.pragma('secure_delete', { simple: true }), 0, 'secure_delete back as it was');
+
+  t.error((await upTo0029.migrateDown()).error);
+  t.same(columns(), [...before.columns.filter((c) => c !== 'code_enc'), 'code_enc'], 'back, at the end');
+  t.same(
+    read('select * from vouchers'),
+    before.rows.map((r) => ({ ...r, code_enc: null })),
+    'the sealed copies do not come back',
+  );
+});

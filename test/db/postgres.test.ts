@@ -12,6 +12,7 @@ import {
 } from '../../src/db/index.js';
 import { down as down0015 } from '../../migrations/0015_device_global_secret.js';
 import { down as down0016, up as up0016 } from '../../migrations/0016_acct_session_reuse.js';
+import { down as down0029, up as up0029 } from '../../migrations/0029_voucher_codes_hashed_only.js';
 import { SqlRateLimitStore } from '../../src/http/rate-limit.sql.js';
 import { onPostgres, storeEnv } from '../helpers/store.js';
 
@@ -35,7 +36,7 @@ if (!onPostgres) {
   };
 
   t.test(
-    'every migration applies to an empty schema, once, and 0015/0016 go down and up again',
+    'every migration applies to an empty schema, once, and 0015/0016/0029 go down and up again',
     async (t) => {
       const dir = t.testdir();
       const store = await open(t, dir, false);
@@ -116,6 +117,27 @@ if (!onPostgres) {
       await t.rejects(store.db.updateTable('devices').set({ radius_secret_enc: null }).execute(), {
         code: '23502',
       });
+
+      // 0029 on PostgreSQL: the sealed copies of voucher codes go, every other value stays.
+      await down0029(store.db);
+      await sql`insert into plans (id, name, description, price_tzs, duration_seconds, active, sort_order,
+        created_at, updated_at) values ('p1', 'Day', '', 2000, 86400, 1, 0, ${now}, ${now})`.execute(
+        store.db,
+      );
+      await sql`insert into voucher_batches (id, plan_id, site_id, count, prefix, code_length, created_by,
+        created_at) values ('b1', 'p1', 'default', 1, '', 10, 'cli:root', ${now})`.execute(store.db);
+      await sql`insert into vouchers (id, batch_id, code_hash, code_enc, last3, status)
+        values ('v1', 'b1', 'h1', 'sealed-code', 'ABC', 'unused')`.execute(store.db);
+      await up0029(store.db);
+      const columns = await sql<{ column_name: string }>`select column_name from information_schema.columns
+        where table_schema = current_schema() and table_name = 'vouchers'`.execute(store.db);
+      t.notOk(
+        columns.rows.some((c) => c.column_name === 'code_enc'),
+        '0029 drops the sealed copies on PostgreSQL',
+      );
+      t.match(await store.db.selectFrom('vouchers').selectAll().execute(), [
+        { id: 'v1', code_hash: 'h1', last3: 'ABC', status: 'unused' },
+      ]);
     },
   );
 

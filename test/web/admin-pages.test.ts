@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import { removeStaff } from '../../src/identity/index.js';
 import { startTestApp } from '../helpers/app.js';
 import { rawRequest } from '../helpers/http.js';
 import { verifiedUser } from '../helpers/identity.js';
 import { staffClient } from '../helpers/staff.js';
+import { formToken } from '../../src/web/admin-page.js';
 
 /** The staff admin pages over plain HTTP: session redirects, `next`, headers, role-rendered controls, size. */
 const CSP =
@@ -20,6 +22,7 @@ const SECTIONS = [
   '/admin/payments',
   '/admin/sms',
   '/admin/counter',
+  '/admin/vouchers',
   '/admin/audit',
 ];
 
@@ -118,12 +121,30 @@ t.test('the page shows who is signed in and renders only the controls the role m
     ['/admin/sessions', /id="confirm"/],
     ['/admin/sms', /id="sms-form"/],
     ['/admin/counter', /id="issue-form"/],
+    ['/admin/vouchers', /id="batch-form"/],
+    ['/admin/vouchers', /id="print-form"/],
+    ['/admin/vouchers', /<dialog id="reprint"/],
+    ['/admin/vouchers', /name="csrf"/],
   ];
   const allowed: Record<string, string[]> = {
     viewer: [],
     operator: ['/admin/sessions', '/admin/sms', '/admin/counter'],
-    admin: ['/admin/plans', '/admin/devices', '/admin/sessions', '/admin/sms', '/admin/counter'],
-    owner: ['/admin/plans', '/admin/devices', '/admin/sessions', '/admin/sms', '/admin/counter'],
+    admin: [
+      '/admin/plans',
+      '/admin/devices',
+      '/admin/sessions',
+      '/admin/sms',
+      '/admin/counter',
+      '/admin/vouchers',
+    ],
+    owner: [
+      '/admin/plans',
+      '/admin/devices',
+      '/admin/sessions',
+      '/admin/sms',
+      '/admin/counter',
+      '/admin/vouchers',
+    ],
   };
   for (const role of ['viewer', 'operator', 'admin', 'owner'] as const) {
     const staff = await staffClient(app, role);
@@ -170,6 +191,12 @@ t.test('the plan form takes speeds in kbit/s or Mbit/s, each field labelled and 
     );
   }
   t.match(text, /id="plan-apply-live-row"\s+hidden/, 'apply to guests online now: only while editing');
+  t.match(
+    text,
+    /<input\s+id="plan-remember-device"\s+name="plan-remember-device"\s+type="checkbox"\s+aria-describedby="plan-remember-device-hint plan-remember-device-error"/,
+    'remember devices: a check box, off unless the plan has it',
+  );
+  t.match(text, '<label for="plan-remember-device">Remember devices</label>');
 });
 
 t.test('the routers page says what Online means with the box’s own interim interval', async (t) => {
@@ -203,3 +230,97 @@ t.test('each admin page with its CSS and JS stays under 50 KB gzip', async (t) =
     t.comment(`${path}: ${String(total)} bytes gzip`);
   }
 });
+
+t.test(
+  'the voucher print form: the sheet for an admin with the page token, a page of its own otherwise',
+  async (t) => {
+    const app = await startTestApp(t, { selfIssuer: true });
+    const admin = await staffClient(app, 'admin');
+    const plan = (
+      await admin.post('/api/v1/admin/plans', { name: 'Day', price_tzs: 2000, duration_seconds: 86_400 })
+    ).body as { data: { id: string } };
+    const created = (await admin.post('/api/v1/admin/vouchers', { plan_id: plan.data.id, count: 2 }))
+      .body as {
+      data: { id: string; codes: { code: string }[] };
+    };
+    const codes = created.data.codes.map((c) => c.code);
+    const page = await visit(app.base, '/admin/vouchers', admin);
+    const token = /name="csrf" value="([0-9a-f]{64})"/.exec(page.text)?.[1] ?? '';
+    t.ok(token, 'the page carries its form token');
+    t.match(page.text, /<form id="print-form" method="post" target="_blank"/);
+
+    const post = (
+      fields: Record<string, string>,
+      staff: { cookieHeader(): string } | null = admin,
+      headers: Record<string, string> = {},
+    ) =>
+      rawRequest(`${app.base}/admin/vouchers/${created.data.id}/print`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          ...(staff ? { Cookie: staff.cookieHeader() } : {}),
+          ...headers,
+        },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const good = { csrf: token, format: 'thermal58', codes: codes.join('\r\n') };
+    const sheet = await post(good, admin, { Origin: 'null' });
+    t.equal(sheet.status, 200, sheet.text);
+    t.equal(sheet.headers['content-type'], 'text/html; charset=utf-8');
+    t.equal(sheet.headers['cache-control'], 'no-store');
+    t.equal(sheet.headers['x-frame-options'], 'DENY');
+    const style = /<style>([\s\S]*?)<\/style>/.exec(sheet.text)?.[1] ?? '';
+    t.equal(
+      sheet.headers['content-security-policy'],
+      `default-src 'none'; style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      'no script at all; the one style block by its hash',
+    );
+    t.notMatch(sheet.text, /<script/);
+    for (const code of codes) t.ok(sheet.text.replace(/<wbr>/g, '').includes(code), code);
+    t.match(sheet.text, /size: 58mm \d+mm/);
+    const fromOwnOrigin = await post({ ...good, format: 'a4' }, admin, { Origin: app.base });
+    t.equal(fromOwnOrigin.status, 200);
+    t.match(fromOwnOrigin.text, /size: A4/);
+
+    const refused = async (
+      expected: number,
+      message: string,
+      fields: Record<string, string>,
+      staff: { cookieHeader(): string } | null = admin,
+      headers: Record<string, string> = {},
+    ) => {
+      const res = await post(fields, staff, headers);
+      t.equal(res.status, expected, message);
+      t.equal(res.headers['content-type'], 'text/html; charset=utf-8', message);
+      t.equal(res.headers['content-security-policy'], CSP, message);
+      t.match(res.text, '<h1>Nothing was printed</h1>', message);
+      t.match(res.text, `<p id="reason">${message}</p>`, message);
+    };
+    await refused(401, 'not authenticated', good, null);
+    await refused(403, 'this page is out of date: reload it and try again', { ...good, csrf: '' });
+    await refused(403, 'this page is out of date: reload it and try again', {
+      ...good,
+      csrf: 'f'.repeat(64),
+    });
+    await refused(403, 'origin not allowed', good, admin, { Origin: 'http://evil.example' });
+    const other = await staffClient(app, 'admin');
+    await refused(403, 'this page is out of date: reload it and try again', good, other, {});
+    const viewer = await staffClient(app, 'viewer');
+    const viewerToken = formToken(app.app.deps, viewer.cookies.get('admin_session') ?? '');
+    await refused(403, 'your staff role does not allow this', { ...good, csrf: viewerToken }, viewer);
+    await refused(
+      422,
+      '1 of the 2 codes is not an unused code of this batch (used, revoked, expired or unknown): nothing was printed',
+      { ...good, codes: `${codes[0] ?? ''}\nABCDEFGHJK` },
+    );
+    await refused(422, 'codes must be a list of 1 to 1000 voucher codes', { ...good, codes: '' });
+    await refused(422, 'format must be a4 or thermal58', { ...good, format: 'letter' });
+
+    const prints = await app.app.deps.db
+      .selectFrom('wifi_audit')
+      .select(['actor', 'after'])
+      .where('action', '=', 'voucher_batch.print')
+      .execute();
+    t.match(prints, [{ actor: admin.email }, { actor: admin.email }], 'the two sheets, audited; no refusal');
+  },
+);

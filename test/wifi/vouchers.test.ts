@@ -40,6 +40,22 @@ t.test('a batch: codes from the unambiguous alphabet, shown once, stored only as
   }
   const rows = await app.app.deps.db.selectFrom('vouchers').selectAll().execute();
   t.equal(rows.length, 5);
+  t.same(
+    Object.keys(rows[0] ?? {}).sort(),
+    [
+      'batch_id',
+      'code_hash',
+      'grant_id',
+      'id',
+      'invoice_id',
+      'last3',
+      'redeemed_at',
+      'revoked_at',
+      'status',
+      'valid_until',
+    ],
+    'no column holds the code, sealed or not (migration 0029)',
+  );
   const dump = JSON.stringify(rows);
   for (const { code } of batch.codes) {
     const plain = code.replace(/-/g, '');
@@ -89,7 +105,12 @@ t.test('redeem: normalised code → a paid voucher sale and a grant whose time r
   const code = batch.codes[0]?.code ?? '';
   app.clock.advance('2h'); // printed earlier: the time still starts at redemption
   const typed = ` ${code.toLowerCase().replace(/-/g, ' ').slice(0, 6)}-${code.toLowerCase().replace(/-/g, '').slice(5)} `;
-  const res = await redeem(app, { code: typed });
+  // The portal sends the guest's language as the header, as a purchase does: reminders use it.
+  const res = await jsonRequest(`${app.base}/api/v1/public/vouchers/redeem`, {
+    method: 'POST',
+    body: { code: typed },
+    headers: { 'Accept-Language': 'sw' },
+  });
   t.equal(res.status, 200, JSON.stringify(res.body));
   const data = (res.body as { data: Record<string, string> }).data;
   t.same(Object.keys(data).sort(), ['expires_at', 'password', 'plan_id', 'username']);
@@ -101,6 +122,7 @@ t.test('redeem: normalised code → a paid voucher sale and a grant whose time r
   const invoice = await db.selectFrom('invoices').selectAll().executeTakeFirstOrThrow();
   t.match(invoice, {
     channel: 'voucher',
+    language: 'sw',
     status: 'paid',
     phone: '',
     amount_tzs: 2000,
@@ -117,7 +139,7 @@ t.test('redeem: normalised code → a paid voucher sale and a grant whose time r
     .selectAll()
     .where('id', '=', batch.codes[0]?.id ?? '')
     .executeTakeFirstOrThrow();
-  t.match(voucher, { status: 'redeemed', code_enc: null, invoice_id: invoice.id, grant_id: grant.id });
+  t.match(voucher, { status: 'redeemed', invoice_id: invoice.id, grant_id: grant.id });
 
   t.same((await redeem(app, { code })).body, { message: 'the voucher has already been used' });
   t.equal((await redeem(app, { code })).status, 409);
@@ -220,7 +242,7 @@ t.test('wrong codes are limited per client like logins: 30 a minute, shared with
   t.equal((await redeem(app, { code: batch.codes[0]?.code })).status, 200);
 });
 
-t.test('export (CSV) and the print sheet of the unused codes', async (t) => {
+t.test('export (CSV), without codes, of every code of a batch', async (t) => {
   const app = await startTestApp(t);
   const { admin, batch } = await aBatch(app, { count: 3 });
   t.equal((await redeem(app, { code: batch.codes[0]?.code })).status, 200);
@@ -229,35 +251,138 @@ t.test('export (CSV) and the print sheet of the unused codes', async (t) => {
   });
   t.equal(csv.status, 200);
   t.match(csv.headers.get('content-type'), /^text\/csv/);
-  const lines = (await csv.text()).trim().split('\r\n');
+  const text = await csv.text();
+  const lines = text.trim().split('\r\n');
   t.equal(lines[0], 'voucher_id,batch_id,last3,status,valid_until,redeemed_at,revoked_at,invoice_id');
   t.equal(lines.length, 4);
   t.equal(lines.filter((l) => l.includes(',redeemed,')).length, 1);
-  const sheet = await fetch(`${app.base}/api/v1/admin/vouchers/${batch.id}/print?format=thermal58`, {
-    headers: { cookie: admin.cookieHeader() },
+  for (const c of batch.codes) t.notOk(text.includes(c.code.replace(/-/g, '').slice(0, 7)), 'no code in it');
+});
+
+/** POST /api/v1/admin/vouchers/{id}/print as the admin UI's script or a reseller tool sends it. */
+const print = (app: TestApp, staff: { cookieHeader(): string }, batchId: string, body: unknown) =>
+  fetch(`${app.base}/api/v1/admin/vouchers/${batchId}/print`, {
+    method: 'POST',
+    headers: { cookie: staff.cookieHeader(), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
+
+t.test('the print sheet of codes handed back: only unused codes of that batch, audited', async (t) => {
+  const app = await startTestApp(t);
+  const { admin, batch, plan } = await aBatch(app, { count: 4 });
+  const other = (await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 1 })).body as {
+    data: Created;
+  };
+  t.equal((await redeem(app, { code: batch.codes[0]?.code })).status, 200);
+  t.equal((await admin.post(`/api/v1/admin/vouchers/${batch.codes[1]?.id ?? ''}/revoke`)).status, 200);
+  const [, , third, fourth] = batch.codes.map((c) => c.code);
+  const audited = () =>
+    app.app.deps.db
+      .selectFrom('wifi_audit')
+      .selectAll()
+      .where('action', '=', 'voucher_batch.print')
+      .execute();
+
+  // As typed from a saved list: lower case, spaces instead of dashes.
+  const typed = [third ?? '', fourth ?? ''].map((c) => c.toLowerCase().replace(/-/g, ' '));
+  const sheet = await print(app, admin, batch.id, { format: 'thermal58', codes: typed });
   t.equal(sheet.status, 200);
+  t.match(sheet.headers.get('content-type'), /^text\/html/);
+  t.equal(sheet.headers.get('cache-control'), 'no-store');
+  t.match(
+    sheet.headers.get('content-security-policy'),
+    /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'/,
+  );
   const page = await sheet.text();
-  t.match(page, /@page \{ size: 58mm auto/);
-  t.notOk(page.includes(batch.codes[0]?.code ?? 'x'), 'a redeemed code is not printed');
+  t.match(page, /@page \{ size: 58mm \d+mm; margin: 0; \}/, 'a 58 mm roll, a page per code');
   const qrs = [...page.matchAll(/viewBox="0 0 (\d+) \d+"[^>]*>.*?<path d="([^"]+)"/gs)].map((m) =>
     decodeQr(matrixFromSvgPath(m[2] ?? '', Number(m[1]), 2)),
   );
   t.same(
     qrs,
-    batch.codes.slice(1).map((c) => `${app.config.publicBaseUrl}/portal?voucher=${c.code.replace(/-/g, '')}`),
-    'each unused code, with a QR code of the portal with the code filled in',
+    [third, fourth].map((c) => `${app.config.publicBaseUrl}/portal?voucher=${(c ?? '').replace(/-/g, '')}`),
+    'each code handed in, with a QR code of the portal with the code filled in',
   );
-  for (const c of batch.codes.slice(1)) t.ok(page.includes(c.code), 'the code, written out');
+  for (const c of [third, fourth])
+    t.ok(
+      page.includes((c ?? 'x').replace(/-/g, '-<wbr>')),
+      'the code, written out (a line may break after a dash)',
+    );
   t.match(page, /TZS 2,000/);
   t.match(page, /1d/);
   t.match(page, /↓ 4 Mbit\/s/);
+  t.match(await audited(), [
+    { actor: admin.email, target_type: 'voucher_batch', target_id: batch.id, after: /"codes":2/ },
+  ]);
+
+  // Refused: the whole request, with how many; nothing printed, nothing audited.
+  const refusals: [unknown[], string][] = [
+    [[third, batch.codes[0]?.code], '1 of the 2 codes is not an unused code'],
+    [[third, batch.codes[1]?.code, other.data.codes[0]?.code], '2 of the 3 codes are not unused codes'],
+    [['ABCDEFGHJK'], 'the code is not an unused code'],
+    [['not a code'], 'the code is not an unused code'],
+  ];
+  for (const [codes, start] of refusals) {
+    const res = await print(app, admin, batch.id, { format: 'a4', codes });
+    t.equal(res.status, 422, start);
+    t.same(await res.json(), {
+      message: `${start} of this batch (used, revoked, expired or unknown): nothing was printed`,
+    });
+  }
+  app.clock.advance('1s');
+  t.equal((await audited()).length, 1, 'refusals are not audited');
+
+  const bad = async (body: unknown) => {
+    const res = await print(app, admin, batch.id, body);
+    return [res.status, await res.json()];
+  };
+  t.same(await bad({ format: 'a4', codes: [third], extra: 1 }), [400, { message: 'invalid request body' }]);
+  t.same(await bad({ format: 'letter', codes: [third] }), [
+    422,
+    { message: 'format must be a4 or thermal58' },
+  ]);
+  const codesMessage = { message: 'codes must be a list of 1 to 1000 voucher codes' };
+  t.same(await bad({ format: 'a4', codes: [] }), [422, codesMessage]);
+  t.same(await bad({ format: 'a4', codes: third }), [422, codesMessage]);
+  t.same(await bad({ format: 'a4', codes: [42] }), [422, codesMessage]);
+  t.same(await bad({ format: 'a4' }), [422, codesMessage]);
+  t.same(
+    await (await print(app, admin, other.data.id, { codes: [third] })).json(),
+    {
+      message:
+        'the code is not an unused code of this batch (used, revoked, expired or unknown): nothing was printed',
+    },
+    "another batch's code is refused",
+  );
+  const a4 = await print(app, admin, batch.id, { codes: [third] });
+  t.match(await a4.text(), /@page \{ size: A4/, 'A4 unless told');
+
+  const unknown = await print(app, admin, '00000000-0000-4000-8000-000000000000', { codes: [third] });
+  t.equal(unknown.status, 404);
+  const operator = await staffClient(app, 'operator');
+  t.equal((await print(app, operator, batch.id, { codes: [third] })).status, 403, 'admins print');
   t.equal(
     (
-      await fetch(`${app.base}/api/v1/admin/vouchers/${batch.id}/print?format=letter`, {
+      await fetch(`${app.base}/api/v1/admin/vouchers/${batch.id}/print?format=a4`, {
         headers: { cookie: admin.cookieHeader() },
       })
     ).status,
-    422,
+    404,
+    'no GET: the box has no codes to print from',
   );
+
+  // Revoked or expired: no longer printable.
+  await admin.post(`/api/v1/admin/vouchers/${batch.id}/revoke`);
+  t.equal((await print(app, admin, batch.id, { codes: [fourth] })).status, 422);
+  const dated = (
+    await admin.post('/api/v1/admin/vouchers', {
+      plan_id: plan.id,
+      count: 1,
+      valid_until: app.clock.now().toISOString().slice(0, 10),
+    })
+  ).body as { data: Created };
+  t.equal((await print(app, admin, dated.data.id, { codes: [dated.data.codes[0]?.code] })).status, 200);
+  app.clock.advance('2d');
+  const fresh = await staffClient(app, 'admin');
+  t.equal((await print(app, fresh, dated.data.id, { codes: [dated.data.codes[0]?.code] })).status, 422);
 });

@@ -1,7 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import {
   cliActor,
+  codesCsv,
+  codesFromText,
   createBatch,
   getBatch,
   listBatches,
@@ -9,17 +11,14 @@ import {
   presentBatchSummary,
   presentCreated,
   presentVoucher,
-  printableCodes,
+  printVouchers,
   PRINT_FORMATS,
   revokeVouchers,
-  voucherSheet,
+  sheetOf,
   vouchersCsv,
   type BatchSummary,
-  type PlanRow,
   type PrintFormat,
-  type VoucherBatchRow,
 } from '../../wifi/index.js';
-import type { App } from '../../app.js';
 import { contextOf, withApp, type CliContext } from '../context.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
 import { parseWholeNumber } from '../option-parsers.js';
@@ -27,7 +26,7 @@ import { siteIdOf, siteOption } from '../sites.js';
 
 const BATCH_COLUMNS: readonly Column<BatchSummary>[] = [
   ['id', (s) => s.batch.id],
-  ['plan_id', (s) => s.batch.plan_id],
+  ['plan', (s) => s.planName ?? s.batch.plan_id],
   ['count', (s) => s.batch.count],
   ['unused', (s) => s.counts.unused],
   ['redeemed', (s) => s.counts.redeemed],
@@ -39,23 +38,21 @@ const BATCH_COLUMNS: readonly Column<BatchSummary>[] = [
 
 const formatOption = (flags: string, help: string): Option => new Option(flags, help).choices(PRINT_FORMATS);
 
-/** The sheet to `--output FILE`, or stdout; a note says where it went. */
+/** The sheet to `--output FILE` (only its owner may read it: it holds codes), or back for stdout. */
 function writeSheet(
   ctx: CliContext,
-  app: App,
-  input: { format: PrintFormat; batch: VoucherBatchRow; plan: PlanRow; codes: readonly string[] },
+  sheet: string,
+  about: { format: PrintFormat; codes: number },
   output: string | undefined,
 ): string | null {
-  const sheet = voucherSheet({
-    ...input,
-    serviceName: app.deps.config.serviceName,
-    portalUrl: `${app.deps.config.publicBaseUrl}/portal`,
-  });
   if (output === undefined) return sheet;
   writeFileSync(output, sheet, { mode: 0o600 });
-  ctx.out.note(`print sheet (${input.format}, ${String(input.codes.length)} codes) written to ${output}`);
+  ctx.out.note(`print sheet (${about.format}, ${String(about.codes)} codes) written to ${output}`);
   return null;
 }
+
+/** `--codes-file FILE` (`-`: stdin): one code a line, or the CSV saved at creation. */
+const readCodes = (file: string): string[] => codesFromText(readFileSync(file === '-' ? 0 : file, 'utf8'));
 
 export function registerVouchers(program: Command): void {
   const vouchers = program
@@ -64,7 +61,9 @@ export function registerVouchers(program: Command): void {
 
   vouchers
     .command('create')
-    .description('Make a batch of codes for a plan and print them once (never shown again)')
+    .description(
+      'Make a batch of codes for a plan; they are shown this once and never stored (save or print them now)',
+    )
     .requiredOption('--plan <id>', 'the plan each code gives')
     .requiredOption('--count <n>', 'how many codes (1-1000)', parseWholeNumber)
     .option('--prefix <text>', 'letters or digits in front of every code (no 0, 1, I, L, O)')
@@ -72,6 +71,7 @@ export function registerVouchers(program: Command): void {
     .option('--valid-until <date>', "last day a code may be used (YYYY-MM-DD, the venue's time zone)")
     .addOption(formatOption('--print <format>', 'also write the print sheet (a4 or thermal58)'))
     .option('--output <file>', 'where --print writes the sheet (default: stdout, instead of the codes)')
+    .option('--csv <file>', 'also write the codes as CSV here (readable by you only): keep it to print again')
     .action(
       async (
         flags: {
@@ -82,6 +82,7 @@ export function registerVouchers(program: Command): void {
           validUntil?: string;
           print?: PrintFormat;
           output?: string;
+          csv?: string;
         },
         cmd: Command,
       ) => {
@@ -98,18 +99,22 @@ export function registerVouchers(program: Command): void {
             },
             cliActor(),
           );
+          if (flags.csv !== undefined) {
+            writeFileSync(flags.csv, codesCsv(made), { mode: 0o600 });
+            ctx.out.note(`${String(made.codes.length)} codes written to ${flags.csv}`);
+          }
           const printed =
             flags.print === undefined
               ? null
               : writeSheet(
                   ctx,
-                  app,
-                  {
+                  await sheetOf(app.deps, {
                     format: flags.print,
                     batch: made.batch,
                     plan: made.plan,
                     codes: made.codes.map((c) => c.code),
-                  },
+                  }),
+                  { format: flags.print, codes: made.codes.length },
                   flags.output,
                 );
           return { created: made, sheet: printed };
@@ -197,18 +202,36 @@ export function registerVouchers(program: Command): void {
 
   vouchers
     .command('print')
-    .description('The print sheet (HTML with print CSS) of the codes of a batch still unused')
+    .description(
+      'The print sheet (HTML with print CSS) of codes of a batch you saved at creation; each must still be unused',
+    )
     .argument('<batch>', 'batch id')
+    .requiredOption(
+      '--codes-file <file>',
+      'the codes: one a line, or the CSV of vouchers create --csv or the admin UI (- for stdin)',
+    )
     .addOption(
       formatOption('--format <format>', 'paper: A4 sheets to cut, or a 58 mm receipt roll').default('a4'),
     )
     .option('--output <file>', 'write the sheet here (default: stdout)')
-    .action(async (batchId: string, flags: { format: PrintFormat; output?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const sheet = await withApp(ctx, async (app) => {
-        const printable = await printableCodes(app.deps, batchId);
-        return writeSheet(ctx, app, { format: flags.format, ...printable }, flags.output);
-      });
-      if (sheet !== null) process.stdout.write(sheet);
-    });
+    .action(
+      async (
+        batchId: string,
+        flags: { codesFile: string; format: PrintFormat; output?: string },
+        cmd: Command,
+      ) => {
+        const ctx = contextOf(cmd);
+        const codes = readCodes(flags.codesFile);
+        const sheet = await withApp(ctx, async (app) => {
+          const printed = await printVouchers(app.deps, batchId, { format: flags.format, codes }, cliActor());
+          return writeSheet(
+            ctx,
+            printed.sheet,
+            { format: printed.format, codes: printed.codes.length },
+            flags.output,
+          );
+        });
+        if (sheet !== null) process.stdout.write(sheet);
+      },
+    );
 }

@@ -224,14 +224,15 @@ export interface VoucherBatchesTable {
   revoked_at: string | null;
 }
 
-/** One voucher code (migration 0022): found only by the keyed digest of the normalised code. */
+/**
+ * One voucher code (migrations 0022, 0029): found only by the keyed digest of the normalised
+ * code; the code itself is nowhere (0029 dropped the sealed copy 0022 kept for printing).
+ */
 export interface VouchersTable {
   id: string;
   batch_id: string;
   /** Vault HMAC (hex) of the normalised code; unique. */
   code_hash: string;
-  /** The code sealed with the vault while it is unused (for printing); null once used or revoked. */
-  code_enc: string | null;
   /** The code's last three characters. */
   last3: string;
   /** 'unused' | 'redeemed' | 'revoked'; an unused code past valid_until reads as 'expired'. */

@@ -23,7 +23,8 @@ import {
 /**
  * /admin/plans: the plans (GET /api/v1/admin/plans); admins create one (POST) or change one
  * (PATCH, always with every value, `active` included, since an omitted `active` turns a plan
- * back on). The API checks the values; its message appears next to the field it is about.
+ * back on, and `remember_device`). The API checks the values; its message appears next to the
+ * field it is about.
  * A changed speed reaches access already sold only when asked ("apply to guests online now":
  * POST …/apply-to-live after the PATCH), and the page reports what each router answered.
  */
@@ -40,6 +41,7 @@ interface Plan {
   max_devices: number;
   download_kbps: number | null;
   upload_kbps: number | null;
+  remember_device: boolean;
   site_id: string;
 }
 
@@ -62,6 +64,7 @@ const FIELDS = {
   'active must': 'plan-active',
   download_kbps: 'plan-download',
   upload_kbps: 'plan-upload',
+  remember_device: 'plan-remember-device',
 };
 
 const decimal = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 3 });
@@ -93,6 +96,7 @@ const load = (): Promise<Plan[] | null> =>
       { head: 'plan.downloadHead', cell: (p) => speed(p.download_kbps), nowrap: true },
       { head: 'plan.uploadHead', cell: (p) => speed(p.upload_kbps), nowrap: true },
       { head: 'plan.maxDevices', cell: (p) => String(p.max_devices) },
+      { head: 'plan.remembers', cell: (p) => t(p.remember_device ? 'plan.yes' : 'plan.no') },
       { head: 'plan.sortOrder', cell: (p) => String(p.sort_order) },
       { head: 'plan.status', cell: (p) => t(p.active ? 'plan.onSale' : 'plan.offSale') },
       ...siteColumn<Plan>(),
@@ -138,6 +142,7 @@ function edit(plan: Plan): void {
   input('plan-max-devices').value = String(plan.max_devices);
   input('plan-sort').value = String(plan.sort_order);
   input('plan-active').checked = plan.active;
+  input('plan-remember-device').checked = plan.remember_device;
   chooseSite('plan-site', plan.site_id);
   show($('plan-apply-live-row'));
   input('plan-name').focus();
@@ -196,6 +201,7 @@ if (can.plans) {
       max_devices: numberOrText(input('plan-max-devices').value),
       sort_order: numberOrText(input('plan-sort').value),
       active: input('plan-active').checked,
+      remember_device: input('plan-remember-device').checked,
       download_kbps: speedValue('plan-download'),
       upload_kbps: speedValue('plan-upload'),
       site_id: siteChoice('plan-site'),

@@ -16,6 +16,7 @@ export interface Capabilities {
   sms: boolean;
   counter: boolean;
   markPaid: boolean;
+  vouchers: boolean;
   audit: boolean;
   sites: boolean;
   addSite: boolean;

@@ -84,8 +84,11 @@ const VOUCHER_REFUSALS: Readonly<Record<number, string>> = {
   429: 'login.tooMany',
 };
 
-/** The voucher field: redeem the code, then hand its login to the router like a paid purchase's. */
-export function initVoucher(router: Router, t: Translate): void {
+/**
+ * The voucher field: redeem the code, then hand its login to the router like a paid purchase's.
+ * `lang` is the portal's language as the guest chose it: the server keeps it for their reminders.
+ */
+export function initVoucher(router: Router, t: Translate, lang: () => string): void {
   const form = $('voucher', HTMLFormElement);
   const input = $('voucher-code', HTMLInputElement);
   clearOnInput(form);
@@ -106,7 +109,12 @@ export function initVoucher(router: Router, t: Translate): void {
     const button = $('voucher-submit', HTMLButtonElement);
     busy(button, true);
     void (async () => {
-      const redeemed = await api('POST', '/api/v1/public/vouchers/redeem', { code });
+      const redeemed = await api(
+        'POST',
+        '/api/v1/public/vouchers/redeem',
+        { code },
+        { 'Accept-Language': lang() },
+      );
       const login =
         redeemed.status === 200 ? (dataOf(redeemed) as { username: string; password: string }) : null;
       if (!login) {

@@ -352,7 +352,7 @@ function init(): void {
     show($('have-login'), canHandOff(router));
     if (canHandOff(router)) {
       initTypedLogin(router, t);
-      initVoucher(router, t);
+      initVoucher(router, t, () => lang);
     }
     routerChecked = checkRouter(router).then((known) => {
       if (known === 'unknown') unknownRouter();
