@@ -90,6 +90,8 @@ t.test(
     await page.getByRole('link', { name: 'Vouchers' }).click();
     await page.waitForURL(`${app.base}/admin/vouchers`);
     await page.locator('#batch-plan option').first().waitFor({ state: 'attached' });
+    // The plans and the batches load separately: wait for the list to leave "Loading…".
+    await page.locator('#batches', { hasNotText: 'Loading' }).waitFor();
     t.match(await page.locator('#batches').innerText(), 'Nothing yet.');
 
     await page.getByLabel('How many codes').fill('12');
