@@ -2,7 +2,9 @@ import type { Config } from '../config/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import {
+  networkOfPhone,
   wifiErrors,
+  type MobileNetwork,
   type PaymentEvent,
   type PaymentInvoice,
   type PaymentRequest,
@@ -32,31 +34,23 @@ export type AzamPayConfig = Pick<Config, 'azampayAuthUrl' | 'azampayCheckoutUrl'
 /** The `provider` of an MNO checkout: the guest's mobile-money network. */
 export type AzamPayOperator = 'Airtel' | 'Tigo' | 'Halopesa' | 'Azampesa' | 'Mpesa';
 
-/**
- * Tanzanian mobile prefixes (the two digits after +255) and their networks: Vodacom 74-76,
- * Tigo/Mixx by Yas 65, 67, 71 and Zantel's 77, Airtel 68, 69, 78, Halotel 61, 62. Number
- * portability makes this a guess; a number on another network (TTCL 73, Smile 66) or abroad has
- * no AzamPay checkout, which AzamPay would refuse: the next provider in the order gets it.
- */
-const OPERATORS: Readonly<Record<string, AzamPayOperator>> = {
-  '74': 'Mpesa',
-  '75': 'Mpesa',
-  '76': 'Mpesa',
-  '65': 'Tigo',
-  '67': 'Tigo',
-  '71': 'Tigo',
-  '77': 'Tigo',
-  '68': 'Airtel',
-  '69': 'Airtel',
-  '78': 'Airtel',
-  '61': 'Halopesa',
-  '62': 'Halopesa',
+/** AzamPay's `provider` for each network. */
+const OPERATORS: Readonly<Record<MobileNetwork, AzamPayOperator>> = {
+  vodacom: 'Mpesa',
+  tigo: 'Tigo',
+  airtel: 'Airtel',
+  halotel: 'Halopesa',
+  azampesa: 'Azampesa',
 };
 
-/** The AzamPay operator of an E.164 phone number, or null when it is not a Tanzanian mobile one. */
-export function azampayOperator(phone: string): AzamPayOperator | null {
-  const match = /^\+255(\d\d)\d{7}$/.exec(phone);
-  return match ? (OPERATORS[match[1] ?? ''] ?? null) : null;
+/**
+ * The AzamPay operator of a payment: the network the guest named, else the one the number's prefix
+ * suggests (a guess: numbers move between networks); null when neither gives one, which AzamPay
+ * would refuse, so the next provider in the order gets it.
+ */
+export function azampayOperator(phone: string, network: MobileNetwork | null = null): AzamPayOperator | null {
+  const chosen = network ?? networkOfPhone(phone);
+  return chosen === null ? null : OPERATORS[chosen];
 }
 
 const TIMEOUT_MS = 20_000;
@@ -208,7 +202,7 @@ export function createAzamPayProvider(deps: {
 
   /** The MNO checkout: a USSD push to the guest's phone. */
   async function prompt(request: PaymentRequest, deadline: AbortSignal): Promise<PromptResult> {
-    const operator = azampayOperator(request.phone);
+    const operator = azampayOperator(request.phone, request.network ?? null);
     if (operator === null)
       return { ok: false, reason: 'refused', detail: 'no AzamPay mobile-money network for this number' };
     const path = '/azampay/mno/checkout';
@@ -254,7 +248,7 @@ export function createAzamPayProvider(deps: {
 
   /** What AzamPay says of the transaction `reference`, the checkout's transactionId. */
   async function statusOf(invoice: PaymentInvoice, reference: string | null): Promise<PaymentStatus> {
-    const operator = azampayOperator(invoice.phone);
+    const operator = azampayOperator(invoice.phone, invoice.network ?? null);
     if (reference === null)
       return { status: 'unknown', detail: 'no AzamPay transaction id for this invoice' };
     if (operator === null) return { status: 'unknown', detail: 'no AzamPay network for this number' };

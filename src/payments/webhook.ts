@@ -1,6 +1,12 @@
 import { safeEqual } from '../lib/crypto.js';
 import { isAppError } from '../lib/errors.js';
-import { invoiceByNumber, settlePayment, type InvoiceRow, type SettleOutcome } from '../wifi/index.js';
+import {
+  invoiceByNumber,
+  networkOf,
+  settlePayment,
+  type InvoiceRow,
+  type SettleOutcome,
+} from '../wifi/index.js';
 import type { PaymentsDeps } from './deps.js';
 import { paymentErrors } from './errors.js';
 import type { PaymentProvider, WebhookHeaders } from './provider.js';
@@ -41,6 +47,7 @@ export async function receiveWebhook(
             amountTzs: invoice.amount_tzs,
             phone: invoice.phone,
             providerReference: invoice.provider_reference,
+            network: networkOf(invoice),
           }
         : null,
     });

@@ -1,7 +1,16 @@
 import type { CoreDeps } from '../deps.js';
 import { defineRoute, type Route } from '../http/route.js';
 import type { Assets } from './assets.js';
-import { guestLanguage, portalBrand, siteLogo, siteStylesheet, type GuestLanguage } from '../wifi/index.js';
+import type { Config } from '../config/index.js';
+import {
+  guestLanguage,
+  MOBILE_NETWORKS,
+  portalBrand,
+  siteLogo,
+  siteStylesheet,
+  type GuestLanguage,
+  type MobileNetwork,
+} from '../wifi/index.js';
 import { html } from './html.js';
 import { renderPage } from './layout.js';
 import { portalEn, type PortalKey } from './strings/portal.en.js';
@@ -12,8 +21,35 @@ const TABLES: Readonly<Record<GuestLanguage, Readonly<Record<PortalKey, string>>
   sw: portalSw,
 };
 
-function portalMain(s: Readonly<Record<PortalKey, string>>) {
+/**
+ * The networks a guest may name (wifi/networks.ts), by the names their mobile-money services go
+ * by, which no language translates.
+ */
+const NETWORK_NAMES: Readonly<Record<MobileNetwork, string>> = {
+  vodacom: 'M-Pesa (Vodacom)',
+  tigo: 'Mixx by Yas (Tigo)',
+  airtel: 'Airtel Money',
+  halotel: 'HaloPesa (Halotel)',
+  azampesa: 'AzamPesa',
+};
+
+/**
+ * `networks`: a configured provider must be told the guest's network (AzamPay), so the guest whose
+ * number moved between networks may name theirs; otherwise the field would only be noise.
+ */
+function portalMain(s: Readonly<Record<PortalKey, string>>, networks: boolean) {
   const T = (key: PortalKey) => html`data-t="${key}">${s[key]}`;
+  const networkField = networks
+    ? html`<div class="field">
+<label for="network" ${T('network.label')}</label>
+<select id="network" name="network" aria-describedby="network-hint network-error">
+<option value="" ${T('network.auto')}</option>
+${MOBILE_NETWORKS.map((n) => html`<option value="${n}">${NETWORK_NAMES[n]}</option> `)}</select>
+<p class="hint" id="network-hint" ${T('network.hint')}</p>
+<p class="error" id="network-error" hidden></p>
+</div>
+`
+    : html``;
   return html`<div class="lang" role="group" aria-labelledby="lang-label">
 <span id="lang-label" ${T('lang.label')}</span>
 <button type="button" class="chip" data-lang="en" lang="en">English</button>
@@ -65,7 +101,7 @@ function portalMain(s: Readonly<Record<PortalKey, string>>) {
 <p class="hint" id="phone-hint" ${T('phone.hint')}</p>
 <p class="error" id="phone-error" hidden></p>
 </div>
-<button type="submit" id="pay" class="primary" ${T('pay.button')}</button>
+${networkField}<button type="submit" id="pay" class="primary" ${T('pay.button')}</button>
 <p class="error" id="buy-error" role="alert" hidden></p>
 </form>
 <p><button type="button" id="buy-more" hidden ${T('buyMore')}</button></p>
@@ -99,6 +135,10 @@ function portalMain(s: Readonly<Record<PortalKey, string>>) {
 </details>`;
 }
 
+/** Whether a configured provider needs the guest's network named (AzamPay's checkout does). */
+const networkChoice = (config: Pick<Config, 'paymentProviders' | 'paymentProvider'>): boolean =>
+  (config.paymentProviders ?? [config.paymentProvider]).includes('azampay');
+
 const NOT_FOUND = { status: 404, body: 'not found\n', type: 'text/plain; charset=utf-8' } as const;
 
 /** A site's logo and colours: public, small, and named by a version in their URL (sites.present.ts). */
@@ -125,7 +165,7 @@ export function portalRoutes(deps: Pick<CoreDeps, 'config' | 'db' | 'vault'>, as
           logoUrl: brand.logoUrl,
           stylesheetUrl: brand.stylesheetUrl,
           script: 'portal.js',
-          main: portalMain(TABLES[lang]),
+          main: portalMain(TABLES[lang], networkChoice(deps.config)),
           data: { lang, strings: TABLES },
         });
       },

@@ -10,7 +10,7 @@ import { presentGrant, revoke, type GrantRow } from './grants.js';
 import { extendGrantRow, findGrant, findGrantByUsername } from './grants.store.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import { findPlan } from './plans.store.js';
-import { newInvoice } from './purchases.js';
+import { networkOf, newInvoice } from './purchases.js';
 import { findInvoice, findInvoiceByNumber, type InvoiceRow } from './purchases.store.js';
 import { markPaid, sendCredentials, settlePayment } from './settlement.js';
 import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
@@ -269,6 +269,7 @@ export async function recheckInvoice(
       amountTzs: before.amount_tzs,
       phone: before.phone,
       providerReference: before.provider_reference,
+      network: networkOf(before),
     })
     .catch((err: unknown) => ({ status: 'unknown' as const, detail: String(err) }));
   if (status.status === 'unknown') {

@@ -13,6 +13,7 @@ export const wifiErrors = errorCatalogue({
   // Purchase values (422)
   invalidPhone: [422, 'invalid phone number'],
   invalidPlan: [422, 'plan not found or not on sale'],
+  invalidNetwork: [422, 'invalid mobile-money network: vodacom, tigo, airtel, halotel or azampesa'],
 
   // Purchase state
   idempotencyKeyReused: [409, 'Idempotency-Key was already used for a different purchase'],

@@ -16,6 +16,7 @@ export type {
   ProviderReadiness,
 } from './ports.js';
 export { coaNotAvailable } from './ports.js';
+export { isMobileNetwork, MOBILE_NETWORKS, networkOfPhone, type MobileNetwork } from './networks.js';
 
 // Plans
 export {
@@ -89,6 +90,7 @@ export {
   getPurchase,
   invoiceByNumber,
   invoiceNumber,
+  networkOf,
   type InvoiceRow,
   type InvoiceStatus,
 } from './purchases.js';

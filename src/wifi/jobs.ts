@@ -1,5 +1,5 @@
 import type { WifiDeps } from './deps.js';
-import { PROMPT_UNREACHABLE } from './purchases.js';
+import { networkOf, PROMPT_UNREACHABLE } from './purchases.js';
 import {
   expirePending,
   selectInvoices,
@@ -56,6 +56,7 @@ export async function reconcilePayments(
         amountTzs: invoice.amount_tzs,
         phone: invoice.phone,
         providerReference: invoice.provider_reference,
+        network: networkOf(invoice),
       });
       if (status.status === 'succeeded' || status.status === 'failed') {
         const result = await settlePayment(deps, status.event);

@@ -3,6 +3,8 @@
  * app.ts wires in: the payment provider (payments/), the RADIUS CoA client (radius/, later).
  */
 
+import type { MobileNetwork } from './networks.js';
+
 /** A payment prompt (USSD push) to send for a new invoice. */
 export interface PaymentRequest {
   invoiceId: string;
@@ -14,6 +16,8 @@ export interface PaymentRequest {
   description: string;
   /** The invoice's site: a site may have its own provider account. */
   siteId: string;
+  /** The mobile-money network the guest named (a ported number); null: the provider finds it. */
+  network?: MobileNetwork | null;
 }
 
 export type PromptResult =
@@ -32,6 +36,8 @@ export interface PaymentInvoice {
   /** E.164 */
   phone: string;
   providerReference: string | null;
+  /** The network the guest named when buying, if any. */
+  network?: MobileNetwork | null;
 }
 
 /** A verified statement from a provider that a payment succeeded or failed. */

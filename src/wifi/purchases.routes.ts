@@ -22,6 +22,7 @@ export function purchaseRoutes(deps: Deps): Route[] {
         const { invoice, created } = await startPurchase(deps, {
           planId: body.plan_id,
           phone: body.phone,
+          network: body.network,
           purchaseKey,
           // The portal sends the language the guest chose; others get their browser's.
           language: guestLanguage(req.headers['accept-language']),

@@ -1,7 +1,10 @@
 import { wifiErrors } from './errors.js';
 
-/** POST /api/v1/public/purchases body fields. */
-export const PURCHASE_FIELDS = ['plan_id', 'phone'] as const;
+/**
+ * POST /api/v1/public/purchases body fields: the spec's plan_id and phone, and the optional
+ * network a guest names when their number moved networks (wifi/networks.ts).
+ */
+export const PURCHASE_FIELDS = ['plan_id', 'phone', 'network'] as const;
 
 const PURCHASE_KEY = /^[A-Za-z0-9_-]{16,96}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -9,6 +9,7 @@ import { wifiErrors } from './errors.js';
 import { findLiveForPurchase } from './grants.js';
 import { findPlan, type PlanRow } from './plans.store.js';
 import type { GuestLanguage } from './language.js';
+import { isMobileNetwork, type MobileNetwork } from './networks.js';
 import { isUuid } from './purchases.schema.js';
 import {
   bindPurchaseKey,
@@ -29,6 +30,8 @@ export interface PurchaseRequest {
   /** Body values as sent; checked here (422). */
   planId: unknown;
   phone: unknown;
+  /** The guest's mobile-money network, optional (a number that moved networks); checked here (422). */
+  network?: unknown;
   /** The validated Idempotency-Key: the purchase key. */
   purchaseKey: string;
   /** The portal language the guest buys in (Accept-Language), kept for the guest's SMS. */
@@ -41,7 +44,7 @@ export const invoiceNumber = (prefix: string, sequence: number, suffix: string):
 
 /**
  * Starts (or replays) a guest purchase. The purchase key decides: unseen → a new pending invoice
- * and a payment prompt (201); seen with the same plan and phone → that invoice (200), unless it
+ * and a payment prompt (201); seen with the same plan, phone and network → that invoice (200), unless it
  * failed or expired, in which case a new invoice replaces it; seen with other details → 409.
  * The prompt goes out after the commit; if the provider refuses or cannot be reached the invoice
  * is marked failed (so a retry with the key starts afresh) and the caller gets 502.
@@ -55,9 +58,12 @@ export async function startPurchase(
     typeof request.phone === 'string' ? normalisePhone(request.phone, deps.config.defaultCountryCode) : null;
   if (phone === null) throw wifiErrors.invalidPhone();
   if (!isUuid(request.planId)) throw wifiErrors.invalidPlan();
+  const network = request.network ?? null;
+  if (network !== null && !isMobileNetwork(network)) throw wifiErrors.invalidNetwork();
   const details = {
     planId: request.planId.toLowerCase(),
     phone,
+    network,
     keyHash: sha256Hex(request.purchaseKey),
     language: request.language ?? null,
   };
@@ -73,15 +79,31 @@ export async function startPurchase(
   return { invoice: await sendPrompt(deps, result.invoice), created: true };
 }
 
+interface PurchaseDetails {
+  planId: string;
+  phone: string;
+  network: MobileNetwork | null;
+  keyHash: string;
+  language: GuestLanguage | null;
+}
+
+/** The network an invoice's guest named (a column of known values: anything else reads as none). */
+export const networkOf = (invoice: Pick<InvoiceRow, 'network'>): MobileNetwork | null =>
+  isMobileNetwork(invoice.network) ? invoice.network : null;
+
 async function findOrCreateInvoice(
   tx: Db,
   deps: Deps,
-  details: { planId: string; phone: string; keyHash: string; language: GuestLanguage | null },
+  details: PurchaseDetails,
 ): Promise<{ invoice: InvoiceRow; created: boolean }> {
   const key = await findPurchaseKey(tx, details.keyHash);
   const previous = key && (await findInvoice(tx, key.invoice_id));
   if (previous) {
-    if (previous.plan_id !== details.planId || previous.phone !== details.phone)
+    if (
+      previous.plan_id !== details.planId ||
+      previous.phone !== details.phone ||
+      previous.network !== details.network
+    )
       throw wifiErrors.idempotencyKeyReused();
     if (previous.status === 'pending' || previous.status === 'paid')
       return { invoice: previous, created: false };
@@ -96,6 +118,7 @@ async function findOrCreateInvoice(
     channel: 'mobile_money',
     sold_by: null,
     language: details.language,
+    network: details.network,
   });
   await bindPurchaseKey(tx, details.keyHash, invoice.id, invoice.created_at, key !== undefined);
   return { invoice, created: true };
@@ -112,7 +135,7 @@ export async function newInvoice(
   sale: Pick<
     InvoiceRow,
     'phone' | 'amount_tzs' | 'purchase_key_hash' | 'provider' | 'channel' | 'sold_by' | 'language'
-  >,
+  > & { network?: MobileNetwork | null },
 ): Promise<InvoiceRow> {
   const now = deps.clock.now().toISOString();
   const sequence = await nextSequence(tx);
@@ -122,6 +145,7 @@ export async function newInvoice(
     sequence,
     plan_id: plan.id,
     ...sale,
+    network: sale.network ?? null,
     duration_seconds: plan.duration_seconds,
     data_limit_bytes: plan.data_limit_bytes,
     max_devices: plan.max_devices,
@@ -162,6 +186,7 @@ async function sendPrompt(deps: Deps, invoice: InvoiceRow): Promise<InvoiceRow> 
       phone: invoice.phone,
       description: plan?.name ?? 'Wi-Fi access',
       siteId: invoice.site_id,
+      network: networkOf(invoice),
     })
     // An adapter that throws instead of answering counts as a provider we could not use.
     .catch((err: unknown): PromptResult & { provider: string } => ({

@@ -383,6 +383,7 @@ async function redeemIn(
     sold_by: null,
     // The portal's language as the guest chose it: their reminders come in it.
     language,
+    network: null,
   };
   await insertInvoice(tx, invoice);
   const { grant, password } = await issue(tx, deps, { invoice, paidAt: now });

@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { expireInvoices } from '../../src/wifi/index.js';
 import { startTestApp } from '../helpers/app.js';
+import { startAzamPayFake } from '../helpers/azampay-fake.js';
 import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
 import { aDevice, aPlan, credentialsOf, postSandboxEvent, succeeded } from '../helpers/wifi.js';
 
@@ -46,8 +47,8 @@ const expectedChap = (password: string, challenge: string): string =>
     md5(Buffer.from(challenge, 'hex'), Buffer.from(UAM_SECRET)),
   ).toString('hex');
 
-async function setUp(t: Test) {
-  const app = await startTestApp(t);
+async function setUp(t: Test, env: Record<string, string> = {}) {
+  const app = await startTestApp(t, { env });
   const plan = await aPlan(app.app, {
     name: '1 hour',
     price_tzs: 1000,
@@ -101,6 +102,7 @@ t.test(
     t.ok(await page.getByText('4 Mbit/s download', { exact: true }).isVisible(), 'only the speed it has');
     t.ok(await page.getByText('TZS 3,000').isVisible(), 'price in TZS');
     t.ok(await page.locator('#not-hotspot').isHidden(), 'on the hotspot');
+    t.equal(await page.locator('#network').count(), 0, 'no network to name: the provider finds it');
 
     await page.getByLabel('Mobile money number').fill('12345');
     await page.getByRole('button', { name: 'Pay' }).click();
@@ -253,3 +255,43 @@ t.test('Swahili from the browser language, English on request', { skip: chromium
   await page.getByRole('heading', { name: 'Get online' }).waitFor();
   t.pass('the choice is remembered');
 });
+
+t.test(
+  'with AzamPay, a guest whose number moved networks names theirs, and a reload keeps it',
+  { skip: chromiumSkip },
+  async (t) => {
+    const fake = await startAzamPayFake();
+    t.teardown(fake.close);
+    const { app, page } = await setUp(t, { PAYMENT_PROVIDER: 'azampay', ...fake.env() });
+    await page.goto(`${app.base}/portal?${chilliQuery()}`);
+    await page.getByText('Day pass').waitFor();
+    const network = page.getByLabel('Mobile money network', { exact: true });
+    t.equal(await network.inputValue(), '', 'found from the number unless the guest says otherwise');
+    t.same(await network.locator('option').allInnerTexts(), [
+      'Find it from my number',
+      'M-Pesa (Vodacom)',
+      'Mixx by Yas (Tigo)',
+      'Airtel Money',
+      'HaloPesa (Halotel)',
+      'AzamPesa',
+    ]);
+    await page.getByRole('radio', { name: /1 hour/ }).check();
+    await page.getByLabel('Mobile money number').fill('0742 000 001'); // a Vodacom prefix…
+    await network.selectOption({ label: 'Airtel Money' }); // …ported to Airtel
+    const shots = process.env.PORTAL_SHOTS;
+    if (shots) {
+      await page.screenshot({ path: path.join(shots, 'portal-network-phone.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.screenshot({ path: path.join(shots, 'portal-network-desktop.png'), fullPage: true });
+    }
+    await page.getByRole('button', { name: 'Pay TZS 1,000' }).click();
+    await page.getByRole('heading', { name: 'Confirm the payment on your phone' }).waitFor();
+    const purchase = await stored(page);
+    t.match(fake.byExternalId(purchase.invoiceNumber), { provider: 'Airtel' }, 'AzamPay is told Airtel');
+
+    // A reload mid-purchase resumes it with the network the guest named.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Confirm the payment on your phone' }).waitFor();
+    t.equal(await network.inputValue(), 'airtel', 'a reload keeps the network');
+  },
+);

@@ -67,7 +67,69 @@ t.test('the network of a Tanzanian number, for the MNO checkout', async (t) => {
     ['+25571234567', null], // too short
   ];
   for (const [phone, operator] of cases) t.equal(azampayOperator(phone), operator, phone);
+  // A number that moved networks keeps its prefix: the network the guest names wins.
+  t.equal(azampayOperator('+255742000001', 'airtel'), 'Airtel', 'a Vodacom prefix ported to Airtel');
+  t.equal(azampayOperator('+255732000001', 'halotel'), 'Halopesa', 'a TTCL prefix ported to Halotel');
+  t.equal(azampayOperator('+255712345678', 'azampesa'), 'Azampesa');
+  t.equal(azampayOperator('+255712345678', null), 'Tigo', 'none named: the prefix decides');
 });
+
+t.test(
+  'a guest whose number moved networks names theirs: the checkout and the status query use it',
+  async (t) => {
+    const { fake, app, plan } = await fixture(t);
+    const html = (await rawRequest(`${app.base}/portal`)).text;
+    t.match(html, '<select id="network" name="network"', 'the portal asks, as AzamPay needs the network');
+    for (const value of ['', 'vodacom', 'tigo', 'airtel', 'halotel', 'azampesa'])
+      t.match(html, `<option value="${value}"`);
+
+    const key = aPurchaseKey();
+    const body = { plan_id: plan.id, phone: '0742000001', network: 'airtel' };
+    const res = await postPurchase(app.base, body, key);
+    t.equal(res.status, 201, JSON.stringify(res.body));
+    const number = res.body.data?.invoice_number ?? '';
+    t.match(fake.requests.at(-1), {
+      path: '/checkout/azampay/mno/checkout',
+      body: { accountNumber: '255742000001', externalId: number, provider: 'Airtel' },
+    });
+    t.match((await wifiRows(app.app.deps.db)).invoices, [{ number, network: 'airtel' }]);
+    t.equal((await postPurchase(app.base, body, key)).status, 200, 'replayed with the same details');
+    const other = await postPurchase(app.base, { ...body, network: 'vodacom' }, key);
+    t.same(
+      [other.status, other.body],
+      [409, { message: 'Idempotency-Key was already used for a different purchase' }],
+      'the same key with another network is another purchase',
+    );
+    t.equal((await postPurchase(app.base, { plan_id: plan.id, phone: '0742000001' }, key)).status, 409);
+
+    // The poll asks AzamPay about the transaction on the network the guest named.
+    const tx = fake.byExternalId(number);
+    if (!tx) throw new Error('no AzamPay transaction');
+    tx.status = 'success';
+    app.clock.advance('30s'); // a callback gets 30 s first
+    t.match(await reconcilePayments(app.app.deps), { settled: 1 });
+    t.match(fake.requests.at(-1), {
+      path: '/checkout/azampay/gettransactionstatus',
+      query: { pgReferenceId: tx.transactionId, bankName: 'Airtel' },
+    });
+    t.match((await wifiRows(app.app.deps.db)).invoices, [{ number, status: 'paid' }]);
+
+    // A network that is not one, or not a string, is refused and changes nothing.
+    const before = await wifiRows(app.app.deps.db);
+    for (const network of ['mpesa', 'AIRTEL', '', 7, ['airtel']]) {
+      const bad = await postPurchase(app.base, { ...body, network });
+      t.same(
+        [bad.status, bad.body],
+        [422, { message: 'invalid mobile-money network: vodacom, tigo, airtel, halotel or azampesa' }],
+        JSON.stringify(network),
+      );
+    }
+    t.same(await wifiRows(app.app.deps.db), before, 'nothing changed');
+    // null is the same as leaving it out: the prefix decides.
+    t.equal((await postPurchase(app.base, { ...body, phone: '0712345678', network: null })).status, 201);
+    t.match(fake.requests.at(-1), { body: { provider: 'Tigo' } });
+  },
+);
 
 t.test("a token's lifetime, however AzamPay words `expire`", async (t) => {
   const now = new Date('2026-01-15T09:00:00Z');

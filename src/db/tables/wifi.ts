@@ -100,6 +100,11 @@ export interface InvoicesTable {
    * guest gets; null: not known (bought before migration 0023, or not through the portal).
    */
   language: string | null;
+  /**
+   * The mobile-money network the guest named (wifi/networks.ts; migration 0030); null: not named,
+   * the provider or the number's prefix decides.
+   */
+  network: string | null;
 }
 
 /** Which invoice a purchase key currently stands for; the primary key is the idempotency guard. */

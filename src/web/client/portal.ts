@@ -137,8 +137,19 @@ async function buy(event: SubmitEvent): Promise<void> {
   if (!plan) fieldError($('plans'), t('plan.required'));
   if (!phone) fieldError(phoneInput, t('phone.invalid'));
   if (!plan || !phone) return;
+  // Only where a provider must be told the network; empty: found from the number.
+  const network =
+    document.getElementById('network') instanceof HTMLSelectElement
+      ? $('network', HTMLSelectElement).value
+      : '';
   // Remembered before the request: a reload mid-request replays it with the same key.
-  begin({ key: newPurchaseKey(), planId: plan.id, phone, amount: plan.price_tzs });
+  begin({
+    key: newPurchaseKey(),
+    planId: plan.id,
+    phone,
+    ...(network ? { network } : {}),
+    amount: plan.price_tzs,
+  });
   await submit();
 }
 
@@ -166,6 +177,8 @@ async function submit(): Promise<void> {
     return;
   }
   if (result.status === 422 && /phone/.test(messageOf(result))) fieldError($('phone'), t('phone.invalid'));
+  else if (result.status === 422 && /network/.test(messageOf(result)) && document.getElementById('network'))
+    fieldError($('network'), t('network.invalid'));
   else
     formError(
       form,
@@ -366,6 +379,8 @@ function init(): void {
     return;
   }
   $('phone', HTMLInputElement).value = current.phone;
+  const networkSelect = document.getElementById('network');
+  if (networkSelect instanceof HTMLSelectElement) networkSelect.value = current.network ?? '';
   step('none');
   void (current.invoiceId ? poll() : submit());
 }

@@ -10,6 +10,8 @@ export interface StoredPurchase {
   key: string;
   planId: string;
   phone: string;
+  /** The mobile-money network the guest named (only where the portal asks); absent: found from the number. */
+  network?: string;
   invoiceId?: string;
   invoiceNumber?: string;
   amount?: number;
@@ -74,7 +76,7 @@ export const startPurchase = (p: StoredPurchase, lang: string): Promise<ApiResul
   api(
     'POST',
     BASE,
-    { plan_id: p.planId, phone: p.phone },
+    { plan_id: p.planId, phone: p.phone, ...(p.network ? { network: p.network } : {}) },
     { 'Idempotency-Key': p.key, 'Accept-Language': lang },
   );
 
