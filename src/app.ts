@@ -16,6 +16,7 @@ import { grantStats, Keyring, oauthRoutes, pruneOAuthGrants, verifyBearer } from
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { SqlRateLimitStore } from './http/rate-limit.sql.js';
 import type { Route } from './http/route.js';
+import { RequestCounts } from './http/request-counts.js';
 import { createHttpServer, type HttpServer } from './http/server.js';
 import { Background } from './lib/background.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -146,6 +147,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     clock,
     log,
   });
+  const requestCounts = new RequestCounts();
   const routes: Route[] = [
     ...healthRoutes(deps),
     ...identityRoutes(deps),
@@ -171,7 +173,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       },
     }),
     ...webRoutes(deps),
-    ...metricsRoutes({ ...deps, radius: radius.counters, jobFailures: scheduler.failures }),
+    ...metricsRoutes({
+      ...deps,
+      radius: radius.counters,
+      jobFailures: scheduler.failures,
+      httpRequests: requestCounts,
+    }),
     ...(options.extraRoutes?.(deps) ?? []),
   ];
   const http = createHttpServer({
@@ -180,6 +187,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     log,
     limiter,
     routes,
+    requestCounts,
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
   });
 

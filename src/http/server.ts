@@ -12,6 +12,7 @@ import { clientIp } from './client-ip.js';
 import { corsMiddleware } from './cors.js';
 import { errorBody, sendError, sendJson } from './envelope.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { RequestCounts } from './request-counts.js';
 import { renderError, type HttpRuntime, type Route } from './route.js';
 import { familyOf, type HttpRequest } from './types.js';
 
@@ -27,6 +28,8 @@ export interface HttpServerOptions {
   routes: readonly Route[];
   /** Tests shorten this; everyone else gets the 30 s of both specs. */
   requestTimeoutMs?: number;
+  /** Where each answered request is counted (GET /metrics), if anywhere. */
+  requestCounts?: RequestCounts;
 }
 
 export interface HttpServer {
@@ -76,6 +79,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     if (closing) res.setHeader('Connection', 'close');
     res.on('close', () => {
       open.delete(res);
+      // routeName is "<METHOD> <path template>" (route.ts); the template alone is the label.
+      const route = req.routeName?.slice(req.routeName.indexOf(' ') + 1) ?? 'unmatched';
+      options.requestCounts?.add(req.method, route, res.statusCode);
       accessLog.info(
         {
           event: 'http.request',

@@ -1,6 +1,7 @@
 import type { Db } from '../db/index.js';
 import type { Clock } from '../lib/clock.js';
 import { isoNow } from '../lib/time.js';
+import type { RequestCounts } from '../http/request-counts.js';
 import type { Counters } from '../radius/counters.js';
 import { invoicesByStatus, liveGrants, openSessions, paymentsByChannel } from './metrics.store.js';
 
@@ -8,7 +9,7 @@ import { invoicesByStatus, liveGrants, openSessions, paymentsByChannel } from '.
  * GET /metrics in the Prometheus text exposition format 0.0.4
  * (https://prometheus.io/docs/instrumenting/exposition_formats/). Two kinds of figure, said in
  * each HELP line because several daemons may share one PostgreSQL database: counters of this
- * daemon since it started (RADIUS packets, job failures, its memory), which Prometheus sums
+ * daemon since it started (RADIUS packets, HTTP requests, job failures, its memory), which Prometheus sums
  * across daemons, and gauges read from the shared database (sessions, grants, invoices,
  * payments), which every daemon reports alike (take one, not the sum). The RADIUS counters are
  * the listener's own (radius/counters.ts), the ones `status` shows once stored.
@@ -19,6 +20,7 @@ export interface MetricsSources {
   clock: Clock;
   radius: Counters;
   jobFailures: ReadonlyMap<string, number>;
+  httpRequests: RequestCounts;
 }
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -97,6 +99,15 @@ export async function collectMetrics(src: MetricsSources): Promise<string> {
   ];
   return render([
     ...radiusFamilies(src.radius),
+    {
+      name: 'hotspot_http_requests_total',
+      type: 'counter',
+      help: `HTTP requests answered, by method, route (its path template) and status (${OWN}).`,
+      samples: src.httpRequests.entries().map((e) => ({
+        labels: { method: e.method, route: e.route, status: String(e.status) },
+        value: e.n,
+      })),
+    },
     {
       name: 'hotspot_job_failures_total',
       type: 'counter',

@@ -77,3 +77,43 @@ t.test(
     t.equal(value(seen.families, 'hotspot_sessions_open'), 1);
   },
 );
+
+t.test('HTTP requests are counted by method, route template and status', async (t) => {
+  const app = await startTestApp(t, { env: { METRICS: 'on' } });
+  for (let i = 0; i < 3; i++) t.equal((await fetch(`${app.base}/healthz`)).status, 200);
+  const unknownInvoice = await fetch(`${app.base}/api/v1/public/purchases/${crypto.randomUUID()}`);
+  t.equal(unknownInvoice.status, 404);
+  await fetch(`${app.base}/api/v1/public/purchases/${crypto.randomUUID()}`);
+  t.equal((await fetch(`${app.base}/no/such/page`)).status, 404);
+
+  const { families } = await scrape(app.base);
+  const http = families.find((f) => f.name === 'hotspot_http_requests_total');
+  t.match(http, { type: 'COUNTER', help: /this daemon's/ });
+  t.equal(
+    value(families, 'hotspot_http_requests_total', { method: 'GET', route: '/healthz', status: '200' }),
+    3,
+  );
+  t.equal(
+    value(families, 'hotspot_http_requests_total', {
+      method: 'GET',
+      route: '/api/v1/public/purchases/:invoiceId',
+      status: '404',
+    }),
+    2,
+    'by the route template, not the path: one series for every invoice id',
+  );
+  t.equal(
+    value(families, 'hotspot_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+    1,
+  );
+  t.notOk(
+    http?.metrics.some((m) => /[0-9a-f]{8}-/.test(m.labels?.route ?? '')),
+    'no id in any route label',
+  );
+  const again = await scrape(app.base);
+  t.equal(
+    value(again.families, 'hotspot_http_requests_total', { method: 'GET', route: '/metrics', status: '200' }),
+    1,
+    'the scrape before this one, counted once it was answered',
+  );
+});
