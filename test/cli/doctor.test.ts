@@ -251,11 +251,20 @@ t.test('the payment provider: unreachable, or refusing the credentials, fails', 
 t.test(
   'the sandbox: a warning, and the autopay one says Wi-Fi is free; http off loopback warns',
   async (t) => {
-    const { env } = await venue(t);
-    t.match((await doctor(env)).check('payment sandbox'), {
+    const { env, port } = await venue(t);
+    const stopped = await doctor(env);
+    t.match(stopped.check('payment sandbox'), {
       status: 'warn',
       detail: 'the sandbox takes no money: guests cannot pay',
     });
+    // Regression: the HTTP bind test ran beside the PUBLIC_BASE_URL probe, which then reached it (ECONNRESET).
+    t.same(stopped.check('public url'), {
+      name: 'public url',
+      status: 'warn',
+      detail: `http://127.0.0.1:${String(port)} not reachable from this box (ECONNREFUSED); the daemon is not running`,
+      fix: 'start it: systemctl start hotspot-ctl',
+    });
+    t.match(stopped.check('http port'), { status: 'warn', detail: /free: the daemon is not running$/ });
     const autopay = await doctor({ ...env, SANDBOX_AUTOPAY_SECONDS: '10' });
     t.match(autopay.check('payment sandbox'), {
       status: 'warn',

@@ -70,9 +70,13 @@ export function registerDoctor(program: Command): void {
       const daemon = await probeHttp(clock, 'daemon', localUrl(config));
       const daemonRunning = daemon.answered && daemon.status === 200;
 
-      const [http, radius, publicProbe, payments, sms, dns, ntp, routers] = await Promise.all([
+      // The bind tests first: while one holds the HTTP port for a moment, a probe of
+      // PUBLIC_BASE_URL on this box would reach it instead of an honest "refused".
+      const [http, radius] = await Promise.all([
         httpPortCheck(config, daemonRunning),
         radiusPortChecks(config, daemonRunning),
+      ]);
+      const [publicProbe, payments, sms, dns, ntp, routers] = await Promise.all([
         probeHttp(clock, 'PUBLIC_BASE_URL', `${config.publicBaseUrl}/healthz`),
         paymentChecks(config, clock),
         smsCheck(config, clock),
