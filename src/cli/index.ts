@@ -7,6 +7,7 @@ import { registerClients } from './commands/clients.js';
 import { registerGrants } from './commands/grants.js';
 import { registerKeys } from './commands/keys.js';
 import { registerDevices } from './commands/devices.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerOutbox } from './commands/outbox.js';
 import { registerPlans } from './commands/plans.js';
@@ -18,6 +19,7 @@ import { registerSessions } from './commands/sessions.js';
 import { registerStaff } from './commands/staff.js';
 import { registerStatus } from './commands/status.js';
 import { registerVouchers } from './commands/vouchers.js';
+import { CliExit } from './output.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 
@@ -36,6 +38,7 @@ export function buildProgram(): Command {
   registerSetup(program);
   registerMigrate(program);
   registerStatus(program);
+  registerDoctor(program);
   registerOutbox(program);
   registerStaff(program);
   registerKeys(program);
@@ -63,6 +66,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     await buildProgram().parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
+    if (err instanceof CliExit) return err.code;
     if (err instanceof CommanderError) {
       return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0
         ? EXIT.ok

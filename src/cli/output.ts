@@ -59,3 +59,16 @@ export class Output {
     this.#stderr.write(`${text}\n`);
   }
 }
+
+/**
+ * Ends a command with `code` after it printed its own result (`doctor` exits 1 when a check
+ * fails): main() returns the code and prints nothing more.
+ */
+export class CliExit extends Error {
+  readonly code: number;
+  constructor(code: number) {
+    super(`exit ${String(code)}`);
+    this.name = 'CliExit';
+    this.code = code;
+  }
+}

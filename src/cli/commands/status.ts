@@ -11,7 +11,7 @@ import { contextOf, withApp } from '../context.js';
 import { formatRecord } from '../output.js';
 
 /** The daemon is asked on loopback when it listens on every address. */
-function localUrl(config: Config): string {
+export function localUrl(config: Config): string {
   const host =
     config.httpHost === '0.0.0.0' ? '127.0.0.1' : config.httpHost === '::' ? '[::1]' : config.httpHost;
   return `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${String(config.httpPort)}/healthz`;

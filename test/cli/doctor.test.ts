@@ -1,0 +1,337 @@
+import { createSocket } from 'node:dgram';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import t, { type Test } from 'tap';
+import { DATABASE_FILE } from '../../src/db/index.js';
+import { freePort, freeUdpPorts } from '../helpers/app.js';
+import { AZAMPAY_APP, startAzamPayFake } from '../helpers/azampay-fake.js';
+import { cliEnv, runCli, startCli } from '../helpers/cli.js';
+import { onPostgres, unwatchedDb } from '../helpers/store.js';
+
+/** `hotspot-ctl doctor` (issue 20 item 3, DESIGN.md §4.10, docs/decisions/0033-doctor.md). */
+
+interface Check {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+  fix?: string;
+}
+interface Report {
+  checks: Check[];
+  ok: boolean;
+}
+
+const DEVICE = [
+  ...['--name', 'Lobby AP', '--model', 'MikroTik hAP ax2', '--mac', 'aa:bb:cc:dd:ee:01'],
+  ...['--network', '10.1.0.0/24', '--uam-server', 'http://10.1.0.10:8080/portal'],
+  ...['--nas-id', 'lobby-01', '--client-ip', '10.1.0.1'],
+];
+
+/** A migrated data directory with its own HTTP port (nothing listens on it) and PUBLIC_BASE_URL on it. */
+async function venue(
+  t: Test,
+  extra: Record<string, string> = {},
+): Promise<{ env: Record<string, string>; dataDir: string; port: number }> {
+  const dataDir = path.join(t.testdir(), 'data');
+  const port = await freePort();
+  const env = cliEnv(dataDir, {
+    HTTP_PORT: String(port),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${String(port)}`,
+    ...extra,
+  });
+  const migrated = await runCli(['migrate'], env);
+  t.equal(migrated.code, 0, migrated.stderr);
+  return { env, dataDir, port };
+}
+
+async function doctor(env: Record<string, string>, ...args: string[]) {
+  const res = await runCli(['doctor', '--json', ...args], env);
+  const report = JSON.parse(res.stdout) as Report;
+  const byName = new Map(report.checks.map((c) => [c.name, c]));
+  return { code: res.code, stderr: res.stderr, report, check: (name: string) => byName.get(name) };
+}
+
+/** Sets a router's last RADIUS packet, as the daemon's listener would. */
+async function heardAt(dataDir: string, at: string): Promise<void> {
+  const pg = unwatchedDb(dataDir);
+  if (pg) {
+    await pg.updateTable('devices').set({ last_seen_at: at }).execute();
+    await pg.destroy();
+    return;
+  }
+  const db = new Database(path.join(dataDir, DATABASE_FILE));
+  db.prepare('update devices set last_seen_at = ?').run(at);
+  db.close();
+}
+
+/** A backup file in <data dir>/backups written at `at`. */
+function backupAt(dataDir: string, at: Date): void {
+  const dir = path.join(dataDir, 'backups');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'hotspot-20260101T000000Z.backup');
+  writeFileSync(file, 'a backup');
+  utimesSync(file, at, at);
+}
+
+const isoAfter = (at: Date, seconds: number): string => new Date(at.getTime() + seconds * 1000).toISOString();
+
+t.test('everything fine: all ok, exit 0, one line per check', async (t) => {
+  const fake = await startAzamPayFake();
+  t.teardown(fake.close);
+  const [auth, acct] = await freeUdpPorts(2);
+  const { env, dataDir } = await venue(t, {
+    PAYMENT_PROVIDER: 'azampay',
+    ...fake.env(),
+    RADIUS_HOST: '127.0.0.1',
+    RADIUS_AUTH_PORT: String(auth),
+    RADIUS_ACCT_PORT: String(acct),
+  });
+  t.equal((await runCli(['devices', 'add', ...DEVICE], env)).code, 0);
+  const now = new Date();
+  await heardAt(dataDir, now.toISOString());
+  if (onPostgres) backupAt(dataDir, now);
+  else {
+    mkdirSync(path.join(dataDir, 'backups'));
+    const made = await runCli(['backup', path.join(dataDir, 'backups', 'hotspot-now.backup')], env);
+    t.equal(made.code, 0, made.stderr);
+  }
+  const daemon = startCli(['serve'], env);
+  t.teardown(() => daemon.child.kill('SIGKILL'));
+  await daemon.waitFor(/HTTP on 127\.0\.0\.1:(\d+)/);
+
+  const { code, report, check } = await doctor(env);
+  t.equal(code, 0);
+  t.equal(report.ok, true);
+  t.same(
+    report.checks.map((c) => c.name),
+    [
+      'http port',
+      'radius auth port',
+      'radius acct port',
+      'public url',
+      'tls',
+      'clock',
+      'dns',
+      'payment azampay',
+      'sms',
+      'router Lobby AP',
+      'disk',
+      'backup',
+    ],
+  );
+  for (const name of [
+    'http port',
+    'radius auth port',
+    'radius acct port',
+    'public url',
+    'tls',
+    'dns',
+    'sms',
+    'backup',
+  ])
+    t.equal(check(name)?.status, 'ok', `${name}: ${String(check(name)?.detail)}`);
+  t.match(check('http port'), { detail: /listening/ });
+  t.match(check('payment azampay'), { status: 'ok', detail: 'AzamPay reachable, credentials accepted' });
+  t.match(check('router Lobby AP'), {
+    status: 'ok',
+    detail: /^last RADIUS packet \d+ s ago; CoA 10\.1\.0\.1:3799 not probed$/,
+  });
+  t.match(check('clock'), { detail: /^within 5 s of (PUBLIC_BASE_URL|AzamPay)/ });
+  t.notOk(
+    report.checks.some((c) => c.status === 'ok' && 'fix' in c),
+    'a fix only where something is wrong',
+  );
+
+  const human = await runCli(['doctor'], env);
+  t.equal(human.code, 0);
+  t.match(human.stdout, /^http port +ok {4}127\.0\.0\.1:\d+ listening/m);
+  t.match(human.stdout, /^payment azampay +ok {4}AzamPay reachable, credentials accepted$/m);
+  t.match(human.stdout, /\n\n0 failed, \d+ warnings, \d+ ok\n$/);
+});
+
+t.test('a port another program holds: HTTP and RADIUS fail with the command that finds it', async (t) => {
+  const [radiusPort] = await freeUdpPorts(1);
+  const { env, port } = await venue(t, { RADIUS_HOST: '127.0.0.1', RADIUS_AUTH_PORT: String(radiusPort) });
+  const squatter = createServer((_req, res) => res.writeHead(404).end('not hotspot-ctl'));
+  await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+  t.teardown(() => squatter.close());
+  const udp = createSocket('udp4');
+  await new Promise<void>((resolve) => udp.bind(radiusPort, '127.0.0.1', resolve));
+  t.teardown(() => udp.close());
+
+  const { code, report, check } = await doctor(env);
+  t.equal(code, 1);
+  t.equal(report.ok, false);
+  t.same(check('http port'), {
+    name: 'http port',
+    status: 'fail',
+    detail: `127.0.0.1:${String(port)} taken by another program`,
+    fix: `find it with: ss -tlnp 'sport = :${String(port)}', then stop it or set HTTP_PORT to another port`,
+  });
+  t.match(check('radius auth port'), {
+    status: 'fail',
+    detail: `udp 127.0.0.1:${String(radiusPort)} taken by another program (another RADIUS server?)`,
+    fix: `find it with: ss -ulnp 'sport = :${String(radiusPort)}', then stop it or set RADIUS_AUTH_PORT to another port`,
+  });
+  t.match(check('public url'), { status: 'fail', detail: /answers HTTP 404, not this daemon/ });
+
+  const human = await runCli(['doctor'], env);
+  t.equal(human.code, 1);
+  t.match(
+    human.stdout,
+    /^http port +fail {2}127\.0\.0\.1:\d+ taken by another program\n +fix: find it with: ss -tlnp/m,
+  );
+  t.equal(human.stderr, '', 'the report is the output, no error line');
+});
+
+t.test('the clock: skew beyond the TOTP window fails, a small one passes (the injected clock)', async (t) => {
+  const fake = await startAzamPayFake();
+  t.teardown(fake.close);
+  const { env } = await venue(t, { PAYMENT_PROVIDER: 'azampay', ...fake.env() });
+  // The CLI's start takes a few seconds off each skew: the assertions leave room for it.
+  const ahead = await doctor(env, '--now', isoAfter(new Date(), 600));
+  t.equal(ahead.code, 1);
+  t.match(ahead.check('clock'), {
+    status: 'fail',
+    detail: /^10 min ahead of AzamPay: two-step codes \(±30 s\) and payment webhooks fail/,
+    fix: 'turn NTP on: timedatectl set-ntp true (and let UDP 123 out)',
+  });
+  t.match((await doctor(env, '--now', isoAfter(new Date(), -60))).check('clock'), {
+    status: 'fail',
+    detail: /^\d+ s behind AzamPay/,
+  });
+  t.match((await doctor(env, '--now', isoAfter(new Date(), 20))).check('clock'), {
+    status: 'warn',
+    detail: /^\d+ s ahead of AzamPay; NTP/,
+  });
+  t.match((await doctor(env)).check('clock'), { detail: /^within 5 s of AzamPay/ });
+
+  const bad = await runCli(['doctor', '--now', 'yesterday'], env);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /must be an ISO-8601 time/);
+});
+
+t.test('the payment provider: unreachable, or refusing the credentials, fails', async (t) => {
+  const closed = await freePort();
+  const { env } = await venue(t, {
+    PAYMENT_PROVIDER: 'azampay',
+    ...(await (async () => {
+      const fake = await startAzamPayFake();
+      t.teardown(fake.close);
+      return fake.env();
+    })()),
+  });
+  const down = await doctor({ ...env, AZAMPAY_AUTH_URL: `http://127.0.0.1:${String(closed)}/auth` });
+  t.equal(down.code, 1);
+  t.same(down.check('payment azampay'), {
+    name: 'payment azampay',
+    status: 'fail',
+    detail: `http://127.0.0.1:${String(closed)}/auth unreachable (ECONNREFUSED)`,
+    fix: 'check the internet connection, the DNS and AZAMPAY_AUTH_URL',
+  });
+
+  const refused = await doctor({ ...env, AZAMPAY_CLIENT_SECRET: `${AZAMPAY_APP.clientSecret}-wrong` });
+  t.equal(refused.code, 1);
+  t.match(refused.check('payment azampay'), {
+    status: 'fail',
+    detail: /^AzamPay refuses the credentials \(HTTP 4\d\d\)$/,
+    fix: 'check AZAMPAY_APP_NAME, AZAMPAY_CLIENT_ID, AZAMPAY_CLIENT_SECRET and AZAMPAY_API_KEY',
+  });
+
+  const sms = await doctor({
+    ...env,
+    SMS_PROVIDER: 'http',
+    SMS_HTTP_URL: `http://127.0.0.1:${String(closed)}/sms`,
+  });
+  t.match(sms.check('sms'), { status: 'fail', detail: /unreachable \(ECONNREFUSED\)/ });
+});
+
+t.test(
+  'the sandbox: a warning, and the autopay one says Wi-Fi is free; http off loopback warns',
+  async (t) => {
+    const { env, port } = await venue(t);
+    const stopped = await doctor(env);
+    t.match(stopped.check('payment sandbox'), {
+      status: 'warn',
+      detail: 'the sandbox takes no money: guests cannot pay',
+    });
+    // Regression: the HTTP bind test ran beside the PUBLIC_BASE_URL probe, which then reached it (ECONNRESET).
+    t.same(stopped.check('public url'), {
+      name: 'public url',
+      status: 'warn',
+      detail: `http://127.0.0.1:${String(port)} not reachable from this box (ECONNREFUSED); the daemon is not running`,
+      fix: 'start it: systemctl start hotspot-ctl',
+    });
+    t.match(stopped.check('http port'), { status: 'warn', detail: /free: the daemon is not running$/ });
+    const autopay = await doctor({ ...env, SANDBOX_AUTOPAY_SECONDS: '10' });
+    t.match(autopay.check('payment sandbox'), {
+      status: 'warn',
+      detail: 'the sandbox pays every invoice after 10 s: Wi-Fi is given away for free',
+      fix: /^set SANDBOX_AUTOPAY_SECONDS=0/,
+    });
+    const plain = await doctor({ ...env, PUBLIC_BASE_URL: 'http://10.255.255.1:8080' });
+    t.match(plain.check('tls'), {
+      status: 'warn',
+      detail: /^PUBLIC_BASE_URL is http on 10\.255\.255\.1: no passkeys/,
+      fix: /https:\/\//,
+    });
+    t.match((await doctor({ ...env, PUBLIC_BASE_URL: 'https://wifi.example' })).check('tls'), {
+      status: 'ok',
+    });
+  },
+);
+
+t.test('routers: none, never heard, silent past the online window (the injected clock), heard', async (t) => {
+  const { env, dataDir } = await venue(t);
+  t.match((await doctor(env)).check('routers'), { status: 'warn', detail: /no router registered/ });
+
+  t.equal((await runCli(['devices', 'add', ...DEVICE], env)).code, 0);
+  t.match((await doctor(env)).check('router Lobby AP'), {
+    status: 'warn',
+    detail: 'never sent a RADIUS packet; CoA 10.1.0.1:3799 not probed',
+    fix: /lobby-01/,
+  });
+
+  const heard = new Date('2026-03-02T10:00:00.000Z');
+  await heardAt(dataDir, heard.toISOString());
+  // 2.5 interim intervals of 300 s: 12.5 min.
+  t.match((await doctor(env, '--now', isoAfter(heard, 12 * 60))).check('router Lobby AP'), {
+    status: 'ok',
+    detail: 'last RADIUS packet 12 min ago; CoA 10.1.0.1:3799 not probed',
+  });
+  const silent = await doctor(env, '--now', isoAfter(heard, 3 * 3600));
+  t.match(silent.check('router Lobby AP'), {
+    status: 'warn',
+    detail: 'silent for 3 h (last RADIUS packet 2026-03-02T10:00:00.000Z); CoA 10.1.0.1:3799 not probed',
+  });
+});
+
+t.test('backups: none fails, fresh is ok, a few days old warns, a week old fails', async (t) => {
+  const { env, dataDir } = await venue(t);
+  const none = await doctor(env);
+  t.equal(none.code, 1);
+  t.same(none.check('backup'), {
+    name: 'backup',
+    status: 'fail',
+    detail: `no backup in ${path.join(dataDir, 'backups')}`,
+    fix: onPostgres
+      ? `back PostgreSQL up with pg_dump into ${path.join(dataDir, 'backups')} every night`
+      : 'enable the nightly backup: systemctl enable --now hotspot-ctl-backup.timer',
+  });
+
+  const at = new Date('2026-03-02T03:00:00.000Z');
+  backupAt(dataDir, at);
+  t.match((await doctor(env, '--now', isoAfter(at, 3600))).check('backup'), {
+    status: 'ok',
+    detail: 'newest hotspot-20260101T000000Z.backup, 60 min old',
+  });
+  t.match((await doctor(env, '--now', isoAfter(at, 3 * 86400))).check('backup'), {
+    status: 'warn',
+    detail: /3 days old$/,
+  });
+  const old = await doctor(env, '--now', isoAfter(at, 8 * 86400));
+  t.match(old.check('backup'), { status: 'fail', detail: /8 days old$/ });
+  t.equal(old.code, 1);
+});
