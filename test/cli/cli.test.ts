@@ -37,6 +37,23 @@ t.test('a bad setting stops the daemon with one line naming the variable and exi
     blocked.stderr,
     `error: HOTSPOT_DATA_DIR: cannot create or use ${path.join(dir, 'a-file')}: EEXIST\n`,
   );
+  const sender = await runCli(
+    ['serve'],
+    cliEnv(t.testdir(), {
+      SMS_PROVIDER: 'beem',
+      BEEM_API_KEY: 'k',
+      BEEM_SECRET_KEY: 's',
+      SMS_SENDER_ID: 'Mama Ntilie Cafe',
+    }),
+  );
+  t.same(
+    [sender.code, sender.stderr],
+    [
+      1,
+      'error: SMS_SENDER_ID: beem takes a sender id of 1-11 letters (A-Z) or digits, no spaces (got "Mama Ntilie Cafe")\n',
+    ],
+    'an SMS sender id the provider would refuse',
+  );
 });
 
 t.test('an env file given with --config is used; a missing one is an error', async (t) => {
