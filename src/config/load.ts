@@ -86,7 +86,42 @@ export function readEnvFile(options: LoadOptions, problems: string[]): Record<st
   }
 }
 
+/** The credentials each real payment provider cannot work without. */
+const PAYMENT_CREDENTIALS: Readonly<Record<string, readonly (keyof LoadedConfig)[]>> = {
+  selcom: ['selcomApiKey', 'selcomApiSecret', 'selcomVendor'],
+  azampay: [
+    'azampayAppName',
+    'azampayClientId',
+    'azampayClientSecret',
+    'azampayApiKey',
+    'azampayCallbackToken',
+  ],
+};
+
+/**
+ * The payment providers' problems, worded as payments/gateway.ts words them when it builds the
+ * adapters: checked here so `serve` refuses before anything opens and `setup` refuses to write
+ * what `serve` would refuse.
+ */
+function paymentProblems(c: LoadedConfig, problems: string[]): void {
+  const order = c.paymentProviders ?? [c.paymentProvider];
+  if (c.paymentProviders !== null && c.paymentProvider !== 'sandbox' && c.paymentProvider !== order[0]) {
+    problems.push(
+      `PAYMENT_PROVIDER: is ${c.paymentProvider} but PAYMENT_PROVIDERS starts with ${String(order[0])}: set one of them`,
+    );
+    return;
+  }
+  for (const provider of order) {
+    const keys = PAYMENT_CREDENTIALS[provider] ?? [];
+    const why =
+      c.paymentProviders === null ? `PAYMENT_PROVIDER is ${provider}` : `PAYMENT_PROVIDERS names ${provider}`;
+    for (const s of settingList())
+      if (keys.includes(s.key) && c[s.key] === null) problems.push(`${s.env}: must be set when ${why}`);
+  }
+}
+
 function crossChecks(c: LoadedConfig, problems: string[]): void {
+  paymentProblems(c, problems);
   if (c.smsProvider === 'http' && c.smsHttpUrl === null) {
     problems.push('SMS_HTTP_URL: must be set when SMS_PROVIDER is http');
   }
