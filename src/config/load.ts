@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { SettingError } from './parsers.js';
+import { senderIdFrom, senderIdProblem } from './sender-id.js';
 import { settingList, type Config, type LoadedConfig } from './settings.js';
 
 export const DEFAULT_CONFIG_FILE = '/etc/hotspot-ctl/hotspot.env';
@@ -85,7 +86,42 @@ export function readEnvFile(options: LoadOptions, problems: string[]): Record<st
   }
 }
 
+/** The credentials each real payment provider cannot work without. */
+const PAYMENT_CREDENTIALS: Readonly<Record<string, readonly (keyof LoadedConfig)[]>> = {
+  selcom: ['selcomApiKey', 'selcomApiSecret', 'selcomVendor'],
+  azampay: [
+    'azampayAppName',
+    'azampayClientId',
+    'azampayClientSecret',
+    'azampayApiKey',
+    'azampayCallbackToken',
+  ],
+};
+
+/**
+ * The payment providers' problems, worded as payments/gateway.ts words them when it builds the
+ * adapters: checked here so `serve` refuses before anything opens and `setup` refuses to write
+ * what `serve` would refuse.
+ */
+function paymentProblems(c: LoadedConfig, problems: string[]): void {
+  const order = c.paymentProviders ?? [c.paymentProvider];
+  if (c.paymentProviders !== null && c.paymentProvider !== 'sandbox' && c.paymentProvider !== order[0]) {
+    problems.push(
+      `PAYMENT_PROVIDER: is ${c.paymentProvider} but PAYMENT_PROVIDERS starts with ${String(order[0])}: set one of them`,
+    );
+    return;
+  }
+  for (const provider of order) {
+    const keys = PAYMENT_CREDENTIALS[provider] ?? [];
+    const why =
+      c.paymentProviders === null ? `PAYMENT_PROVIDER is ${provider}` : `PAYMENT_PROVIDERS names ${provider}`;
+    for (const s of settingList())
+      if (keys.includes(s.key) && c[s.key] === null) problems.push(`${s.env}: must be set when ${why}`);
+  }
+}
+
 function crossChecks(c: LoadedConfig, problems: string[]): void {
+  paymentProblems(c, problems);
   if (c.smsProvider === 'http' && c.smsHttpUrl === null) {
     problems.push('SMS_HTTP_URL: must be set when SMS_PROVIDER is http');
   }
@@ -98,6 +134,14 @@ function crossChecks(c: LoadedConfig, problems: string[]): void {
       problems.push('AFRICASTALKING_USERNAME: must be set when SMS_PROVIDER is africastalking');
     if (c.africastalkingApiKey === null)
       problems.push('AFRICASTALKING_API_KEY: must be set when SMS_PROVIDER is africastalking');
+  }
+  if (c.smsSenderId !== null) {
+    const problem = senderIdProblem(c.smsProvider, c.smsSenderId);
+    if (problem) problems.push(`SMS_SENDER_ID: ${problem} (got "${c.smsSenderId}")`);
+  } else if (c.smsProvider !== 'outbox' && senderIdFrom(c.serviceName) === '') {
+    problems.push(
+      `SMS_SENDER_ID: SERVICE_NAME "${c.serviceName}" has no letters or digits (A-Z, 0-9) to make an SMS sender id from: set SMS_SENDER_ID (1-11 letters or digits)`,
+    );
   }
   if (c.radiusAuthPort !== 0 && c.radiusAuthPort === c.radiusAcctPort) {
     problems.push('RADIUS_ACCT_PORT: must differ from RADIUS_AUTH_PORT');
@@ -125,7 +169,8 @@ export function finalizeConfig(
     paymentWebhookSecret: loaded.paymentWebhookSecret ?? generated.paymentWebhookSecret,
     webauthnRpId: loaded.webauthnRpId ?? base.hostname,
     webauthnOrigin: loaded.webauthnOrigin ?? base.origin,
-    smsSenderId: loaded.smsSenderId ?? loaded.serviceName,
+    // Unset: made from SERVICE_NAME to fit every provider (config/sender-id.ts).
+    smsSenderId: loaded.smsSenderId ?? (senderIdFrom(loaded.serviceName) || 'Hotspot'),
     // Unset: the files `hotspot-ctl devices radsec-cert` creates (docs/decisions/0025).
     radsecCertFile: loaded.radsecCertFile ?? path.join(radsecDir(loaded.dataDir), 'server.pem'),
     radsecKeyFile: loaded.radsecKeyFile ?? path.join(radsecDir(loaded.dataDir), 'server.key'),

@@ -343,7 +343,7 @@ export const settings = {
     default: '',
     shownDefault: 'SERVICE_NAME',
     parse: p.optional(p.nonEmpty),
-    doc: 'default SMS sender id',
+    doc: 'default SMS sender id; http, beem, africastalking: 1-11 letters or digits (checked at start). Unset: the words of SERVICE_NAME that fit, e.g. `MamaNtilie`',
   }),
   guestReminders: setting({
     env: 'GUEST_REMINDERS',

@@ -13,6 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { errorCatalogue } from '../lib/errors.js';
 import { writeSecretFile } from '../lib/secret-file.js';
+import { isEncryptedBackup, openBackup, sealBackup } from './backup-crypto.js';
 import { lockDataDir } from './dir-lock.js';
 
 /**
@@ -22,6 +23,10 @@ import { lockDataDir } from './dir-lock.js';
  * table: the generated secrets, the vault key (devices' RADIUS secrets and grant passwords are
  * sealed with it) and the OAuth signing keys. Without those the database alone is useless, so
  * they travel together. The file is written with mode 0600: it holds secrets.
+ *
+ * With a passphrase (`backup --encrypt`) the file is that backup sealed with AES-256-GCM under
+ * a scrypt-derived key (backup-crypto.ts); the plain copy is made inside the data directory
+ * (private to the daemon's user) and removed, never beside the target (a USB stick, a share).
  */
 
 /** The table a backup carries the data directory's key files in; removed again on restore. */
@@ -35,6 +40,10 @@ export const backupErrors = errorCatalogue({
   daemonRunning: [409, 'the daemon is running on this data directory: stop it before restoring'],
   dataExists: [409, 'the data directory already has a database: add --force to replace it'],
   targetExists: [409, 'the backup file already exists: choose another name or remove it'],
+  passphraseNeeded: [
+    400,
+    'the backup is encrypted: give its passphrase (HOTSPOT_BACKUP_PASSPHRASE, --passphrase-file FILE, or type it on a terminal)',
+  ],
   postgres: [
     409,
     'the database is PostgreSQL (DATABASE_URL): back it up with pg_dump, and copy secrets.env, vault.key and keys/ from the data directory',
@@ -45,6 +54,7 @@ export interface BackupResult {
   file: string;
   bytes: number;
   files: string[];
+  encrypted: boolean;
 }
 
 /** The key files of a data directory, as paths relative to it. */
@@ -60,9 +70,14 @@ export async function backup(
   sqlite: Database.Database,
   dataDir: string,
   target: string,
+  options: { passphrase?: string } = {},
 ): Promise<BackupResult> {
   if (existsSync(target)) throw backupErrors.targetExists();
-  const partial = `${target}.partial-${String(process.pid)}`;
+  const { passphrase } = options;
+  const partial =
+    passphrase === undefined
+      ? `${target}.partial-${String(process.pid)}`
+      : path.join(dataDir, `backup.partial-${String(process.pid)}`);
   try {
     await sqlite.backup(partial);
     const copy = new Database(partial);
@@ -82,11 +97,24 @@ export async function backup(
       copy.pragma('synchronous = FULL');
       copy.close();
       chmodSync(partial, 0o600);
-      renameSync(partial, target);
-      return { file: target, bytes: statSync(target).size, files };
+      if (passphrase === undefined) renameSync(partial, target);
+      else writeSealed(target, sealBackup(readFileSync(partial), passphrase));
+      return { file: target, bytes: statSync(target).size, files, encrypted: passphrase !== undefined };
     } finally {
       if (copy.open) copy.close();
     }
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+/** Writes the sealed backup beside the target, then renames it into place (never over a file). */
+function writeSealed(target: string, sealed: Buffer): void {
+  const partial = `${target}.partial-${String(process.pid)}`;
+  try {
+    writeSecretFile(partial, sealed);
+    if (existsSync(target)) throw backupErrors.targetExists();
+    renameSync(partial, target);
   } finally {
     rmSync(partial, { force: true });
   }
@@ -120,11 +148,23 @@ export function restore(
   source: string,
   dataDir: string,
   databaseFile: string,
-  options: { force: boolean },
-): { files: string[] } {
+  options: { force: boolean; passphrase?: string | undefined },
+): { files: string[]; encrypted: boolean } {
   const lock = lockDataDir(dataDir, { daemon: false, held: () => backupErrors.daemonRunning() });
   try {
-    return restoreLocked(source, dataDir, databaseFile, options);
+    if (!isEncryptedBackup(source))
+      return { ...restoreLocked(source, dataDir, databaseFile, options), encrypted: false };
+    if (existsSync(path.join(dataDir, databaseFile)) && !options.force) throw backupErrors.dataExists();
+    if (options.passphrase === undefined) throw backupErrors.passphraseNeeded();
+    // Opened (and its tag checked) before anything in the data directory changes.
+    const plain = openBackup(source, options.passphrase);
+    const opened = path.join(dataDir, `restore.opened-${String(process.pid)}`);
+    try {
+      writeSecretFile(opened, plain);
+      return { ...restoreLocked(opened, dataDir, databaseFile, options), encrypted: true };
+    } finally {
+      rmSync(opened, { force: true });
+    }
   } finally {
     lock.release();
   }

@@ -4,6 +4,20 @@ import { signWebhook } from './signature.js';
 import { receiveWebhook } from './webhook.js';
 
 /**
+ * The warning `status` and the admin overview show while the sandbox pays every purchase by
+ * itself: the box then gives Wi-Fi away. Undefined when it does not.
+ */
+export function freeWifiWarning(config: {
+  paymentProvider: string;
+  paymentProviders: readonly string[] | null;
+  sandboxAutopaySeconds: number;
+}): string | undefined {
+  const provider = config.paymentProviders?.[0] ?? config.paymentProvider;
+  if (provider !== 'sandbox' || config.sandboxAutopaySeconds === 0) return undefined;
+  return `the sandbox payment provider pays every purchase by itself after ${String(config.sandboxAutopaySeconds)} s (SANDBOX_AUTOPAY_SECONDS): Wi-Fi is given away free. For a real venue set PAYMENT_PROVIDER (selcom or azampay) and SANDBOX_AUTOPAY_SECONDS=0`;
+}
+
+/**
  * Sandbox only: pays every invoice pending for SANDBOX_AUTOPAY_SECONDS through the real webhook
  * path: a `payment.succeeded` event in the generic format, genuinely signed with
  * PAYMENT_WEBHOOK_SECRET, verified and settled by the same function the HTTP route calls. The

@@ -12,4 +12,4 @@ export { signWebhook, verifyWebhookSignature, WEBHOOK_TOLERANCE_SECONDS } from '
 export { selcomDigest } from './selcom.js';
 export { azampayOperator, tokenLifetime, type AzamPayOperator } from './azampay.js';
 export { receiveWebhook } from './webhook.js';
-export { sandboxAutopay } from './autopay.js';
+export { freeWifiWarning, sandboxAutopay } from './autopay.js';

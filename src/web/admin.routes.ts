@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../deps.js';
+import { freeWifiWarning } from '../payments/index.js';
 import { defineRoute, type Route, type RouteContext, type RouteResult } from '../http/route.js';
 import { readCookie } from '../http/cookies.js';
 import type { HttpRequest } from '../http/types.js';
@@ -77,7 +78,7 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
       section: 'overview',
       title: 'overview.title',
       script: 'admin-overview.js',
-      main: overviewMain(),
+      main: overviewMain(freeWifiWarning(deps.config) !== undefined),
     })),
     section('/admin/counter', (can) => ({
       section: 'counter',
@@ -178,8 +179,9 @@ const STATS: readonly [string, AdminKey, string][] = [
   ['revenue_tzs', 'overview.todayRevenue', '/admin/payments'],
 ];
 
-function overviewMain(): Html {
+function overviewMain(freeWifi: boolean): Html {
   return html`<h1>${a('overview.title')}</h1>
+    ${freeWifi ? html`<p class="notice warn" id="free-wifi" role="alert">${a('overview.freeWifi')}</p>` : ''}
     <dl class="stats" id="stats" aria-busy="true">
       ${STATS.map(
         ([key, label, path]) =>

@@ -34,7 +34,7 @@ if (onPostgres) {
       t.equal(plan.code, 0, plan.stderr);
 
       const file = path.join(root, 'venue.backup');
-      for (const args of [[file], [file, '--json']]) {
+      for (const args of [[file], [file, '--json'], [file, '--encrypt']]) {
         const made = await runCli(['backup', ...args], env);
         t.same([made.code, made.stdout, made.stderr], [1, '', PG_REFUSAL], `backup ${args.join(' ')}`);
         t.notOk(existsSync(file), 'no backup file was written');

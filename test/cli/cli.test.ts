@@ -37,6 +37,23 @@ t.test('a bad setting stops the daemon with one line naming the variable and exi
     blocked.stderr,
     `error: HOTSPOT_DATA_DIR: cannot create or use ${path.join(dir, 'a-file')}: EEXIST\n`,
   );
+  const sender = await runCli(
+    ['serve'],
+    cliEnv(t.testdir(), {
+      SMS_PROVIDER: 'beem',
+      BEEM_API_KEY: 'k',
+      BEEM_SECRET_KEY: 's',
+      SMS_SENDER_ID: 'Mama Ntilie Cafe',
+    }),
+  );
+  t.same(
+    [sender.code, sender.stderr],
+    [
+      1,
+      'error: SMS_SENDER_ID: beem takes a sender id of 1-11 letters (A-Z) or digits, no spaces (got "Mama Ntilie Cafe")\n',
+    ],
+    'an SMS sender id the provider would refuse',
+  );
 });
 
 t.test('an env file given with --config is used; a missing one is an error', async (t) => {
@@ -77,6 +94,7 @@ t.test('status reports the daemon, the database and the secrets without printing
   t.match(doc.database, { migrations_applied: 0 });
   t.ok((doc.database?.migrations_pending as string[]).includes('0001_init'), 'status does not migrate');
   t.same(doc.secrets, { radius_secret: 'generated', payment_webhook_secret: 'generated' });
+  t.same(doc.warnings, [], 'nothing to warn of');
   t.same(doc.signing_keys, [], 'no keys before the first migration');
   t.same(doc.counts, {
     users: null,
@@ -100,6 +118,18 @@ t.test('status reports the daemon, the database and the secrets without printing
   for (const secret of secrets) {
     t.notMatch(human.stdout + res.stdout + human.stderr, secret, 'a generated secret is never printed');
   }
+});
+
+t.test('status warns that the sandbox with autopay gives Wi-Fi away', async (t) => {
+  const env = cliEnv(path.join(t.testdir(), 'data'), { HTTP_PORT: '1', SANDBOX_AUTOPAY_SECONDS: '10' });
+  const warning =
+    'WARNING: the sandbox payment provider pays every purchase by itself after 10 s (SANDBOX_AUTOPAY_SECONDS): Wi-Fi is given away free. For a real venue set PAYMENT_PROVIDER (selcom or azampay) and SANDBOX_AUTOPAY_SECONDS=0';
+  const human = await runCli(['status'], env);
+  t.equal(human.code, 0, human.stderr);
+  t.match(human.stdout.split('\n')[0], /^payments\s+WARNING: /, 'the first line of the report');
+  t.ok(human.stdout.split('\n')[0]?.endsWith(warning));
+  const doc = JSON.parse((await runCli(['status', '--json'], env)).stdout) as Record<string, unknown>;
+  t.same(doc.warnings, [warning]);
 });
 
 t.test('outbox lists spooled messages and --follow prints new ones as they arrive', async (t) => {

@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../../src/config/index.js';
@@ -158,3 +158,36 @@ t.test(
     });
   },
 );
+
+t.test('setup refuses a payment provider without its credentials exactly as serve does', async (t) => {
+  const dir = t.testdir();
+  const file = path.join(dir, 'hotspot.env');
+  const env = cliEnv(path.join(dir, 'data'));
+  const values = { PAYMENT_PROVIDER: 'selcom', SELCOM_API_KEY: 'selcom-key-1' };
+  const setup = await runCli(
+    [
+      '--config',
+      file,
+      'setup',
+      '--non-interactive',
+      ...Object.entries(values).flatMap(([k, v]) => ['--set', `${k}=${v}`]),
+    ],
+    env,
+  );
+  const expected =
+    'error: SELCOM_API_SECRET: must be set when PAYMENT_PROVIDER is selcom\n' +
+    'error: SELCOM_VENDOR: must be set when PAYMENT_PROVIDER is selcom\n';
+  t.same([setup.code, setup.stderr], [1, expected]);
+  t.notOk(existsSync(file), 'nothing was written');
+
+  // The same values written by hand: the daemon refuses them with the same lines.
+  const byHand = path.join(dir, 'by-hand.env');
+  writeFileSync(
+    byHand,
+    Object.entries(values)
+      .map(([k, v]) => `${k}=${v}\n`)
+      .join(''),
+  );
+  const serve = await runCli(['--config', byHand, 'serve'], env);
+  t.same([serve.code, serve.stdout, serve.stderr], [1, '', expected]);
+});

@@ -257,3 +257,50 @@ t.test('GUEST_REMINDERS: both by default, off, or a comma-separated choice', asy
       JSON.stringify(bad),
     );
 });
+
+t.test(
+  'SMS_SENDER_ID: checked for the SMS provider; the default is made to fit from SERVICE_NAME',
+  async (t) => {
+    const beem = { SMS_PROVIDER: 'beem', BEEM_API_KEY: 'k', BEEM_SECRET_KEY: 's' };
+    const at = { SMS_PROVIDER: 'africastalking', AFRICASTALKING_USERNAME: 'u', AFRICASTALKING_API_KEY: 'k' };
+    const http = { SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example/send' };
+    for (const provider of [beem, at, http]) {
+      t.equal(
+        loadConfig({ env: { ...provider, SMS_SENDER_ID: 'MamaCafe25' }, ...NO_FILE }).smsSenderId,
+        'MamaCafe25',
+      );
+      for (const bad of ['TWELVECHARSX', 'Mama Cafe', 'Café'])
+        t.same(
+          problemsOf(() => loadConfig({ env: { ...provider, SMS_SENDER_ID: bad }, ...NO_FILE })),
+          [
+            `SMS_SENDER_ID: ${provider.SMS_PROVIDER} takes a sender id of 1-11 letters (A-Z) or digits, no spaces (got "${bad}")`,
+          ],
+          `${provider.SMS_PROVIDER} refuses ${bad}`,
+        );
+    }
+    t.equal(
+      loadConfig({ env: { SMS_SENDER_ID: 'Any sender, kept in the outbox' }, ...NO_FILE }).smsSenderId,
+      'Any sender, kept in the outbox',
+      'the outbox only records it',
+    );
+
+    const derived = (name: string, env: Record<string, string> = beem): string =>
+      finalizeConfig(loadConfig({ env: { ...env, SERVICE_NAME: name }, ...NO_FILE }), {
+        radiusSecret: 'r',
+        paymentWebhookSecret: 'w',
+      }).smsSenderId;
+    t.equal(derived('Cafe'), 'Cafe');
+    t.equal(derived('Mama Ntilie Restaurant & Bar'), 'MamaNtilie', 'whole words while they fit');
+    t.equal(derived('Kilimanjaro Wonders Hotel'), 'Kilimanjaro');
+    t.equal(derived('Serengetiwildlifelodge'), 'Serengetiwi', 'a long first word is cut');
+    t.equal(derived('Café Zanzíbar'), 'Cafe', 'accents dropped; Zanzibar no longer fits');
+    t.equal(derived('Bar Ñandú 24'), 'BarNandu24');
+    t.same(
+      problemsOf(() => loadConfig({ env: { ...at, SERVICE_NAME: 'مقهى' }, ...NO_FILE })),
+      [
+        'SMS_SENDER_ID: SERVICE_NAME "مقهى" has no letters or digits (A-Z, 0-9) to make an SMS sender id from: set SMS_SENDER_ID (1-11 letters or digits)',
+      ],
+    );
+    t.equal(derived('مقهى', {}), 'Hotspot', 'with the outbox a name in another script is no problem');
+  },
+);

@@ -324,3 +324,15 @@ t.test(
     t.match(prints, [{ actor: admin.email }, { actor: admin.email }], 'the two sheets, audited; no refusal');
   },
 );
+
+t.test('the overview shows a warning banner while the sandbox gives Wi-Fi away', async (t) => {
+  const free = await startTestApp(t, { selfIssuer: true, env: { SANDBOX_AUTOPAY_SECONDS: '10' } });
+  const page = await visit(free.base, '/admin', await staffClient(free, 'owner'));
+  t.equal(page.status, 200);
+  t.match(
+    page.text,
+    /<p class="notice warn" id="free-wifi" role="alert">Wi-Fi is being given away free: the sandbox payment provider pays every purchase by itself/,
+  );
+  const paid = await startTestApp(t, { selfIssuer: true });
+  t.notMatch((await visit(paid.base, '/admin', await staffClient(paid, 'owner'))).text, /free-wifi/);
+});

@@ -5,6 +5,7 @@ import { DATABASE_FILE } from '../../app.js';
 import { migrationState, rowCounts } from '../../db/index.js';
 import type { Config } from '../../config/index.js';
 import { readOutbox } from '../../notify/index.js';
+import { freeWifiWarning } from '../../payments/index.js';
 import { storedCounters } from '../../radius/index.js';
 import { ONLINE_WITHIN_INTERVALS, routersOnline } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
@@ -66,7 +67,10 @@ export function registerStatus(program: Command): void {
         ctx,
         async (app) => {
           const migrations = await migrationState(app.deps.db);
+          const warning = freeWifiWarning(config);
           return {
+            // What an operator must not miss (the sandbox giving Wi-Fi away).
+            warnings: warning === undefined ? [] : [`WARNING: ${warning}`],
             daemon: await probeDaemon(localUrl(config)),
             database: {
               // PostgreSQL: where it is, without the password.
@@ -104,6 +108,7 @@ export function registerStatus(program: Command): void {
       );
       ctx.out.result(report, () =>
         formatRecord([
+          ...report.warnings.map((w) => ['payments', w] as const),
           [
             'daemon',
             report.daemon.reachable

@@ -98,6 +98,8 @@ export const adminEn = {
   'site.none': '—',
 
   'overview.title': 'Overview',
+  'overview.freeWifi':
+    'Wi-Fi is being given away free: the sandbox payment provider pays every purchase by itself (SANDBOX_AUTOPAY_SECONDS). For a real venue set PAYMENT_PROVIDER to selcom or azampay and SANDBOX_AUTOPAY_SECONDS=0, then restart.',
   'overview.devices': 'Routers',
   'overview.activeSessions': 'Active sessions',
   'overview.pendingInvoices': 'Pending invoices',
