@@ -64,6 +64,15 @@ export function checkValues(
       problems.push(`${s.env}: ${err.message}${shown}`);
     }
   }
+  // PUBLIC_BASE_URL unset: this box on its own HTTP_PORT (not 0, which is known only once
+  // listening: the default's 8080 stands), so a trial box's printed links and issuer reach it.
+  const port = values.httpPort;
+  if (
+    (env.PUBLIC_BASE_URL ?? fileValues.PUBLIC_BASE_URL) === undefined &&
+    typeof port === 'number' &&
+    port !== 0
+  )
+    values.publicBaseUrl = `http://localhost:${String(port)}`;
   if (problems.length === 0) crossChecks(values as LoadedConfig, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(values) as LoadedConfig;

@@ -94,6 +94,8 @@ export const settings = {
   publicBaseUrl: setting({
     env: 'PUBLIC_BASE_URL',
     default: 'http://localhost:8080',
+    // Unset, it follows HTTP_PORT (load.ts): a trial box on another port links to itself.
+    shownDefault: '`http://localhost:<HTTP_PORT>`',
     parse: p.baseUrl,
     doc: 'identity `{base_url}` and OIDC issuer; also the Wi-Fi `{api_base_url}`',
   }),

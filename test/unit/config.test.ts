@@ -40,6 +40,35 @@ t.test('zero configuration gives the documented defaults', async (t) => {
   t.ok(Object.isFrozen(full));
 });
 
+t.test('PUBLIC_BASE_URL unset follows HTTP_PORT, so the printed links reach the box', async (t) => {
+  t.equal(loadConfig({ env: { HTTP_PORT: '9000' }, ...NO_FILE }).publicBaseUrl, 'http://localhost:9000');
+  const dir = t.testdir({ 'hotspot.env': 'HTTP_PORT=9090\n' });
+  t.equal(
+    loadConfig({ env: {}, configFile: path.join(dir, 'hotspot.env') }).publicBaseUrl,
+    'http://localhost:9090',
+    'from the env file too',
+  );
+  t.equal(
+    loadConfig({ env: { HTTP_PORT: '9000', PUBLIC_BASE_URL: 'https://wifi.example' }, ...NO_FILE })
+      .publicBaseUrl,
+    'https://wifi.example',
+    'a given PUBLIC_BASE_URL stands',
+  );
+  t.equal(
+    loadConfig({ env: { HTTP_PORT: '0' }, ...NO_FILE }).publicBaseUrl,
+    'http://localhost:8080',
+    'port 0 (chosen at listen): the default stands',
+  );
+  t.equal(
+    finalizeConfig(loadConfig({ env: { HTTP_PORT: '9000' }, ...NO_FILE }), {
+      radiusSecret: 'r',
+      paymentWebhookSecret: 'w',
+    }).webauthnOrigin,
+    'http://localhost:9000',
+    'and the passkey origin with it',
+  );
+});
+
 t.test('a bad value is one line naming the variable', async (t) => {
   t.same(
     problemsOf(() => loadConfig({ env: { HTTP_PORT: '80x' }, ...NO_FILE })),
