@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError, finalizeConfig, loadConfig, type LoadOptions } from './load.js';
-import { ForeignDataDirError, ensureDataDir, loadOrCreateSecrets } from './secrets.js';
+import { ForeignDataDirError, SECRETS_FILE, ensureDataDir, loadOrCreateSecrets } from './secrets.js';
 import type { Config } from './settings.js';
 
 export {
@@ -28,7 +30,8 @@ export function resolveConfig(options: LoadOptions): Config {
   const loaded = loadConfig(options);
   try {
     ensureDataDir(loaded.dataDir);
-    return finalizeConfig(loaded, loadOrCreateSecrets(loaded.dataDir));
+    const newDataDir = !existsSync(path.join(loaded.dataDir, SECRETS_FILE));
+    return Object.freeze({ ...finalizeConfig(loaded, loadOrCreateSecrets(loaded.dataDir)), newDataDir });
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     if (err instanceof ForeignDataDirError)

@@ -509,6 +509,11 @@ export type Config = Omit<
   readonly smsSenderId: string;
   /** Which secrets came from the data directory rather than the configuration. */
   readonly generatedSecrets: readonly ('RADIUS_SECRET' | 'PAYMENT_WEBHOOK_SECRET')[];
+  /**
+   * The data directory held no box when this configuration was resolved (its secrets were made
+   * just now): `serve` says so loudly, as a mistyped HOTSPOT_DATA_DIR looks just like this.
+   */
+  readonly newDataDir?: boolean;
 };
 
 export const settingList = (): readonly (Setting<unknown> & { key: SettingKey })[] =>

@@ -183,11 +183,23 @@ t.test('serve prints where things are, answers /healthz, and exits 0 on SIGTERM'
   t.match(daemon.stderr, 'http://hotspot.lan:8080/admin');
   t.match(daemon.stderr, 'http://hotspot.lan:8080/account');
   t.match(daemon.stderr, 'hotspot-ctl staff add');
+  t.match(
+    daemon.stderr.split('\n')[0],
+    `NEW DATA DIRECTORY: ${dataDir} held no hotspot-ctl data, so new secrets`,
+    'a first start says loudly that it made a new box (a mistyped HOTSPOT_DATA_DIR looks just like it)',
+  );
   const res = await fetch(`http://127.0.0.1:${port ?? ''}/healthz`);
   t.same(await res.json(), { success: true, data: { status: 'ok', service: 'hotspot-ctl' } });
   daemon.child.kill('SIGTERM');
   t.equal(await daemon.exited, 0);
   t.match(daemon.stdout, /"event":"daemon.stopped"/);
+
+  const again = startCli(['serve'], cliEnv(dataDir));
+  t.teardown(() => again.child.kill('SIGKILL'));
+  await again.waitFor(/HTTP on 127\.0\.0\.1:(\d+)/);
+  t.notMatch(again.stderr, 'NEW DATA DIRECTORY', 'the same directory again: nothing to warn of');
+  again.child.kill('SIGTERM');
+  t.equal(await again.exited, 0);
 });
 
 t.test('serve stops the same way on SIGINT (Ctrl-C in a terminal)', async (t) => {

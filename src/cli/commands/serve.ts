@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import { buildApp } from '../../app.js';
 import { lockForDaemon } from '../../db/index.js';
@@ -18,6 +19,15 @@ export function registerServe(program: Command): void {
       const app = await buildApp(config);
       const { http } = await app.start();
       const base = config.publicBaseUrl;
+      // A mistyped HOTSPOT_DATA_DIR starts an empty box with new secrets: say so before all else.
+      if (config.newDataDir)
+        ctx.out.note(
+          [
+            `NEW DATA DIRECTORY: ${path.resolve(config.dataDir)} held no hotspot-ctl data, so new secrets` +
+              `${config.databaseUrl === null ? ' and a new, empty database' : ''} were made there.`,
+            `  If this box already has its data elsewhere, stop now (Ctrl-C) and set HOTSPOT_DATA_DIR to it.`,
+          ].join('\n'),
+        );
       ctx.out.note(
         [
           `hotspot-ctl is running (HTTP on ${http.address}:${String(http.port)}, data in ${config.dataDir})`,
