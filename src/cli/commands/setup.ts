@@ -205,11 +205,11 @@ export function registerSetup(program: Command): void {
       const bad = unwritable(values);
       if (bad.length > 0)
         throw new Error(`${bad.join(', ')}: cannot be written to an env file (newline or both quote kinds)`);
-      checkValues(values, {}); // every problem at once, exactly as the daemon would report it
+      const checked = checkValues(values, {}); // every problem at once, exactly as the daemon would report it
       writeEnvFile(file, renderEnvFile(values, 'hotspot-ctl settings, written by hotspot-ctl setup'));
       const token = values.AZAMPAY_CALLBACK_TOKEN;
       if (token && token !== tokenBefore && providersOf(values).includes('azampay')) {
-        const base = values.PUBLIC_BASE_URL ?? settingOf('PUBLIC_BASE_URL')?.default ?? '';
+        const base = checked.publicBaseUrl; // as the daemon will have it (unset: on HTTP_PORT)
         ctx.out.note(
           `register this callback URL with AzamPay: ${base.replace(/\/+$/, '')}/webhooks/azampay/${token}`,
         );
