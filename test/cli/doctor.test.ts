@@ -138,7 +138,11 @@ t.test('everything fine: all ok, exit 0, one line per check', async (t) => {
     status: 'ok',
     detail: /^last RADIUS packet \d+ s ago; CoA 10\.1\.0\.1:3799 not probed$/,
   });
-  t.match(check('clock'), { detail: /^within 5 s of (PUBLIC_BASE_URL|AzamPay)/ });
+  t.match(
+    check('clock'),
+    { detail: /^within 5 s of AzamPay/ },
+    'the daemon answering PUBLIC_BASE_URL here is our own clock, never the witness',
+  );
   t.notOk(
     report.checks.some((c) => c.status === 'ok' && 'fix' in c),
     'a fix only where something is wrong',

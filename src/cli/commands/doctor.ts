@@ -101,7 +101,9 @@ export function registerDoctor(program: Command): void {
         ),
       ]);
       const samples = [
-        ...(publicProbe.answered && publicProbe.clock ? [publicProbe.clock] : []),
+        // While the daemon answers here, PUBLIC_BASE_URL's Date header is this box's own clock
+        // (directly or through a proxy on it): no witness. It counts only when answered from elsewhere.
+        ...(publicProbe.answered && publicProbe.clock && !daemonRunning ? [publicProbe.clock] : []),
         ...payments.samples,
         ...sms.samples,
       ];
