@@ -14,14 +14,22 @@ export interface CliContext {
   out: Output;
   /** Loads and validates the configuration (and creates the data directory). */
   config(): Config;
+  /**
+   * The same, checking only what reaching the data needs (backup, restore): an incomplete payment
+   * or SMS provider configuration, which stops the daemon, does not stop these.
+   */
+  dataConfig(): Config;
 }
 
 export function contextOf(cmd: Command): CliContext {
   const opts = cmd.optsWithGlobals<GlobalOptions>();
   let config: Config | undefined;
+  let dataConfig: Config | undefined;
   return {
     out: new Output(opts.json === true),
     config: () => (config ??= resolveConfig({ env: processEnv(), configFile: opts.config })),
+    dataConfig: () =>
+      (dataConfig ??= resolveConfig({ env: processEnv(), configFile: opts.config, purpose: 'data' })),
   };
 }
 

@@ -24,6 +24,12 @@ export interface LoadOptions {
   configFile?: string | undefined;
   /** Read when no --config is given and the file exists. */
   defaultConfigFile?: string;
+  /**
+   * `data`: only what reaching the data needs is checked (backup, restore): the payment and SMS
+   * providers' settings, which only a running daemon uses, may be incomplete, so a broken provider
+   * configuration never stops the nightly backup or the restore that repairs a box.
+   */
+  purpose?: 'daemon' | 'data';
 }
 
 /**
@@ -33,7 +39,7 @@ export interface LoadOptions {
 export function loadConfig(options: LoadOptions): LoadedConfig {
   const problems: string[] = [];
   const fileValues = readEnvFile(options, problems);
-  return checkValues(fileValues, options.env, problems);
+  return checkValues(fileValues, options.env, problems, options.purpose ?? 'daemon');
 }
 
 /**
@@ -44,6 +50,7 @@ export function checkValues(
   fileValues: Readonly<Record<string, string>>,
   env: LoadOptions['env'],
   problems: string[] = [],
+  purpose: 'daemon' | 'data' = 'daemon',
 ): LoadedConfig {
   const known = new Set(settingList().map((s) => s.env));
   for (const name of Object.keys(fileValues)) {
@@ -73,7 +80,7 @@ export function checkValues(
     port !== 0
   )
     values.publicBaseUrl = `http://localhost:${String(port)}`;
-  if (problems.length === 0) crossChecks(values as LoadedConfig, problems);
+  if (problems.length === 0) crossChecks(values as LoadedConfig, problems, purpose);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(values) as LoadedConfig;
 }
@@ -129,7 +136,8 @@ function paymentProblems(c: LoadedConfig, problems: string[]): void {
   }
 }
 
-function crossChecks(c: LoadedConfig, problems: string[]): void {
+/** The payment and SMS providers' settings: what only a running daemon uses. */
+function providerProblems(c: LoadedConfig, problems: string[]): void {
   paymentProblems(c, problems);
   if (c.smsProvider === 'http' && c.smsHttpUrl === null) {
     problems.push('SMS_HTTP_URL: must be set when SMS_PROVIDER is http');
@@ -152,6 +160,10 @@ function crossChecks(c: LoadedConfig, problems: string[]): void {
       `SMS_SENDER_ID: SERVICE_NAME "${c.serviceName}" has no letters or digits (A-Z, 0-9) to make an SMS sender id from: set SMS_SENDER_ID (1-11 letters or digits)`,
     );
   }
+}
+
+function crossChecks(c: LoadedConfig, problems: string[], purpose: 'daemon' | 'data'): void {
+  if (purpose === 'daemon') providerProblems(c, problems);
   if (c.radiusAuthPort !== 0 && c.radiusAuthPort === c.radiusAcctPort) {
     problems.push('RADIUS_ACCT_PORT: must differ from RADIUS_AUTH_PORT');
   }

@@ -60,6 +60,32 @@ if (onPostgres) {
     },
   );
 } else {
+  t.test('a broken provider configuration stops the daemon, never a backup or a restore', async (t) => {
+    const root = t.testdir();
+    const dataDir = path.join(root, 'data');
+    const good = cliEnv(dataDir);
+    t.equal((await runCli(['migrate'], good)).code, 0);
+    // What an upgrade or a slip can leave: a provider without its credentials, a sender id the
+    // SMS provider refuses.
+    const broken = cliEnv(dataDir, {
+      PAYMENT_PROVIDER: 'selcom',
+      SMS_PROVIDER: 'beem',
+      SMS_SENDER_ID: 'Mama Cafe',
+    });
+    const serve = await runCli(['serve'], broken);
+    t.equal(serve.code, 1, 'the daemon refuses it');
+    t.match(serve.stderr, /SELCOM_API_KEY: must be set when PAYMENT_PROVIDER is selcom/);
+    t.match(serve.stderr, /SMS_SENDER_ID: /);
+    const file = path.join(root, 'nightly.backup');
+    const made = await runCli(['backup', file], broken);
+    t.equal(made.code, 0, made.stderr);
+    t.ok(existsSync(file));
+    const restored = await runCli(['restore', file, '--force'], broken);
+    t.equal(restored.code, 0, restored.stderr);
+    const typo = await runCli(['backup', path.join(root, 'x.backup')], cliEnv(dataDir, { HTTP_PORT: 'x' }));
+    t.equal(typo.code, 1, 'everything else is still checked');
+  });
+
   t.test(
     'a backup taken while the daemon serves restores elsewhere with the same data and keys',
     async (t) => {

@@ -63,7 +63,7 @@ export function registerBackup(program: Command): void {
     .option('--passphrase-file <file>', 'with --encrypt: read the passphrase from the first line of FILE')
     .action(async (file: string, flags: { encrypt?: boolean; passphraseFile?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const config = ctx.config();
+      const config = ctx.dataConfig(); // a broken provider setting never stops a backup or a restore
       const { dataDir } = config;
       if (config.databaseUrl) throw backupErrors.postgres();
       if (flags.passphraseFile !== undefined && flags.encrypt !== true)
@@ -105,7 +105,7 @@ export function registerBackup(program: Command): void {
     )
     .action(async (file: string, flags: { force?: boolean; passphraseFile?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const config = ctx.config();
+      const config = ctx.dataConfig(); // a broken provider setting never stops a backup or a restore
       const { dataDir } = config;
       if (config.databaseUrl) throw backupErrors.postgres();
       const source = path.resolve(file);
