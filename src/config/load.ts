@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
-import { SettingError } from './parsers.js';
+import { baseUrl, SettingError } from './parsers.js';
 import { senderIdFrom, senderIdProblem } from './sender-id.js';
 import { settingList, type Config, type LoadedConfig } from './settings.js';
 
@@ -79,7 +79,7 @@ export function checkValues(
     typeof port === 'number' &&
     port !== 0
   )
-    values.publicBaseUrl = `http://localhost:${String(port)}`;
+    values.publicBaseUrl = baseUrl(`http://localhost:${String(port)}`); // normalised as if given: port 80 drops
   if (problems.length === 0) crossChecks(values as LoadedConfig, problems, purpose);
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(values) as LoadedConfig;

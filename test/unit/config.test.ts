@@ -55,6 +55,11 @@ t.test('PUBLIC_BASE_URL unset follows HTTP_PORT, so the printed links reach the 
     'a given PUBLIC_BASE_URL stands',
   );
   t.equal(
+    loadConfig({ env: { HTTP_PORT: '80' }, ...NO_FILE }).publicBaseUrl,
+    'http://localhost',
+    'written as a client writes it (the OIDC issuer is compared as a string)',
+  );
+  t.equal(
     loadConfig({ env: { HTTP_PORT: '0' }, ...NO_FILE }).publicBaseUrl,
     'http://localhost:8080',
     'port 0 (chosen at listen): the default stands',
