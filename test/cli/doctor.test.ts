@@ -50,7 +50,13 @@ async function doctor(env: Record<string, string>, ...args: string[]) {
   const res = await runCli(['doctor', '--json', ...args], env);
   const report = JSON.parse(res.stdout) as Report;
   const byName = new Map(report.checks.map((c) => [c.name, c]));
-  return { code: res.code, stderr: res.stderr, report, check: (name: string) => byName.get(name) };
+  return {
+    code: res.code,
+    stdout: res.stdout,
+    stderr: res.stderr,
+    report,
+    check: (name: string) => byName.get(name),
+  };
 }
 
 /** Sets a router's last RADIUS packet, as the daemon's listener would. */
@@ -247,9 +253,13 @@ t.test('the payment provider: unreachable, or refusing the credentials, fails', 
   const sms = await doctor({
     ...env,
     SMS_PROVIDER: 'http',
-    SMS_HTTP_URL: `http://127.0.0.1:${String(closed)}/sms`,
+    SMS_HTTP_URL: `http://127.0.0.1:${String(closed)}/sms?api_key=sms-key-in-the-url`,
   });
-  t.match(sms.check('sms'), { status: 'fail', detail: /unreachable \(ECONNREFUSED\)/ });
+  t.match(sms.check('sms'), {
+    status: 'fail',
+    detail: `http gateway http://127.0.0.1:${String(closed)} unreachable (ECONNREFUSED)`,
+  });
+  t.notMatch(sms.stdout, 'sms-key-in-the-url', 'a key in the gateway URL is never printed');
 });
 
 t.test(

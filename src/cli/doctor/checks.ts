@@ -240,7 +240,8 @@ export async function smsCheck(
     return {
       check: fail(
         name,
-        `${config.smsProvider} gateway ${target} unreachable (${probe.detail})`,
+        // Only the origin: a gateway URL may carry a key in its query or user part.
+        `${config.smsProvider} gateway ${new URL(target).origin} unreachable (${probe.detail.split(target).join(new URL(target).origin)})`,
         'check the internet connection, the DNS and the gateway URL',
       ),
       samples,
