@@ -74,6 +74,32 @@ t.test(
     t.match(saved.stderr, `2 codes written to ${csvFile}`);
     t.equal(statSync(csvFile).mode & 0o777, 0o600, 'the CSV is readable by its owner only');
     const savedBatch = json<{ id: string; codes: { id: string; code: string }[] }>(saved.stdout);
+
+    // The CSV is the codes' only copy: a file already there (another batch's?) or a path that
+    // cannot be written is refused before any code exists.
+    const batchesNow = async () =>
+      json<unknown[]>((await runCli(['vouchers', 'list', '--json'], env)).stdout).length;
+    const before = await batchesNow();
+    const again = await runCli(
+      ['vouchers', 'create', '--plan', String(plan.id), '--count', '2', '--csv', csvFile],
+      env,
+    );
+    t.same(
+      [again.code, again.stderr],
+      [1, `error: ${csvFile} exists: name a new file (it may hold another batch's codes)\n`],
+    );
+    const nowhere = path.join(dir, 'no-such-dir', 'codes.csv');
+    const lost = await runCli(
+      ['vouchers', 'create', '--plan', String(plan.id), '--count', '2', '--csv', nowhere],
+      env,
+    );
+    t.same([lost.code, lost.stderr], [1, `error: cannot create ${nowhere}: ENOENT\n`]);
+    t.equal(await batchesNow(), before, 'no batch was made either time');
+    t.equal(
+      readFileSync(csvFile, 'utf8').split('\r\n')[1]?.split(',')[0],
+      savedBatch.codes[0]?.code,
+      'the first CSV is untouched',
+    );
     const csvLines = readFileSync(csvFile, 'utf8').trim().split('\r\n');
     t.equal(csvLines[0], 'code,voucher_id,batch_id,plan,valid_until');
     t.same(

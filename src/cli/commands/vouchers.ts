@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import {
   cliActor,
@@ -51,6 +51,49 @@ function writeSheet(
   return null;
 }
 
+/** A file that is opened before its content exists: new only, readable by its owner only. */
+interface NewFile {
+  path: string;
+  fd: number;
+}
+
+/**
+ * Opens FILE for codes that exist nowhere else: a new file only (one already there may be another
+ * batch's only copy), mode 0600.
+ */
+function openNewFile(file: string): NewFile {
+  try {
+    return { path: file, fd: openSync(file, 'wx', 0o600) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(
+      code === 'EEXIST'
+        ? `${file} exists: name a new file (it may hold another batch's codes)`
+        : `cannot create ${file}: ${code ?? String(err)}`,
+    );
+  }
+}
+
+/** Removes a file opened for a batch that was never made (it is still empty). */
+function discardNewFile(file: NewFile): void {
+  closeSync(file.fd);
+  rmSync(file.path, { force: true });
+}
+
+/** Writes and closes; false (with a note) when the write failed. */
+function writeNewFile(ctx: CliContext, file: NewFile, text: string, what: string): boolean {
+  try {
+    writeFileSync(file.fd, text);
+    ctx.out.note(`${what} written to ${file.path}`);
+    return true;
+  } catch (err) {
+    ctx.out.note(`could not write ${file.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    return false;
+  } finally {
+    closeSync(file.fd);
+  }
+}
+
 /** `--codes-file FILE` (`-`: stdin): one code a line, or the CSV saved at creation. */
 const readCodes = (file: string): string[] => codesFromText(readFileSync(file === '-' ? 0 : file, 'utf8'));
 
@@ -87,42 +130,63 @@ export function registerVouchers(program: Command): void {
         cmd: Command,
       ) => {
         const ctx = contextOf(cmd);
-        const { created, sheet } = await withApp(ctx, async (app) => {
-          const made = await createBatch(
-            app.deps,
-            {
-              plan_id: flags.plan,
-              count: flags.count,
-              prefix: flags.prefix,
-              length: flags.length,
-              valid_until: flags.validUntil,
-            },
-            cliActor(),
-          );
-          if (flags.csv !== undefined) {
-            writeFileSync(flags.csv, codesCsv(made), { mode: 0o600 });
-            ctx.out.note(`${String(made.codes.length)} codes written to ${flags.csv}`);
-          }
-          const printed =
-            flags.print === undefined
-              ? null
-              : writeSheet(
-                  ctx,
-                  await sheetOf(app.deps, {
+        // The codes exist nowhere else: their files are new ones, opened before the batch is made,
+        // so a wrong path or a file already there fails before any code exists.
+        const csvFile = flags.csv === undefined ? undefined : openNewFile(flags.csv);
+        const sheetFile =
+          flags.print !== undefined && flags.output !== undefined ? openNewFile(flags.output) : undefined;
+        const opened = [csvFile, sheetFile].filter((f) => f !== undefined);
+        let made: Awaited<ReturnType<typeof createBatch>>;
+        let sheet: string | null;
+        try {
+          ({ made, sheet } = await withApp(ctx, async (app) => {
+            const batch = await createBatch(
+              app.deps,
+              {
+                plan_id: flags.plan,
+                count: flags.count,
+                prefix: flags.prefix,
+                length: flags.length,
+                valid_until: flags.validUntil,
+              },
+              cliActor(),
+            );
+            const printed =
+              flags.print === undefined
+                ? null
+                : await sheetOf(app.deps, {
                     format: flags.print,
-                    batch: made.batch,
-                    plan: made.plan,
-                    codes: made.codes.map((c) => c.code),
-                  }),
-                  { format: flags.print, codes: made.codes.length },
-                  flags.output,
-                );
-          return { created: made, sheet: printed };
-        });
-        if (sheet !== null) {
-          process.stdout.write(sheet);
-          return;
+                    batch: batch.batch,
+                    plan: batch.plan,
+                    codes: batch.codes.map((c) => c.code),
+                  });
+            return { made: batch, sheet: printed };
+          }));
+        } catch (err) {
+          for (const f of opened) discardNewFile(f);
+          throw err;
         }
+        const created = made;
+        // Written now; a failed write still leaves the codes on the screen below.
+        let kept = true;
+        if (csvFile)
+          kept =
+            writeNewFile(ctx, csvFile, codesCsv(created), `${String(created.codes.length)} codes`) && kept;
+        if (flags.print !== undefined && sheet !== null) {
+          if (sheetFile)
+            kept =
+              writeNewFile(
+                ctx,
+                sheetFile,
+                sheet,
+                `print sheet (${flags.print}, ${String(created.codes.length)} codes)`,
+              ) && kept;
+          else {
+            process.stdout.write(sheet);
+            return;
+          }
+        }
+        if (!kept) ctx.out.note('the codes follow here: copy them now, the box keeps none');
         const doc = presentCreated(created);
         ctx.out.result(doc, () =>
           [
