@@ -164,7 +164,10 @@ t.test('everything fine: all ok, exit 0, one line per check', async (t) => {
 t.test('a port another program holds: HTTP and RADIUS fail with the command that finds it', async (t) => {
   const [radiusPort] = await freeUdpPorts(1);
   const { env, port } = await venue(t, { RADIUS_HOST: '127.0.0.1', RADIUS_AUTH_PORT: String(radiusPort) });
-  const squatter = createServer((_req, res) => res.writeHead(404).end('not hotspot-ctl'));
+  // Another web app, whose /healthz is fine too: a 200 alone does not make it our daemon.
+  const squatter = createServer((_req, res) =>
+    res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"ok"}'),
+  );
   await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
   t.teardown(() => squatter.close());
   const udp = createSocket('udp4');
@@ -185,7 +188,7 @@ t.test('a port another program holds: HTTP and RADIUS fail with the command that
     detail: `udp 127.0.0.1:${String(radiusPort)} taken by another program (another RADIUS server?)`,
     fix: `find it with: ss -ulnp 'sport = :${String(radiusPort)}', then stop it or set RADIUS_AUTH_PORT to another port`,
   });
-  t.match(check('public url'), { status: 'fail', detail: /answers HTTP 404, not this daemon/ });
+  t.match(check('public url'), { status: 'fail', detail: /answers HTTP 200, not this daemon/ });
 
   const human = await runCli(['doctor'], env);
   t.equal(human.code, 1);

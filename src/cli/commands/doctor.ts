@@ -9,6 +9,7 @@ import {
   diskCheck,
   dnsCheck,
   httpPortCheck,
+  isOurHealthz,
   paymentChecks,
   publicUrlCheck,
   radiusPortChecks,
@@ -68,7 +69,8 @@ export function registerDoctor(program: Command): void {
       const config = ctx.config();
       const clock = clockFrom(flags.now);
       const daemon = await probeHttp(clock, 'daemon', localUrl(config));
-      const daemonRunning = daemon.answered && daemon.status === 200;
+      // Ours only: another web server answering 200 on the port is no daemon of ours.
+      const daemonRunning = daemon.answered && daemon.status === 200 && isOurHealthz(daemon.body);
 
       // The bind tests first: while one holds the HTTP port for a moment, a probe of
       // PUBLIC_BASE_URL on this box would reach it instead of an honest "refused".

@@ -97,10 +97,21 @@ export async function radiusPortChecks(config: Config, daemonRunning: boolean): 
 }
 
 /** PUBLIC_BASE_URL answers /healthz: guests, routers and payment callbacks come through it. */
+/** Whether a /healthz answer is hotspot-ctl's (`{success, data: {service: 'hotspot-ctl'}}`), not just any 200. */
+export function isOurHealthz(body: string): boolean {
+  try {
+    const parsed = JSON.parse(body) as { data?: { service?: unknown } } | null;
+    return parsed?.data?.service === 'hotspot-ctl';
+  } catch {
+    return false;
+  }
+}
+
 export function publicUrlCheck(config: Config, probe: HttpProbe, daemonRunning: boolean): Check {
   const name = 'public url';
   const url = `${config.publicBaseUrl}/healthz`;
-  if (probe.answered && probe.status === 200) return ok(name, `${config.publicBaseUrl} reachable`);
+  if (probe.answered && probe.status === 200 && isOurHealthz(probe.body))
+    return ok(name, `${config.publicBaseUrl} reachable`);
   if (probe.answered)
     return fail(
       name,
