@@ -13,8 +13,11 @@ export const isoAgo = (clock: Clock, seconds: number): string =>
 export const isoPlus = (iso: string, seconds: number): string =>
   new Date(Date.parse(iso) + seconds * 1000).toISOString();
 
-/** Midnight of `at`'s day in `timeZone` (an IANA name such as Africa/Dar_es_Salaam), as an instant. */
-export function startOfDay(at: Date, timeZone: string): Date {
+/** The wall clock of `at` in `timeZone` (an IANA name such as Africa/Dar_es_Salaam), field by field (strings, zero-padded). */
+export function wallClock(
+  at: Date,
+  timeZone: string,
+): { year: string; month: string; day: string; hour: string; minute: string; second: string } {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat('en-US', {
       timeZone,
@@ -27,16 +30,37 @@ export function startOfDay(at: Date, timeZone: string): Date {
       second: '2-digit',
     })
       .formatToParts(at)
-      .map((p) => [p.type, Number(p.value)]),
-  ) as Record<string, number>;
+      .map((p) => [p.type, p.value]),
+  ) as Record<string, string | undefined>;
+  return {
+    year: parts.year ?? '0',
+    month: parts.month ?? '01',
+    day: parts.day ?? '01',
+    hour: parts.hour ?? '00',
+    minute: parts.minute ?? '00',
+    second: parts.second ?? '00',
+  };
+}
+
+/** Midnight of `at`'s day in `timeZone` (an IANA name such as Africa/Dar_es_Salaam), as an instant. */
+export function startOfDay(at: Date, timeZone: string): Date {
+  const w = wallClock(at, timeZone);
+  const parts = {
+    year: Number(w.year),
+    month: Number(w.month),
+    day: Number(w.day),
+    hour: Number(w.hour),
+    minute: Number(w.minute),
+    second: Number(w.second),
+  };
   const wallClockAsUtc = Date.UTC(
-    parts.year ?? 0,
-    (parts.month ?? 1) - 1,
-    parts.day ?? 1,
-    parts.hour ?? 0,
-    parts.minute ?? 0,
-    parts.second ?? 0,
+    parts.year,
+    parts.month - 1,
+    parts.day,
+    parts.hour,
+    parts.minute,
+    parts.second,
   );
   const offsetMs = wallClockAsUtc - Math.floor(at.getTime() / 1000) * 1000;
-  return new Date(Date.UTC(parts.year ?? 0, (parts.month ?? 1) - 1, parts.day ?? 1) - offsetMs);
+  return new Date(Date.UTC(parts.year, parts.month - 1, parts.day) - offsetMs);
 }

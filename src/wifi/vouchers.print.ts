@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { encode } from 'uqr';
 import { formatDuration } from '../lib/duration.js';
-import { startOfDay } from '../lib/time.js';
+import { startOfDay, wallClock } from '../lib/time.js';
 import { escapeHtml, html, Html } from '../web/html.js';
 import type { PlanRow } from './plans.store.js';
 import type { VoucherBatchRow } from './vouchers.store.js';
@@ -118,21 +118,9 @@ function thermalPageMm(input: SheetInput, hint: string): number {
 
 /** `YYYY-MM-DD` (and ` HH:MM` with `withTime`) of an instant in a time zone. */
 function localDate(at: Date, timeZone: string, withTime: boolean): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  ) as Record<string, string | undefined>;
-  const day = `${parts.year ?? ''}-${parts.month ?? ''}-${parts.day ?? ''}`;
-  return withTime ? `${day} ${parts.hour ?? ''}:${parts.minute ?? ''}` : day;
+  const w = wallClock(at, timeZone);
+  const day = `${w.year}-${w.month}-${w.day}`;
+  return withTime ? `${day} ${w.hour}:${w.minute}` : day;
 }
 
 /**
