@@ -6,6 +6,7 @@ import { registerBackup } from './commands/backup.js';
 import { registerClients } from './commands/clients.js';
 import { registerGrants } from './commands/grants.js';
 import { registerKeys } from './commands/keys.js';
+import { registerMetrics } from './commands/metrics.js';
 import { registerDevices } from './commands/devices.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMigrate } from './commands/migrate.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerMigrate(program);
   registerStatus(program);
   registerDoctor(program);
+  registerMetrics(program);
   registerOutbox(program);
   registerStaff(program);
   registerKeys(program);

@@ -476,7 +476,7 @@ export const settings = {
     env: 'METRICS',
     default: 'off',
     parse: p.oneOf('off', 'on'),
-    doc: '`on` serves `GET /metrics` (Prometheus text format) to loopback clients and signed-in staff',
+    doc: '`on` serves `GET /metrics` (Prometheus text format) to loopback clients, signed-in staff and the scrape token (`hotspot-ctl metrics token`)',
   }),
 };
 

@@ -1,6 +1,7 @@
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
 import { acctRequest, aGuest, papRequest, quietRadiusApp, radclient } from '../helpers/radius.js';
 import { staffClient } from '../helpers/staff.js';
 
@@ -117,3 +118,45 @@ t.test('HTTP requests are counted by method, route template and status', async (
     'the scrape before this one, counted once it was answered',
   );
 });
+
+t.test(
+  'a scraper elsewhere reads /metrics with the token `metrics token` made, until replaced or revoked',
+  async (t) => {
+    const app = await startTestApp(t, { env: { METRICS: 'on' } });
+    const env = cliEnv(app.dataDir, { METRICS: 'on' });
+    const bearer = (token: string) => ({ ...FROM_AFAR, Authorization: `Bearer ${token}` });
+
+    t.equal((await scrape(app.base, bearer('hsm_guessed'))).status, 403, 'no token made yet: refused');
+    t.match(JSON.parse((await runCli(['metrics', 'show', '--json'], env)).stdout), {
+      metrics: 'on',
+      token_created_at: null,
+    });
+
+    const made = await runCli(['metrics', 'token', '--json'], env);
+    t.equal(made.code, 0, made.stderr);
+    const first = (JSON.parse(made.stdout) as { token: string }).token;
+    t.match(first, /^hsm_[A-Za-z0-9_-]{43}$/);
+    t.match(made.stderr, /credentials_file/, 'it says how Prometheus presents it');
+    const scraped = await scrape(app.base, bearer(first));
+    t.equal(scraped.status, 200, 'the token opens /metrics from another box');
+    t.ok(scraped.families.some((f) => f.name === 'hotspot_sessions_open'));
+    t.equal((await scrape(app.base, bearer(`${first}x`))).status, 403, 'a wrong token is refused');
+    t.equal((await scrape(app.base, { ...FROM_AFAR, Authorization: first })).status, 403, 'not as Bearer');
+    const shown = await runCli(['metrics', 'show'], env);
+    t.match(shown.stdout, /scrape token: made \d{4}-/);
+    t.notMatch(shown.stdout, first, 'show never prints the token');
+
+    const second = (
+      JSON.parse((await runCli(['metrics', 'token', '--json'], env)).stdout) as { token: string }
+    ).token;
+    t.not(second, first);
+    t.equal((await scrape(app.base, bearer(first))).status, 403, 'a new token ends the old one');
+    t.equal((await scrape(app.base, bearer(second))).status, 200);
+
+    const revoked = await runCli(['metrics', 'revoke', '--json'], env);
+    t.same(JSON.parse(revoked.stdout), { revoked: true });
+    t.equal((await scrape(app.base, bearer(second))).status, 403, 'revoked: refused');
+    t.same(JSON.parse((await runCli(['metrics', 'revoke', '--json'], env)).stdout), { revoked: false });
+    t.equal((await scrape(app.base)).status, 200, 'loopback still reads it');
+  },
+);
