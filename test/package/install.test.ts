@@ -5,6 +5,7 @@ import { createSocket } from 'node:dgram';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
+import { runProgram } from '../helpers/cli.js';
 
 /**
  * The install check of the Debian package (DESIGN.md §4.10, docs/decisions/0034): build the
@@ -21,12 +22,6 @@ const BACKUP_DIR = '/var/backups/hotspot-ctl';
 const PATH_ENV = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const MAX_EXPOSURE = 2.0;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /**
  * `env -i VAR=… cmd args`: the command gets exactly `env`. Through env(1) because tap's process
  * tracking adds its loader to the environment of every child the test spawns, and the installed
@@ -38,18 +33,8 @@ const clean = (env: Record<string, string>, argv: string[]): string[] => [
   ...argv,
 ];
 
-function run(cmd: string, args: string[], env: Record<string, string> = {}, cwd = '/'): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/env', clean(env, [cmd, ...args]), { cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
-}
+const run = (cmd: string, args: string[], env: Record<string, string> = {}, cwd = '/') =>
+  runProgram('/usr/bin/env', clean(env, [cmd, ...args]), { cwd });
 
 const apt = (args: string[], env: Record<string, string> = {}) =>
   run('apt-get', ['-y', '-q', ...args], { DEBIAN_FRONTEND: 'noninteractive', ...env }, ROOT);
