@@ -13,7 +13,7 @@ const privateFilesOf = (feature) => [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-bench/', 'node_modules/', 'coverage/', '.tap/', 'data/', 'bin/'] },
+  { ignores: ['dist/', 'dist-bench/', 'node_modules/', 'coverage/', '.tap/', 'data/', 'bin/', 'build/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

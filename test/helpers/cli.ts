@@ -27,8 +27,18 @@ export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Rec
 
 /** Runs bin/hotspot-ctl to completion. */
 export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+  return runProgram(BIN, args, { env }, input);
+}
+
+/** Runs a program to completion (`env` unset: this process's environment). */
+export function runProgram(
+  file: string,
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string },
+  input?: string,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { env });
+    const child = spawn(file, args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -85,7 +85,7 @@ export interface RadclientRun {
  */
 export function radclient(
   port: number,
-  type: 'auth' | 'acct',
+  type: 'auth' | 'acct' | 'status',
   input: string,
   options: { secret?: string; extra?: string[]; tries?: number } = {},
 ): Promise<RadclientRun> {
