@@ -1,7 +1,11 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase, registerFeed, type Db } from './connect.js';
-import { openPostgres, type ChangeFeed } from './postgres.js';
+import { lazy } from '../lib/lazy.js';
+import type { ChangeFeed } from './postgres.js';
+
+/** pg and the PostgreSQL side of the store, loaded only when DATABASE_URL names one: bench/footprint.ts. */
+const postgres = lazy('the PostgreSQL store (pg)', () => import('./postgres.js'));
 
 /** The SQLite file inside the data directory. */
 export const DATABASE_FILE = 'hotspot.db';
@@ -46,6 +50,7 @@ export async function openStore(
   options: { now: () => Date; onListenError?: (err: unknown) => void },
 ): Promise<Store> {
   if (config.databaseUrl) {
+    const { openPostgres } = await postgres();
     const opened = await openPostgres(config.databaseUrl, options);
     registerFeed(opened.db, opened.feed);
     return {

@@ -1,10 +1,10 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import compression from 'compression';
 import polka, { type NextHandler } from 'polka';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../lib/clock.js';
+import { lazy } from '../lib/lazy.js';
 import { uuid } from '../lib/crypto.js';
 import { isAppError } from '../lib/errors.js';
 import type { Logger } from '../lib/log.js';
@@ -117,11 +117,16 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
 
   // 3. CORS per family; 4. gzip.
   app.use(corsMiddleware(config));
-  const gzip = compression();
+  // compression (and the MIME database it reads) is loaded by the first request that can take a
+  // compressed answer, not at start: bench/footprint.ts.
+  const gzip = lazy('compression', async () => (await import('compression')).default());
   app.use((req: HttpRequest, res: ServerResponse, next: NextHandler) => {
     // Only wrap the response when the client can take a compressed one.
     if (!/\b(gzip|deflate|br)\b/.test(req.headers['accept-encoding'] ?? '')) return next();
-    gzip(req, res, (err) => void next(err instanceof Error ? err : undefined));
+    gzip().then(
+      (middleware) => middleware(req, res, (err) => void next(err instanceof Error ? err : undefined)),
+      (err: unknown) => void next(err instanceof Error ? err : new Error(String(err))),
+    );
   });
 
   for (const route of options.routes) {

@@ -47,7 +47,7 @@ async function loadUser(db: Db, userId: string): Promise<UserRow> {
 export async function setupTotp(deps: Deps, userId: string): Promise<{ secret: string; uri: string }> {
   const user = await loadUser(deps.db, userId);
   if (user.totp_enabled === 1) throw identityErrors.mfaAlreadyEnabled();
-  const secret = newTotpSecret();
+  const secret = await newTotpSecret();
   await updateUser(deps.db, userId, {
     totp_secret: deps.vault.seal(secret, totpContext(userId)),
     totp_last_step: null,

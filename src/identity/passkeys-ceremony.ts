@@ -1,6 +1,7 @@
 import type { CoreDeps } from '../deps.js';
 import type { PasskeyCeremonyKind } from '../db/tables/identity.js';
 import { randomToken, sha256Hex, uuid } from '../lib/crypto.js';
+import { lazy } from '../lib/lazy.js';
 import { isoIn, isoNow } from '../lib/time.js';
 import { identityErrors } from './errors.js';
 import {
@@ -16,6 +17,9 @@ import {
  * kept between a begin call and its finish call, named by the opaque X-Passkey-Token.
  * Choices are recorded in docs/decisions/0011-passkeys.md.
  */
+
+/** The WebAuthn library, loaded by the first ceremony (bench/footprint.ts). */
+export const webauthn = lazy('@simplewebauthn/server', () => import('@simplewebauthn/server'));
 
 /** identity-service.md §8: a ceremony challenge is single use and lives 3 minutes. */
 export const PASSKEY_CHALLENGE_TTL_SECONDS = 180;

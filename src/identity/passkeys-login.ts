@@ -1,8 +1,6 @@
-import {
-  generateAuthenticationOptions,
-  verifyAuthenticationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/server';
 import type { CoreDeps } from '../deps.js';
 import { isoNow } from '../lib/time.js';
@@ -16,6 +14,7 @@ import {
   relyingParty,
   takeCeremony,
   userHandle,
+  webauthn,
 } from './passkeys-ceremony.js';
 import { findPasskeyById, listUserPasskeys, recordPasskeyUse, type PasskeyRow } from './passkeys.store.js';
 import type { NewSession } from './sessions.js';
@@ -36,6 +35,7 @@ export async function beginPasskeyLogin(
   const user = identifier === '' ? undefined : await findUserByIdentifier(deps.db, identifier);
   const passkeys = user ? await listUserPasskeys(deps.db, user.id) : [];
   if (!user || passkeys.length === 0) throw identityErrors.passkeyLoginUnavailable();
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
     rpID: relyingParty(deps.config).id,
     allowCredentials: passkeys.map(credentialDescriptor),
@@ -92,6 +92,8 @@ async function verifiedCounter(
   passkey: PasskeyRow,
   response: AuthenticationResponseJSON,
 ): Promise<number | null> {
+  // Outside the try: a library that cannot load is a server error, not a refused assertion.
+  const { verifyAuthenticationResponse } = await webauthn();
   try {
     const result = await verifyAuthenticationResponse({
       response,

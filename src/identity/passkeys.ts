@@ -1,9 +1,7 @@
-import {
-  generateRegistrationOptions,
-  verifyRegistrationResponse,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type RegistrationResponseJSON,
-  type WebAuthnCredential,
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  RegistrationResponseJSON,
+  WebAuthnCredential,
 } from '@simplewebauthn/server';
 import type { CoreDeps } from '../deps.js';
 import { isoNow } from '../lib/time.js';
@@ -18,6 +16,7 @@ import {
   relyingParty,
   takeCeremony,
   userHandle,
+  webauthn,
 } from './passkeys-ceremony.js';
 import {
   deleteUserPasskey,
@@ -52,6 +51,7 @@ export async function beginPasskeyRegistration(
 ): Promise<{ options: PublicKeyCredentialCreationOptionsJSON; token: string }> {
   const finalName = passkeyName(name);
   const rp = relyingParty(deps.config);
+  const { generateRegistrationOptions } = await webauthn();
   const userName = user.email ?? user.phone ?? user.id;
   const options = await generateRegistrationOptions({
     rpName: rp.name,
@@ -80,6 +80,8 @@ async function verifyCreation(
   challenge: string,
   response: RegistrationResponseJSON,
 ): Promise<WebAuthnCredential> {
+  // Outside the try: a library that cannot load is a server error, not a refused passkey.
+  const { verifyRegistrationResponse } = await webauthn();
   try {
     const result = await verifyRegistrationResponse({ response, ...expectations(deps.config, challenge) });
     if (result.verified) return result.registrationInfo.credential;

@@ -1,21 +1,26 @@
-import argon2 from 'argon2';
 import type { Db } from '../db/index.js';
 import { randomToken } from '../lib/crypto.js';
+import { lazy } from '../lib/lazy.js';
 import { findUserById, replacePasswordHash } from './users.store.js';
 
-/** OWASP's argon2id baseline: 19 MiB, 2 iterations, 1 lane. */
-export const ARGON2_PARAMS = {
-  type: argon2.argon2id,
-  memoryCost: 19_456,
-  timeCost: 2,
-  parallelism: 1,
-} as const;
+/** The argon2 binding, loaded by the first password hashed or checked: bench/footprint.ts. */
+const argon2 = lazy('argon2', async () => {
+  const { default: binding } = await import('argon2');
+  /** OWASP's argon2id baseline: 19 MiB, 2 iterations, 1 lane. */
+  const params = { type: binding.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+  return { binding, params };
+});
 
-export const hashPassword = (password: string): Promise<string> => argon2.hash(password, ARGON2_PARAMS);
+export async function hashPassword(password: string): Promise<string> {
+  const { binding, params } = await argon2();
+  return binding.hash(password, params);
+}
 
 export async function verifyPassword(hash: string, password: string): Promise<boolean> {
+  // Outside the try: a binding that cannot load is a server error, not a wrong password.
+  const { binding } = await argon2();
   try {
-    return await argon2.verify(hash, password);
+    return await binding.verify(hash, password);
   } catch {
     return false; // a malformed stored hash never matches
   }
@@ -32,7 +37,8 @@ export async function provenPasswordHash(
   user: { id: string; password_hash: string },
   password: string,
 ): Promise<string | null> {
-  if (!argon2.needsRehash(user.password_hash, ARGON2_PARAMS)) return user.password_hash;
+  const { binding, params } = await argon2();
+  if (!binding.needsRehash(user.password_hash, params)) return user.password_hash;
   const rehashed = await hashPassword(password);
   if (await replacePasswordHash(db, user.id, user.password_hash, rehashed)) return rehashed;
   // Replaced meanwhile: by a concurrent login's rehash of this same password (two tabs), or by

@@ -1,9 +1,13 @@
-import * as oidc from 'openid-client';
+import type { Configuration } from 'openid-client';
+import { lazy } from '../lib/lazy.js';
 
 /**
  * The relying-party side of social login, through openid-client (discovery, PKCE, state, nonce,
- * ID-token validation). Discovered configurations are kept for an hour.
+ * ID-token validation). Discovered configurations are kept for an hour. The library is loaded by
+ * the first social login (bench/footprint.ts).
  */
+export const openidClient = lazy('openid-client', () => import('openid-client'));
+
 export interface UpstreamProvider {
   name: string;
   issuer: string;
@@ -12,12 +16,13 @@ export interface UpstreamProvider {
 }
 
 const CACHE_MS = 3600_000;
-const cache = new Map<string, { config: oidc.Configuration; at: number }>();
+const cache = new Map<string, { config: Configuration; at: number }>();
 
-export async function upstreamConfig(provider: UpstreamProvider, nowMs: number): Promise<oidc.Configuration> {
+export async function upstreamConfig(provider: UpstreamProvider, nowMs: number): Promise<Configuration> {
   const key = `${provider.name}|${provider.issuer}|${provider.clientId}|${provider.clientSecret}`;
   const hit = cache.get(key);
   if (hit && nowMs - hit.at < CACHE_MS) return hit.config;
+  const oidc = await openidClient();
   const config = await oidc.discovery(
     new URL(provider.issuer),
     provider.clientId,
@@ -38,7 +43,8 @@ export interface StartedLogin {
   verifier: string;
 }
 
-export async function startLogin(config: oidc.Configuration, redirectUri: string): Promise<StartedLogin> {
+export async function startLogin(config: Configuration, redirectUri: string): Promise<StartedLogin> {
+  const oidc = await openidClient();
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
@@ -63,10 +69,11 @@ export interface UpstreamAccount {
 
 /** Exchanges the code (checking state, nonce, PKCE, iss and the ID token) and reads the account. */
 export async function finishLogin(
-  config: oidc.Configuration,
+  config: Configuration,
   callbackUrl: URL,
   checks: { state: string; nonce: string; verifier: string },
 ): Promise<UpstreamAccount> {
+  const oidc = await openidClient();
   const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
     pkceCodeVerifier: checks.verifier,
     expectedState: checks.state,

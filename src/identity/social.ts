@@ -9,6 +9,7 @@ import { codePoints } from './rules.js';
 import type { NewSession } from './sessions.js';
 import {
   finishLogin,
+  openidClient,
   startLogin,
   upstreamConfig,
   type UpstreamAccount,
@@ -128,6 +129,7 @@ export async function beginSocialLogin(
 ): Promise<{ location: string; state: string }> {
   const provider = await upstream(deps, name);
   let started;
+  await openidClient(); // a library that cannot load is a server error, not an unavailable provider
   try {
     started = await startLogin(
       await upstreamConfig(provider, deps.clock.now().getTime()),
@@ -177,6 +179,7 @@ export async function finishSocialLogin(
   if (input.callbackUrl.searchParams.has('error')) return { kind: 'refused', reason: 'cancelled', next };
 
   let account: UpstreamAccount;
+  await openidClient(); // a library that cannot load is a server error, not a failed login
   try {
     const config = await upstreamConfig(provider, deps.clock.now().getTime());
     account = await finishLogin(config, input.callbackUrl, {

@@ -1,9 +1,17 @@
-import { generateSecret, NobleCryptoPlugin, ScureBase32Plugin, TOTP } from 'otplib';
+import { lazy } from '../lib/lazy.js';
 
-const plugins = { crypto: new NobleCryptoPlugin(), base32: new ScureBase32Plugin() };
+/** otplib and its plugins, loaded by the first TOTP set-up or check: bench/footprint.ts. */
+const otp = lazy('otplib', async () => {
+  const { generateSecret, NobleCryptoPlugin, ScureBase32Plugin, TOTP } = await import('otplib');
+  return {
+    generateSecret,
+    TOTP,
+    plugins: { crypto: new NobleCryptoPlugin(), base32: new ScureBase32Plugin() },
+  };
+});
 
 /** 20 random bytes, base32 (what authenticator apps expect). */
-export const newTotpSecret = (): string => generateSecret({ length: 20 });
+export const newTotpSecret = async (): Promise<string> => (await otp()).generateSecret({ length: 20 });
 
 /**
  * The otpauth URI for the QR code, with every parameter spelt out (SHA1, 6 digits, 30 s);
@@ -26,6 +34,7 @@ export async function checkTotp(
   afterStep: number | null,
 ): Promise<number | null> {
   if (!/^\d{6}$/.test(code)) return null;
+  const { TOTP, plugins } = await otp();
   const totp = new TOTP({ secret, ...plugins });
   const result = await totp.verify(code, {
     epoch: Math.floor(now.getTime() / 1000),

@@ -1,6 +1,6 @@
-import nodemailer from 'nodemailer';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../lib/clock.js';
+import { lazy } from '../lib/lazy.js';
 import type { Logger } from '../lib/log.js';
 import { Outbox } from './outbox.js';
 import { sendViaHttpGateway } from './sms-http.js';
@@ -36,6 +36,15 @@ type NotifyConfig = Pick<
   | 'africastalkingSmsUrl'
 >;
 
+const nodemailer = lazy('nodemailer', () => import('nodemailer'));
+
+/** SMTP_URL's transport, made (and nodemailer loaded) by the first mail: bench/footprint.ts. */
+async function smtpTransport(url: string) {
+  const { createTransport } = await nodemailer();
+  // Bounded waits: a mail server that does not answer fails the send in seconds, not minutes.
+  return createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
+}
+
 /**
  * Mail through SMTP when SMTP_URL is set, otherwise the outbox; SMS through the configured
  * gateway. Failures are logged and returned, never thrown: a message that cannot go out must not
@@ -49,15 +58,7 @@ export function createNotifier(deps: {
   const { config } = deps;
   const log = deps.log.child({ feature: 'notify' });
   const outbox = new Outbox(config.dataDir, deps.clock);
-  // Bounded waits: a mail server that does not answer fails the send in seconds, not minutes.
-  const smtp = config.smtpUrl
-    ? nodemailer.createTransport({
-        url: config.smtpUrl,
-        connectionTimeout: 10_000,
-        greetingTimeout: 10_000,
-        socketTimeout: 20_000,
-      })
-    : null;
+  let smtp: ReturnType<typeof smtpTransport> | null = null;
   const from = config.mailFrom.includes('<')
     ? config.mailFrom
     : { name: config.serviceName, address: config.mailFrom };
@@ -108,7 +109,7 @@ export function createNotifier(deps: {
 
   return {
     async sendMail(message: MailMessage) {
-      if (!smtp) {
+      if (!config.smtpUrl) {
         return report(
           'email',
           message.to,
@@ -116,7 +117,12 @@ export function createNotifier(deps: {
         );
       }
       try {
-        const info = await smtp.sendMail({ from, ...message });
+        // A transport that could not be made is tried again by the next mail.
+        smtp ??= smtpTransport(config.smtpUrl).catch((err: unknown) => {
+          smtp = null;
+          throw err;
+        });
+        const info = await (await smtp).sendMail({ from, ...message });
         return report('email', message.to, { ok: true, transport: 'smtp', providerId: info.messageId });
       } catch (err) {
         return report('email', message.to, { ok: false, transport: 'smtp', error: (err as Error).message });
@@ -129,7 +135,10 @@ export function createNotifier(deps: {
     },
 
     close() {
-      smtp?.close();
+      void smtp?.then(
+        (transport) => transport.close(),
+        () => undefined, // never made: nothing to close
+      );
     },
   };
 }

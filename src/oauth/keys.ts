@@ -1,11 +1,12 @@
 import { generateKeyPairSync, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { CoreDeps } from '../deps.js';
 import { committedChangeVersion } from '../db/connect.js';
 import { writeSecretFile } from '../config/secrets.js';
 import { errorCatalogue } from '../lib/errors.js';
+import { lazy } from '../lib/lazy.js';
 import { isoNow } from '../lib/time.js';
 import {
   deleteKey,
@@ -19,6 +20,9 @@ import {
 import type { SigningKey } from './jwt.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log' | 'vault'>;
+
+/** jose, loaded by the first key made (first start, `keys rotate`): bench/footprint.ts. */
+const jose = lazy('jose', () => import('jose'));
 
 /** DESIGN.md §4.6: a new key is published 5 minutes before it signs (verifiers refetch every 5). */
 export const PREPUBLISH_SECONDS = 5 * 60;
@@ -96,6 +100,7 @@ export class Keyring {
     retireOld?: boolean;
   }): Promise<SigningKeyRow & { unpublished: string[] }> {
     if (options.retireOld && !options.now) throw keyErrors.retireNeedsNow();
+    const { exportJWK, calculateJwkThumbprint } = await jose();
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const jwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(jwk);

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { password } from '@inquirer/prompts';
 import type { Command } from 'commander';
 import { DATABASE_FILE } from '../../app.js';
 import { processEnv } from '../../config/index.js';
 import { MIN_PASSPHRASE_LENGTH, isEncryptedBackup } from '../../db/backup-crypto.js';
 import { backup, backupErrors, openDatabase, restore } from '../../db/index.js';
 import { contextOf } from '../context.js';
+import { prompts } from '../prompts.js';
 import { formatRecord } from '../output.js';
 
 /** Where a script puts the passphrase of an encrypted backup (or --passphrase-file FILE). */
@@ -32,6 +32,7 @@ async function passphraseOf(file: string | undefined, confirm: boolean): Promise
   const fromEnv = processEnv()[PASSPHRASE_ENV];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
   if (!process.stdin.isTTY) return undefined;
+  const { password } = await prompts();
   const first = await password({
     message: confirm
       ? `passphrase for the backup (at least ${String(MIN_PASSPHRASE_LENGTH)} characters; keep it apart from the backup)`

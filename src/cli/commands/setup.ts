@@ -1,6 +1,5 @@
 import { chmodSync, chownSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { input, password, select } from '@inquirer/prompts';
 import type { Command } from 'commander';
 import {
   ConfigError,
@@ -16,6 +15,7 @@ import { SettingError } from '../../config/parsers.js';
 import { randomToken } from '../../lib/crypto.js';
 import { writeSecretFile } from '../../lib/secret-file.js';
 import { contextOf, type GlobalOptions } from '../context.js';
+import { prompts } from '../prompts.js';
 import { formatRecord } from '../output.js';
 
 /**
@@ -59,6 +59,7 @@ async function ask(env: string, values: Values): Promise<void> {
   const validate = (v: string): true | string => {
     return problemWith(env, v === '' ? current : v) ?? true;
   };
+  const { input, password } = await prompts();
   const answer = s.secret
     ? await password({
         message: current === '' ? message : `${message} (empty keeps the current one)`,
@@ -72,6 +73,7 @@ async function ask(env: string, values: Values): Promise<void> {
 async function choose(env: string, options: readonly string[], values: Values): Promise<string> {
   const s = settingOf(env);
   const current = values[env] ?? s?.default ?? options[0] ?? '';
+  const { select } = await prompts();
   const answer = await select({
     message: `${env}: ${s?.doc ?? ''}`,
     choices: options.map((o) => ({ value: o, name: o })),
@@ -108,7 +110,9 @@ async function choosePayments(values: Values): Promise<string[]> {
     const last = order[order.length - 1] ?? '';
     const rest = PAYMENT_PROVIDERS.filter((p) => p !== 'sandbox' && !order.includes(p));
     if (last === 'sandbox' || rest.length === 0) break;
-    const next = await select<string>({
+    const next = await (
+      await prompts()
+    ).select<string>({
       message: `PAYMENT_PROVIDERS: when ${last} refuses a payment prompt or cannot be reached, try`,
       choices: [{ value: '', name: 'no other provider' }, ...rest.map((p) => ({ value: p, name: p }))],
       default: before[order.length] ?? '',

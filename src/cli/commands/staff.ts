@@ -1,15 +1,16 @@
-import { password as promptPassword } from '@inquirer/prompts';
 import { Option, type Command } from 'commander';
 import { removeStaff, STAFF_ROLES, staffCandidateExists } from '../../identity/index.js';
 import { addStaffForSites, hasSeveralSites, listSites, listStaffWithSites } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
+import { prompts } from '../prompts.js';
 import { formatTable, type Column } from '../output.js';
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** The password for a new account: prompted on a terminal, otherwise the first line of stdin. */
 async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) return promptPassword({ message: 'Password for the new account:', mask: '*' });
+  if (process.stdin.isTTY)
+    return (await prompts()).password({ message: 'Password for the new account:', mask: '*' });
   let input = '';
   for await (const chunk of process.stdin) input += (chunk as Buffer).toString('utf8');
   return input.split(/\r?\n/)[0] ?? '';
