@@ -202,3 +202,13 @@ export {
   PRINT_FORMATS,
   type PrintFormat,
 } from './vouchers.schema.js';
+export {
+  maskPhone,
+  reportCsv,
+  reportErrors,
+  REPORT_GROUPS,
+  REPORT_NAMES,
+  runReport,
+  type Report,
+  type ReportRequest,
+} from './reports.js';
