@@ -46,7 +46,8 @@ function readerFor(file: string): Reader {
   const known = readers.get(file);
   if (known) return known;
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file } });
+  // No --import loaders in it (tests run under a TypeScript loader): it is plain JavaScript.
+  const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { driver, file } });
   worker.unref();
   const reader: Reader = { worker, pending: new Map(), next: 1 };
   const fail = (err: Error) => {

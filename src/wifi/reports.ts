@@ -97,6 +97,7 @@ const MINUTE = 60_000;
 const QUARTER = 15 * MINUTE;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
+const BLOCK = 12 * HOUR;
 
 const isReportName = (name: string): name is ReportName => (REPORT_NAMES as readonly string[]).includes(name);
 
@@ -111,28 +112,52 @@ function dayNumber(value: string): number | undefined {
 const dateOf = (day: number): string => new Date(day * DAY).toISOString().slice(0, 10);
 
 /**
- * The local wall clock of UTC instants in one zone, one lookup per quarter hour: every real zone's
- * offset is a whole number of quarter hours and changes only on a quarter hour.
+ * The local wall clock of UTC instants in one zone. Intl is slow (a year of quarter hours would
+ * take seconds), so offsets are read per 12-hour block: a block whose two ends share an offset has
+ * it throughout (no zone changes its offset twice within 12 hours), and in one whose ends differ the
+ * change is found by halving down to its quarter hour (every real zone's offset is a whole number
+ * of quarter hours and changes only on a quarter hour).
  */
 export class LocalTime {
   readonly #zone: string;
-  readonly #offsets = new Map<number, number>();
+  readonly #blocks = new Map<number, { offset: number; change: number; after: number }>();
+  readonly #reads = new Map<number, number>();
 
   constructor(zone: string) {
     this.#zone = zone;
   }
 
-  /** The zone's offset from UTC at `ms`, in ms. */
-  offset(ms: number): number {
-    const slot = Math.floor(ms / QUARTER) * QUARTER;
-    let offset = this.#offsets.get(slot);
+  #read(ms: number): number {
+    let offset = this.#reads.get(ms);
     if (offset === undefined) {
-      const w = wallClock(new Date(slot), this.#zone);
-      const local = Date.UTC(+w.year, +w.month - 1, +w.day, +w.hour, +w.minute, +w.second);
-      offset = local - slot;
-      this.#offsets.set(slot, offset);
+      const w = wallClock(new Date(ms), this.#zone);
+      offset = Date.UTC(+w.year, +w.month - 1, +w.day, +w.hour, +w.minute, +w.second) - ms;
+      this.#reads.set(ms, offset);
     }
     return offset;
+  }
+
+  /** The zone's offset from UTC at `ms`, in ms. */
+  offset(ms: number): number {
+    const start = Math.floor(ms / BLOCK) * BLOCK;
+    let block = this.#blocks.get(start);
+    if (!block) {
+      const offset = this.#read(start);
+      const after = this.#read(start + BLOCK);
+      let change = start + BLOCK;
+      if (after !== offset) {
+        // The first quarter hour of the block with the new offset.
+        let lo = start;
+        while (change - lo > QUARTER) {
+          const mid = lo + Math.floor((change - lo) / 2 / QUARTER) * QUARTER;
+          if (this.#read(mid) === offset) lo = mid;
+          else change = mid;
+        }
+      }
+      block = { offset, change, after };
+      this.#blocks.set(start, block);
+    }
+    return ms < block.change ? block.offset : block.after;
   }
 
   /** `ms` as the local wall clock read as if it were UTC (getUTC* give the local fields). */
@@ -154,6 +179,20 @@ export class LocalTime {
     while (this.day(at) < day) at += QUARTER;
     return at;
   }
+}
+
+/** One LocalTime per zone, kept between reports (a few thousand offsets a zone-year; renewed past a bound). */
+const localTimes = new Map<string, LocalTime>();
+const LOCAL_TIMES_MAX = 64;
+
+export function localTimeOf(zone: string): LocalTime {
+  let time = localTimes.get(zone);
+  if (!time) {
+    if (localTimes.size >= LOCAL_TIMES_MAX) localTimes.clear();
+    time = new LocalTime(zone);
+    localTimes.set(zone, time);
+  }
+  return time;
 }
 
 /** The first day of the period (day, ISO week from Monday, month) holding `day`. */
@@ -213,10 +252,10 @@ async function scopeOf(
   const rows = await selectSites(deps.db, ids);
   const sites = rows.map((s) => {
     const zone = s.time_zone ?? deps.config.venueTimezone;
-    return { id: s.id, zone, time: new LocalTime(zone) };
+    return { id: s.id, zone, time: localTimeOf(zone) };
   });
   const now = deps.clock.now();
-  const today = new LocalTime(await timeZoneOf(deps, ids)).day(now.getTime());
+  const today = localTimeOf(await timeZoneOf(deps, ids)).day(now.getTime());
   const to = toDay ?? (fromDay !== undefined ? Math.min(fromDay + REPORT_DEFAULT_DAYS - 1, today) : today);
   const from = fromDay ?? to - (REPORT_DEFAULT_DAYS - 1);
   if (from > to) throw reportErrors.rangeReversed();
@@ -288,12 +327,15 @@ function periodTable(scope: Scope, columns: readonly string[]) {
   for (const p of periodsOf(scope.from, scope.to, scope.group))
     rows.set(p, Object.fromEntries([['period', p], ...columns.map((c) => [c, 0])]) as ReportRow);
   const zones = new Map(scope.sites.map((s) => [s.id, s.time]));
+  const byDay = new Map<number, ReportRow | undefined>();
   const rowOf = (siteId: string, slot: { hour: string; quarter: number | string }): ReportRow | undefined => {
     const time = zones.get(siteId);
     if (!time) return undefined;
     const day = time.day(slotStart(slot));
     if (day < scope.from || day > scope.to) return undefined;
-    return rows.get(dateOf(periodOf(day, scope.group)));
+    let row = byDay.get(day);
+    if (!row) byDay.set(day, (row = rows.get(dateOf(periodOf(day, scope.group)))));
+    return row;
   };
   return { rows: [...rows.values()], rowOf, columns: ['period', ...columns] };
 }
