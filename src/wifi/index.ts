@@ -211,4 +211,5 @@ export {
   runReport,
   type Report,
   type ReportRequest,
+  type ReportTable,
 } from './reports.js';

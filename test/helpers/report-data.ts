@@ -69,13 +69,69 @@ const STATUSES = ['paid', 'paid', 'paid', 'failed', 'expired', 'pending'] as con
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 const iso = (ms: number) => new Date(ms).toISOString();
 
+type Random = ReturnType<typeof seeded>;
+
+/** An instant of the world: any, or (one in five) on one of its edges, give or take a millisecond. */
+function instant(rnd: Random, world: Pick<ReportWorld, 'from' | 'to' | 'edges'>): number {
+  const edges = world.edges ?? [];
+  if (edges.length > 0 && rnd.int(5) === 0) return rnd.pick(edges) + rnd.pick([-1, 0, 1]);
+  return world.from + rnd.int(world.to - world.from);
+}
+
+/**
+ * `count` RADIUS sessions, numbered from `first`, on the world's routers: most of them of a grant
+ * of the router's site (`grantsOf`), with octets. The bench writes a million of them in chunks.
+ */
+export function sessionRows(
+  rnd: Random,
+  world: Pick<ReportWorld, 'devices' | 'from' | 'to' | 'edges'>,
+  grantsOf: ReadonlyMap<string, readonly string[]>,
+  first: number,
+  count: number,
+  seed: number,
+): Insertable<RadiusSessionsTable>[] {
+  const out: Insertable<RadiusSessionsTable>[] = [];
+  for (let i = first; i < first + count; i++) {
+    const device = rnd.pick(world.devices);
+    const grants = grantsOf.get(device.site_id) ?? [];
+    const started = instant(rnd, world);
+    const seconds = rnd.int(7200);
+    out.push({
+      id: `sess-${hex(seed, 4)}-${hex(i, 8)}`,
+      device_id: device.id,
+      acct_session_id: hex(i, 8),
+      username: 'guest',
+      grant_id: grants.length > 0 && rnd.int(4) > 0 ? rnd.pick(grants) : null,
+      framed_ip: null,
+      mac: null,
+      input_octets: rnd.int(50_000_000),
+      output_octets: rnd.int(500_000_000),
+      session_time: seconds,
+      started_at: iso(started),
+      updated_at: iso(started + seconds * 1000),
+      stopped_at: iso(started + seconds * 1000),
+      terminate_cause: 'User-Request',
+    });
+  }
+  return out;
+}
+
+/** The grants of `rows`, by the site of their plan's sale (for sessionRows). */
+export function grantsBySite(rows: Pick<ReportRows, 'grants' | 'invoices'>): Map<string, string[]> {
+  const siteOf = new Map(rows.invoices.map((i) => [i.id, i.site_id]));
+  const out = new Map<string, string[]>();
+  for (const g of rows.grants) {
+    const site = siteOf.get(g.invoice_id) ?? '';
+    const list = out.get(site) ?? [];
+    list.push(g.id);
+    out.set(site, list);
+  }
+  return out;
+}
+
 export function reportRows(seed: number, world: ReportWorld): ReportRows {
   const rnd = seeded(seed);
-  const at = (): number => {
-    const edges = world.edges ?? [];
-    if (edges.length > 0 && rnd.int(5) === 0) return rnd.pick(edges) + rnd.pick([-1, 0, 1]);
-    return world.from + rnd.int(world.to - world.from);
-  };
+  const at = () => instant(rnd, world);
   const out: ReportRows = {
     invoices: [],
     payments: [],
@@ -85,7 +141,6 @@ export function reportRows(seed: number, world: ReportWorld): ReportRows {
     vouchers: [],
   };
   const phones = Array.from({ length: 40 }, (_, i) => `+2557${String(10_000_000 + i * 7919).slice(-8)}`);
-  const grantsBySite = new Map<string, string[]>();
   for (let i = 0; i < world.invoices; i++) {
     const plan = rnd.pick(world.plans);
     const channel = rnd.pick(CHANNELS);
@@ -153,32 +208,8 @@ export function reportRows(seed: number, world: ReportWorld): ReportRows {
       end_reminder_at: null,
       data_reminder_at: null,
     });
-    const list = grantsBySite.get(plan.site_id) ?? [];
-    list.push(grantId);
-    grantsBySite.set(plan.site_id, list);
   }
-  for (let i = 0; i < world.sessions; i++) {
-    const device = rnd.pick(world.devices);
-    const grants = grantsBySite.get(device.site_id) ?? [];
-    const started = at();
-    const seconds = rnd.int(7200);
-    out.radius_sessions.push({
-      id: `sess-${hex(seed, 4)}-${hex(i, 8)}`,
-      device_id: device.id,
-      acct_session_id: hex(i, 8),
-      username: 'guest',
-      grant_id: grants.length > 0 && rnd.int(4) > 0 ? rnd.pick(grants) : null,
-      framed_ip: null,
-      mac: null,
-      input_octets: rnd.int(50_000_000),
-      output_octets: rnd.int(500_000_000),
-      session_time: seconds,
-      started_at: iso(started),
-      updated_at: iso(started + seconds * 1000),
-      stopped_at: iso(started + seconds * 1000),
-      terminate_cause: 'User-Request',
-    });
-  }
+  out.radius_sessions = sessionRows(rnd, world, grantsBySite(out), 0, world.sessions, seed);
   for (let b = 0; b < world.batches; b++) {
     const plan = rnd.pick(world.plans);
     const batchId = `batch-${hex(seed, 4)}-${hex(b, 4)}`;
