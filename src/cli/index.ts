@@ -12,6 +12,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerOutbox } from './commands/outbox.js';
 import { registerPlans } from './commands/plans.js';
+import { registerReport } from './commands/report.js';
 import { registerServe } from './commands/serve.js';
 import { registerSetup } from './commands/setup.js';
 import { registerSites } from './commands/sites.js';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   registerSessions(program);
   registerGrants(program);
   registerVouchers(program);
+  registerReport(program);
   registerBackup(program);
   // Subcommands inherit the usage-error behaviour.
   for (const cmd of allCommands(program)) cmd.exitOverride().showHelpAfterError();

@@ -260,6 +260,15 @@ function ownerOnly(file: string): void {
   }
 }
 
+/** The file of each SQLite database opened here. */
+const files = new WeakMap<Db, string>();
+
+/**
+ * The SQLite file `db` was opened on (null: PostgreSQL, or a database not opened here): long
+ * reads open their own connection to it off the event loop (wifi/reports.run.ts).
+ */
+export const databaseFile = (db: Db): string | null => files.get(db) ?? null;
+
 export interface OpenedDatabase {
   db: Db;
   /** The raw handle, for SQLite-only maintenance (backup, probes); domain code never touches it. */
@@ -283,5 +292,6 @@ export function openDatabase(file: string, options: { wal?: WalSync } = {}): Ope
   const cached = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(cached, wal) });
   opened.set(db, cached);
+  files.set(db, file);
   return { db, sqlite };
 }

@@ -1,4 +1,4 @@
-export { openDatabase } from './connect.js';
+export { openDatabase, databaseFile } from './connect.js';
 export { openStore, DATABASE_FILE, type Store } from './store.js';
 export type { Db, OpenedDatabase } from './connect.js';
 export { migrateToLatest, migrationState, MIGRATIONS } from './migrate.js';

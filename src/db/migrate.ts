@@ -53,6 +53,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
     () => import('../../migrations/0029_voucher_codes_hashed_only.js'),
   ),
   '0030_invoice_network': migration(() => import('../../migrations/0030_invoice_network.js')),
+  '0031_report_indexes': migration(() => import('../../migrations/0031_report_indexes.js')),
 };
 
 /**

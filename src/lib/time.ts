@@ -13,13 +13,13 @@ export const isoAgo = (clock: Clock, seconds: number): string =>
 export const isoPlus = (iso: string, seconds: number): string =>
   new Date(Date.parse(iso) + seconds * 1000).toISOString();
 
-/** The wall clock of `at` in `timeZone` (an IANA name such as Africa/Dar_es_Salaam), field by field (strings, zero-padded). */
-export function wallClock(
-  at: Date,
-  timeZone: string,
-): { year: string; month: string; day: string; hour: string; minute: string; second: string } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+/** One formatter per zone: building one costs far more than using it (reports fold thousands of instants). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
       timeZone,
       hourCycle: 'h23',
       year: 'numeric',
@@ -28,7 +28,19 @@ export function wallClock(
       hour: '2-digit',
       minute: '2-digit',
       second: '2-digit',
-    })
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/** The wall clock of `at` in `timeZone` (an IANA name such as Africa/Dar_es_Salaam), field by field (strings, zero-padded). */
+export function wallClock(
+  at: Date,
+  timeZone: string,
+): { year: string; month: string; day: string; hour: string; minute: string; second: string } {
+  const parts = Object.fromEntries(
+    formatterOf(timeZone)
       .formatToParts(at)
       .map((p) => [p.type, p.value]),
   ) as Record<string, string | undefined>;

@@ -12,6 +12,7 @@ import { createPlan, listPlans, replacePlanValues } from './plans.js';
 import { presentPlan } from './plans.present.js';
 import { portalConfig, type PortalFacts } from './portal-config.js';
 import { guests, invoices, overview, payments } from './records.js';
+import { reportRoutes } from './reports.routes.js';
 import { disconnectSession, listSessions } from './sessions.js';
 import { presentDisconnect, presentSession, presentSpeedChange } from './sessions.present.js';
 import { applyPlanSpeedToLive } from './speed.js';
@@ -45,6 +46,7 @@ export function adminRoutes(deps: Deps): Route[] {
   return [
     ...adminSiteRoutes(deps),
     ...counterRoutes(deps),
+    ...reportRoutes(deps),
     read('/api/v1/admin/overview', (view) => overview(deps, view)),
     read('/api/v1/admin/portal/config', () => Promise.resolve(portalConfig(deps, deps.portal))),
     read('/api/v1/admin/plans', async (view) => (await listPlans(deps, view)).map(presentPlan)),

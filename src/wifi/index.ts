@@ -202,3 +202,14 @@ export {
   PRINT_FORMATS,
   type PrintFormat,
 } from './vouchers.schema.js';
+export {
+  maskPhone,
+  reportCsv,
+  reportErrors,
+  REPORT_GROUPS,
+  REPORT_NAMES,
+  runReport,
+  type Report,
+  type ReportRequest,
+  type ReportTable,
+} from './reports.js';

@@ -1,0 +1,214 @@
+/**
+ * `npm run bench:reports` (issue 21 part 5; docs/decisions/0036-reports.md): a year of a busy
+ * venue, 1M RADIUS sessions and 100k payments (with the invoices around them, refunds, grants and
+ * vouchers), then every report over the whole year, each timed, with the longest stall of the
+ * event loop while it ran (monitorEventLoopDelay, 1 ms resolution). The baseline, measured the same
+ * way in the same run: a plain `select count(*)` of the sessions on the daemon's own connection,
+ * which on SQLite runs synchronously on the event loop. SQLite always; PostgreSQL too when
+ * HOTSPOT_BENCH_PG_URL is given (an empty database or schema it may fill).
+ * BENCH_SESSIONS and BENCH_PAYMENTS change the sizes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { sql } from 'kysely';
+import type { Config } from '../src/config/index.js';
+import { migrateToLatest, openStore, type Store } from '../src/db/index.js';
+import { ManualClock } from '../src/lib/clock.js';
+import { REPORT_NAMES, runReport } from '../src/wifi/index.js';
+import {
+  grantsBySite,
+  insertReportRows,
+  reportRows,
+  seeded,
+  sessionRows,
+} from '../test/helpers/report-data.js';
+
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1_000_000);
+const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 100_000);
+const NOW = Date.parse('2026-07-01T09:00:00.000Z');
+const YEAR_MS = 365 * 86_400_000;
+const CHUNK = 1000;
+
+interface Timed {
+  ms: number;
+  blockMs: number;
+}
+
+/** How long `work` took and the longest the event loop could not run meanwhile. */
+async function timed(work: () => Promise<unknown>): Promise<Timed> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const start = performance.now();
+  await work();
+  const ms = performance.now() - start;
+  delay.disable();
+  return { ms, blockMs: delay.max / 1e6 };
+}
+
+async function fill(store: Store): Promise<void> {
+  const db = store.db;
+  const now = new Date(NOW).toISOString();
+  await db
+    .insertInto('sites')
+    .values(
+      ['dar', 'kathmandu'].map((slug, i) => ({
+        id: slug,
+        slug,
+        name: slug,
+        display_name: null,
+        logo_data: null,
+        logo_type: null,
+        brand_color: null,
+        background_color: null,
+        time_zone: i === 0 ? 'Africa/Dar_es_Salaam' : 'Asia/Kathmandu',
+        selcom_account_enc: null,
+        azampay_account_enc: null,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
+  const sites = ['default', 'dar', 'kathmandu'];
+  const plans = sites.flatMap((site, s) =>
+    [1000, 3000, 10_000].map((price, i) => ({
+      id: `plan-${String(s)}-${String(i)}`,
+      site_id: site,
+      price_tzs: price,
+    })),
+  );
+  await db
+    .insertInto('plans')
+    .values(
+      plans.map((p) => ({
+        ...p,
+        name: `${String(p.price_tzs)} TZS`,
+        description: '',
+        duration_seconds: 3600,
+        data_limit_bytes: null,
+        active: 1,
+        sort_order: 0,
+        max_devices: 1,
+        download_kbps: null,
+        upload_kbps: null,
+        created_at: now,
+        updated_at: now,
+        remember_device: 0,
+      })),
+    )
+    .execute();
+  const devices = Array.from({ length: 12 }, (_, i) => ({
+    id: `dev-${String(i)}`,
+    site_id: sites[i % 3] ?? 'default',
+  }));
+  await db
+    .insertInto('devices')
+    .values(
+      devices.map((d, i) => ({
+        ...d,
+        name: `AP ${String(i)}`,
+        model: 'bench',
+        mac_address: `AA:BB:CC:00:00:${i.toString(16).padStart(2, '0').toUpperCase()}`,
+        local_network: `10.${String(i)}.0.0/24`,
+        uam_server: 'http://10.0.0.1/portal',
+        radius_nas_id: `ap-${String(i)}`,
+        radius_client_ip: `10.${String(i)}.0.1`,
+        coa_port: 3799,
+        radius_secret_enc: null,
+        uam_secret_enc: null,
+        uam_auth: 'chap',
+        require_message_authenticator: 1,
+        created_at: now,
+        updated_at: now,
+        last_seen_at: null,
+        gateway_ip: null,
+        tunnel_address: null,
+        tunnel_public_key: null,
+        radsec_cert_sha256: null,
+      })),
+    )
+    .execute();
+  const world = { plans, devices, from: NOW - YEAR_MS, to: NOW, now: NOW };
+  // About 70 % of the invoices end paid (reportRows): this many give PAYMENTS payment rows.
+  const rows = reportRows(1, {
+    ...world,
+    invoices: Math.round(PAYMENTS / 0.7),
+    sessions: 0,
+    batches: 100,
+    codesPerBatch: 100,
+  });
+  await insertReportRows(db, rows, CHUNK / 4);
+  const grants = grantsBySite(rows);
+  const rnd = seeded(2);
+  for (let first = 0; first < SESSIONS; first += 50 * CHUNK) {
+    const count = Math.min(50 * CHUNK, SESSIONS - first);
+    await insertReportRows(
+      db,
+      {
+        invoices: [],
+        payments: [],
+        grants: [],
+        voucher_batches: [],
+        vouchers: [],
+        radius_sessions: sessionRows(rnd, world, grants, first, count, 1),
+      },
+      CHUNK / 4,
+    );
+  }
+  await sql`analyze`.execute(db); // fresh statistics, as a live database has
+  const count = async (table: 'payments' | 'radius_sessions' | 'invoices') =>
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  process.stdout.write(
+    `  rows: ${String(await count('radius_sessions'))} sessions, ${String(await count('payments'))} payments, ${String(await count('invoices'))} invoices\n`,
+  );
+}
+
+async function run(kind: string, databaseUrl: string | null): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'hotspot-bench-reports-'));
+  const store = await openStore({ dataDir, databaseUrl }, { now: () => new Date(NOW) });
+  try {
+    await migrateToLatest(store.db);
+    process.stdout.write(`${kind}: filling…\n`);
+    const filled = await timed(() => fill(store));
+    process.stdout.write(`  filled in ${(filled.ms / 1000).toFixed(1)} s\n`);
+    const deps = {
+      db: store.db,
+      clock: new ManualClock(new Date(NOW).toISOString()),
+      config: { venueTimezone: 'Africa/Dar_es_Salaam' } as Config, // reports read only this setting
+    };
+    const request = { from: '2025-07-01', to: '2026-06-30', group: 'day' };
+    const audience = { scope: null, maskPhones: false };
+    // Once to start the reader and warm the caches; then measured.
+    await runReport(deps, 'usage', request, audience);
+    const baseline = await timed(() =>
+      store.db
+        .selectFrom('radius_sessions')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .execute(),
+    );
+    process.stdout.write(
+      `  baseline select count(*) of the sessions on the daemon's connection: ${baseline.ms.toFixed(0)} ms, event loop blocked up to ${baseline.blockMs.toFixed(0)} ms\n`,
+    );
+    process.stdout.write('  report          time (ms)  x baseline  event-loop block (ms)\n');
+    for (const name of REPORT_NAMES) {
+      const r = await timed(() => runReport(deps, name, request, audience));
+      process.stdout.write(
+        `  ${name.padEnd(14)}  ${r.ms.toFixed(0).padStart(9)}  ${(r.ms / baseline.ms).toFixed(1).padStart(10)}  ${r.blockMs.toFixed(0).padStart(21)}\n`,
+      );
+    }
+  } finally {
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await run('SQLite', null);
+if (process.env.HOTSPOT_BENCH_PG_URL) await run('PostgreSQL', process.env.HOTSPOT_BENCH_PG_URL);

@@ -1,0 +1,271 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../../src/db/index.js';
+import type {
+  GrantsTable,
+  InvoicesTable,
+  PaymentsTable,
+  VoucherBatchesTable,
+  VouchersTable,
+} from '../../src/db/tables/wifi.js';
+import type { RadiusSessionsTable } from '../../src/db/tables/radius.js';
+
+/**
+ * Random rows for the reports (docs/decisions/0036-reports.md), for test/wifi/reports.test.ts and
+ * bench/reports.ts. Reports read rows; a year of sales in every channel and state, with refunds
+ * and sessions on every router, cannot be made through the purchase flows in a test's time, so
+ * these rows are written as the flows would leave them, from a seed. Refunds are negative payment
+ * rows with event id `refund:<invoice id>`; while payments.invoice_id is unique they sit on
+ * invoices of their own.
+ */
+
+/** mulberry32: small and seeded. */
+export function seeded(seed: number) {
+  let a = seed >>> 0;
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let r = Math.imul(a ^ (a >>> 15), 1 | a);
+    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
+    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number): number => Math.floor(next() * n);
+  return { next, int, pick: <T>(xs: readonly T[]): T => xs[int(xs.length)] as T };
+}
+
+export interface ReportWorld {
+  /** Plans with their site and price. */
+  plans: readonly { id: string; site_id: string; price_tzs: number }[];
+  /** Routers with their site. */
+  devices: readonly { id: string; site_id: string }[];
+  /** Instants (ms) the rows fall between, and special instants some rows fall on (local midnights, DST). */
+  from: number;
+  to: number;
+  edges?: readonly number[];
+  invoices: number;
+  sessions: number;
+  batches: number;
+  codesPerBatch: number;
+  /** The clock's now: voucher expiry is judged against it. */
+  now: number;
+}
+
+export interface ReportRows {
+  invoices: Insertable<InvoicesTable>[];
+  payments: Insertable<PaymentsTable>[];
+  grants: Insertable<GrantsTable>[];
+  radius_sessions: Insertable<RadiusSessionsTable>[];
+  voucher_batches: Insertable<VoucherBatchesTable>[];
+  vouchers: Insertable<VouchersTable>[];
+}
+
+const CHANNELS = [
+  'mobile_money',
+  'mobile_money',
+  'mobile_money',
+  'voucher',
+  'cash',
+  'complimentary',
+] as const;
+const STATUSES = ['paid', 'paid', 'paid', 'failed', 'expired', 'pending'] as const;
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+type Random = ReturnType<typeof seeded>;
+
+/** An instant of the world: any, or (one in five) on one of its edges, give or take a millisecond. */
+function instant(rnd: Random, world: Pick<ReportWorld, 'from' | 'to' | 'edges'>): number {
+  const edges = world.edges ?? [];
+  if (edges.length > 0 && rnd.int(5) === 0) return rnd.pick(edges) + rnd.pick([-1, 0, 1]);
+  return world.from + rnd.int(world.to - world.from);
+}
+
+/**
+ * `count` RADIUS sessions, numbered from `first`, on the world's routers: most of them of a grant
+ * of the router's site (`grantsOf`), with octets. The bench writes a million of them in chunks.
+ */
+export function sessionRows(
+  rnd: Random,
+  world: Pick<ReportWorld, 'devices' | 'from' | 'to' | 'edges'>,
+  grantsOf: ReadonlyMap<string, readonly string[]>,
+  first: number,
+  count: number,
+  seed: number,
+): Insertable<RadiusSessionsTable>[] {
+  const out: Insertable<RadiusSessionsTable>[] = [];
+  for (let i = first; i < first + count; i++) {
+    const device = rnd.pick(world.devices);
+    const grants = grantsOf.get(device.site_id) ?? [];
+    const started = instant(rnd, world);
+    const seconds = rnd.int(7200);
+    out.push({
+      id: `sess-${hex(seed, 4)}-${hex(i, 8)}`,
+      device_id: device.id,
+      acct_session_id: hex(i, 8),
+      username: 'guest',
+      grant_id: grants.length > 0 && rnd.int(4) > 0 ? rnd.pick(grants) : null,
+      framed_ip: null,
+      mac: null,
+      input_octets: rnd.int(50_000_000),
+      output_octets: rnd.int(500_000_000),
+      session_time: seconds,
+      started_at: iso(started),
+      updated_at: iso(started + seconds * 1000),
+      stopped_at: iso(started + seconds * 1000),
+      terminate_cause: 'User-Request',
+    });
+  }
+  return out;
+}
+
+/** The grants of `rows`, by the site of their plan's sale (for sessionRows). */
+export function grantsBySite(rows: Pick<ReportRows, 'grants' | 'invoices'>): Map<string, string[]> {
+  const siteOf = new Map(rows.invoices.map((i) => [i.id, i.site_id]));
+  const out = new Map<string, string[]>();
+  for (const g of rows.grants) {
+    const site = siteOf.get(g.invoice_id) ?? '';
+    const list = out.get(site) ?? [];
+    list.push(g.id);
+    out.set(site, list);
+  }
+  return out;
+}
+
+export function reportRows(seed: number, world: ReportWorld): ReportRows {
+  const rnd = seeded(seed);
+  const at = () => instant(rnd, world);
+  const out: ReportRows = {
+    invoices: [],
+    payments: [],
+    grants: [],
+    radius_sessions: [],
+    voucher_batches: [],
+    vouchers: [],
+  };
+  const phones = Array.from({ length: 40 }, (_, i) => `+2557${String(10_000_000 + i * 7919).slice(-8)}`);
+  for (let i = 0; i < world.invoices; i++) {
+    const plan = rnd.pick(world.plans);
+    const channel = rnd.pick(CHANNELS);
+    const status = channel === 'mobile_money' ? rnd.pick(STATUSES) : 'paid';
+    const created = at();
+    const id = `inv-${hex(seed, 4)}-${hex(i, 8)}`;
+    const amount = channel === 'complimentary' ? 0 : plan.price_tzs;
+    const paidAt = status === 'paid' ? Math.min(created + rnd.int(600_000), world.to - 1) : null;
+    out.invoices.push({
+      id,
+      number: `HS-${hex(i, 6)}-${hex(seed, 8).toUpperCase()}`,
+      sequence: seed * 10_000_000 + i,
+      plan_id: plan.id,
+      phone: channel === 'voucher' || rnd.int(10) === 0 ? '' : rnd.pick(phones),
+      amount_tzs: amount,
+      duration_seconds: 3600,
+      data_limit_bytes: null,
+      max_devices: 1,
+      download_kbps: null,
+      upload_kbps: null,
+      status,
+      purchase_key_hash: `${hex(seed, 8)}${hex(i, 56)}`,
+      provider: channel === 'mobile_money' ? 'sandbox' : channel,
+      provider_reference: null,
+      failure_reason: status === 'failed' ? 'declined' : null,
+      created_at: iso(created),
+      updated_at: iso(paidAt ?? created),
+      paid_at: paidAt === null ? null : iso(paidAt),
+      site_id: plan.site_id,
+      channel,
+      sold_by: null,
+      language: null,
+      network: null,
+    });
+    if (paidAt === null) continue;
+    const refund = rnd.int(12) === 0;
+    out.payments.push({
+      id: `pay-${id}`,
+      invoice_id: id,
+      provider: channel === 'mobile_money' ? 'sandbox' : channel,
+      provider_reference: null,
+      // A refund: money given back for a sale of its own (see above), a negative row.
+      amount_tzs: refund ? -amount : amount,
+      phone: null,
+      event_id: refund ? `refund:${id}` : `evt-${id}`,
+      paid_at: iso(paidAt),
+      channel,
+    });
+    if (refund || rnd.int(3) === 0) continue;
+    const grantId = `grant-${id}`;
+    out.grants.push({
+      id: grantId,
+      invoice_id: id,
+      username: `u${hex(seed, 4)}${hex(i, 8)}`,
+      password_enc: 'sealed',
+      data_limit_bytes: null,
+      max_devices: 1,
+      download_kbps: null,
+      upload_kbps: null,
+      issued_at: iso(paidAt),
+      expires_at: iso(paidAt + 3_600_000),
+      revoked_at: null,
+      revoke_reason: null,
+      ended_at: null,
+      end_reminder_at: null,
+      data_reminder_at: null,
+    });
+  }
+  out.radius_sessions = sessionRows(rnd, world, grantsBySite(out), 0, world.sessions, seed);
+  for (let b = 0; b < world.batches; b++) {
+    const plan = rnd.pick(world.plans);
+    const batchId = `batch-${hex(seed, 4)}-${hex(b, 4)}`;
+    const created = at();
+    out.voucher_batches.push({
+      id: batchId,
+      plan_id: plan.id,
+      site_id: plan.site_id,
+      count: world.codesPerBatch,
+      prefix: '',
+      code_length: 10,
+      valid_until: null,
+      created_by: 'cli:test',
+      created_at: iso(created),
+      revoked_at: null,
+    });
+    for (let c = 0; c < world.codesPerBatch; c++) {
+      const status = rnd.pick(['unused', 'unused', 'redeemed', 'revoked'] as const);
+      // Some unused codes ran out before now (expired), some run out later.
+      const validUntil =
+        rnd.int(3) === 0 ? iso(world.now + (rnd.int(2) === 0 ? -1 : 1) * (1 + rnd.int(86_400_000))) : null;
+      out.vouchers.push({
+        id: `${batchId}-${hex(c, 4)}`,
+        batch_id: batchId,
+        code_hash: `${hex(seed, 8)}${hex(b, 8)}${hex(c, 48)}`,
+        last3: hex(c, 3).slice(-3).toUpperCase(),
+        status,
+        valid_until: validUntil,
+        redeemed_at: status === 'redeemed' ? iso(created + 1000) : null,
+        invoice_id: null,
+        grant_id: null,
+        revoked_at: status === 'revoked' ? iso(created + 2000) : null,
+      });
+    }
+  }
+  return out;
+}
+
+/** Writes the rows in one transaction, in chunks small enough for either store's parameter limit. */
+export async function insertReportRows(db: Db, rows: ReportRows, chunk = 500): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    for (const table of [
+      'invoices',
+      'payments',
+      'grants',
+      'radius_sessions',
+      'voucher_batches',
+      'vouchers',
+    ] as const) {
+      const list: readonly unknown[] = rows[table];
+      for (let i = 0; i < list.length; i += chunk)
+        // One loop over six tables of different row types: each list holds rows of its own table.
+        await tx
+          .insertInto(table)
+          .values(list.slice(i, i + chunk) as never)
+          .execute();
+    }
+  });
+}
