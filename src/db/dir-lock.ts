@@ -79,3 +79,20 @@ function holderPid(dataDir: string): number | null {
 export function lockForDaemon(dataDir: string): DataDirLock {
   return lockDataDir(dataDir, { daemon: true, held: daemonRunningError });
 }
+
+/**
+ * Whether a daemon (or a restore) holds the data directory now, for `doctor`: a daemon too busy
+ * to answer /healthz in time still holds its lock. Takes the lock and lets go of it at once; a
+ * daemon starting in that instant is refused and restarted by systemd.
+ */
+export function dataDirHeld(dataDir: string): boolean {
+  if (!existsSync(path.join(dataDir, DIR_LOCK_FILE))) return false;
+  const held = new Error('held');
+  try {
+    lockDataDir(dataDir, { daemon: false, held: () => held }).release();
+    return false;
+  } catch (err) {
+    if (err === held) return true;
+    throw err;
+  }
+}

@@ -1,8 +1,9 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { migrationState } from '../../db/index.js';
+import type { Config } from '../../config/index.js';
+import { dataDirHeld, migrationState } from '../../db/index.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { listAllDevices } from '../../wifi/index.js';
-import { contextOf, withApp } from '../context.js';
+import { contextOf, withApp, type CliContext } from '../context.js';
 import {
   backupCheck,
   clockCheck,
@@ -16,27 +17,87 @@ import {
   smsCheck,
   tlsCheck,
   type Check,
+  type DaemonState,
 } from '../doctor/checks.js';
 import { ntpSynchronized, probeHttp } from '../doctor/probes.js';
+import { databaseFailed, databaseOpened, DATABASE_TIMEOUT_MS, withinTime } from '../doctor/database.js';
 import { routerChecks } from '../doctor/routers.js';
 import { CliExit } from '../output.js';
 import { localUrl } from './status.js';
 
+/** `--now`: a time to start the clock at, or seconds to move it by. */
+type NowFlag = Date | { seconds: number };
+
 /**
- * The system clock moved to `start` (tests: `--now`), still ticking: doctor compares it with
+ * The system clock moved to `now` (tests: `--now`), still ticking: doctor compares it with
  * peers' Date headers, so it must run like a clock, not stand still.
  */
-function clockFrom(start: Date | undefined): Clock {
-  if (start === undefined) return systemClock;
-  const offset = start.getTime() - systemClock.now().getTime();
+function clockFrom(now: NowFlag | undefined): Clock {
+  if (now === undefined) return systemClock;
+  const offset = now instanceof Date ? now.getTime() - systemClock.now().getTime() : now.seconds * 1000;
   return { ...systemClock, now: () => new Date(systemClock.now().getTime() + offset) };
 }
 
-const parseNow = (raw: string): Date => {
+/**
+ * An ISO-8601 time, or `+N`/`-N` seconds from the real clock: a test that means "20 s ahead" must
+ * not lose the seconds a loaded box takes to start the process and read its settings.
+ */
+const parseNow = (raw: string): NowFlag => {
+  const offset = /^([+-]\d+)$/.exec(raw);
+  if (offset) return { seconds: Number(offset[1]) };
   const at = new Date(raw);
-  if (Number.isNaN(at.getTime())) throw new InvalidArgumentError('must be an ISO-8601 time');
+  if (Number.isNaN(at.getTime())) throw new InvalidArgumentError('must be an ISO-8601 time or +/- seconds');
   return at;
 };
+
+/**
+ * The database's line and the routers' (read from it). A database that does not open, or does not
+ * answer in time, is a failed line; the routers then go unread, and say so.
+ */
+async function storeChecks(
+  ctx: CliContext,
+  config: Config,
+  clock: Clock,
+): Promise<{ database: Check; routers: Check[] }> {
+  try {
+    return await withinTime(
+      withApp(
+        ctx,
+        async (app) => {
+          const state = await migrationState(app.deps.db);
+          const database = databaseOpened(config, state);
+          if (state.pending.length > 0)
+            return {
+              database,
+              routers: [
+                {
+                  name: 'routers',
+                  status: 'warn',
+                  detail: 'not read: the schema is behind',
+                  fix: 'apply the pending migrations first: hotspot-ctl migrate',
+                },
+              ],
+            };
+          return { database, routers: routerChecks(config, await listAllDevices(app.deps), clock.now()) };
+        },
+        { migrate: false, clock },
+      ),
+      DATABASE_TIMEOUT_MS,
+    );
+  } catch (err) {
+    return {
+      database: databaseFailed(config, err),
+      routers: [
+        {
+          name: 'routers',
+          status: 'warn',
+          detail: 'not read: the database did not open',
+          fix: 'fix the database line first',
+        },
+      ],
+    };
+  }
+}
 
 /** One line per check, aligned, with the fix indented below each warning and failure. */
 function render(checks: readonly Check[]): string {
@@ -60,47 +121,37 @@ export function registerDoctor(program: Command): void {
     )
     .addOption(
       // Tests only (docs/decisions/0033-doctor.md): the injected clock, as the daemon's tests inject theirs.
-      new Option('--now <time>', 'pretend the local clock reads this ISO-8601 time')
+      new Option('--now <time>', 'pretend the local clock reads this ISO-8601 time, or +/- seconds from now')
         .argParser(parseNow)
         .hideHelp(),
     )
-    .action(async (flags: { now?: Date }, cmd: Command) => {
+    .action(async (flags: { now?: NowFlag }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const config = ctx.config();
       const clock = clockFrom(flags.now);
       const daemon = await probeHttp(clock, 'daemon', localUrl(config));
       // Ours only: another web server answering 200 on the port is no daemon of ours.
       const daemonRunning = daemon.answered && daemon.status === 200 && isOurHealthz(daemon.body);
+      // A daemon too busy to answer in time still holds the data directory's lock.
+      const daemonState: DaemonState = daemonRunning
+        ? 'answers'
+        : dataDirHeld(config.dataDir)
+          ? 'silent'
+          : 'none';
 
       // The bind tests first: while one holds the HTTP port for a moment, a probe of
       // PUBLIC_BASE_URL on this box would reach it instead of an honest "refused".
       const [http, radius] = await Promise.all([
-        httpPortCheck(config, daemonRunning),
-        radiusPortChecks(config, daemonRunning),
+        httpPortCheck(config, daemonState),
+        radiusPortChecks(config, daemonState !== 'none'),
       ]);
-      const [publicProbe, payments, sms, dns, ntp, routers] = await Promise.all([
+      const [publicProbe, payments, sms, dns, ntp, store] = await Promise.all([
         probeHttp(clock, 'PUBLIC_BASE_URL', `${config.publicBaseUrl}/healthz`),
         paymentChecks(config, clock),
         smsCheck(config, clock),
         dnsCheck(config),
         ntpSynchronized(),
-        withApp(
-          ctx,
-          async (app): Promise<Check[]> => {
-            const migrations = await migrationState(app.deps.db);
-            if (migrations.pending.length > 0)
-              return [
-                {
-                  name: 'routers',
-                  status: 'warn',
-                  detail: `${String(migrations.pending.length)} migrations pending: routers not read`,
-                  fix: 'apply them: hotspot-ctl migrate (the daemon does at start)',
-                },
-              ];
-            return routerChecks(config, await listAllDevices(app.deps), clock.now());
-          },
-          { migrate: false, clock },
-        ),
+        storeChecks(ctx, config, clock),
       ]);
       const samples = [
         // While the daemon answers here, PUBLIC_BASE_URL's Date header is this box's own clock
@@ -118,7 +169,8 @@ export function registerDoctor(program: Command): void {
         dns,
         ...payments.checks,
         sms.check,
-        ...routers,
+        store.database,
+        ...store.routers,
         diskCheck(config.dataDir),
         backupCheck(config, clock.now()),
       ];

@@ -53,12 +53,31 @@ const formatSeconds = (s: number): string =>
 const mb = (bytes: number): string => `${String(Math.round(bytes / (1024 * 1024)))} MB`;
 
 /** The HTTP listener: the daemon's own, free for it, or taken by another program. */
-export async function httpPortCheck(config: Config, daemonRunning: boolean): Promise<Check> {
+/**
+ * The daemon of this data directory: `answers` its /healthz, `silent` (it holds the data
+ * directory's lock, so it runs, but did not answer in time: busy, stuck, or on another HTTP_PORT),
+ * or `none`.
+ */
+export type DaemonState = 'answers' | 'silent' | 'none';
+
+export async function httpPortCheck(config: Config, daemon: DaemonState): Promise<Check> {
   const name = 'http port';
   const where = `${config.httpHost}:${String(config.httpPort)}`;
-  if (daemonRunning) return ok(name, `${where} listening (the daemon answers /healthz)`);
+  if (daemon === 'answers') return ok(name, `${where} listening (the daemon answers /healthz)`);
   if (config.httpPort === 0) return ok(name, 'HTTP_PORT 0: a free port is picked at start');
   const bound = await bindTcp(config.httpHost, config.httpPort);
+  if (daemon === 'silent')
+    return bound === 'EADDRINUSE'
+      ? fail(
+          name,
+          `${where}: the daemon runs on this data directory but did not answer /healthz within 2 s (busy or stuck)`,
+          'read its log: journalctl -u hotspot-ctl -n 200; if it stays so: systemctl restart hotspot-ctl',
+        )
+      : warn(
+          name,
+          `${where} ${bound === 'free' ? 'free' : `cannot be bound (${bound})`}, yet a daemon holds this data directory: it is starting, or runs with another HTTP_PORT`,
+          "run doctor with the daemon's settings: sudo -u hotspot-ctl hotspot-ctl doctor",
+        );
   if (bound === 'free')
     return warn(name, `${where} free: the daemon is not running`, 'start it: systemctl start hotspot-ctl');
   return fail(
