@@ -1,5 +1,5 @@
 import { data, t } from './forms.js';
-import { loadTable, siteColumn, time, tzs, type Column } from './admin-shell.js';
+import { badge, loadTable, siteColumn, time, tzs, type Column } from './admin-shell.js';
 import { displayPhone } from './portal-format.js';
 
 /** /admin/guests, /admin/invoices, /admin/payments: read-only tables, newest first (as the API sends them). */
@@ -50,11 +50,11 @@ const invoices: Column<Invoice>[] = [
   { head: 'invoices.plan', cell: (i) => i.plan_name ?? '' },
   { head: 'invoices.phone', cell: (i) => displayPhone(i.phone) },
   { head: 'invoices.amount', cell: (i) => tzs(i.amount_tzs) },
-  { head: 'invoices.status', cell: (i) => i.status },
+  { head: 'invoices.status', cell: (i) => [badge(i.status)] },
   { head: 'invoices.provider', cell: (i) => i.provider },
   { head: 'invoices.reference', cell: (i) => i.provider_reference ?? '' },
   { head: 'invoices.paid', cell: (i) => time(i.paid_at) },
-  { head: 'invoices.failure', cell: (i) => i.failure_reason ?? '' },
+  { head: 'invoices.failure', cell: (i) => i.failure_reason ?? '', wrap: true },
   ...siteColumn<Invoice>(),
 ];
 

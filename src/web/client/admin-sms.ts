@@ -1,7 +1,7 @@
 import { dataOf } from './api.js';
 import { $, fieldError } from './dom.js';
 import { apiError, onSubmit, requiredValue, t } from './forms.js';
-import { adminApi, can, loadTable, status, time } from './admin-shell.js';
+import { adminApi, badge, can, loadTable, status, time } from './admin-shell.js';
 import { displayPhone } from './portal-format.js';
 
 /**
@@ -25,10 +25,10 @@ const load = (): Promise<Message[] | null> =>
   loadTable<Message>('messages', '/messages', [
     { head: 'sms.when', cell: (m) => time(m.created_at) },
     { head: 'sms.to', cell: (m) => displayPhone(m.recipient) },
-    { head: 'sms.text', cell: (m) => m.message },
+    { head: 'sms.text', cell: (m) => m.message, wrap: true },
     { head: 'sms.from', cell: (m) => m.sender_id },
-    { head: 'sms.status', cell: (m) => m.status },
-    { head: 'sms.detail', cell: (m) => m.error ?? m.provider_reference ?? '' },
+    { head: 'sms.status', cell: (m) => [badge(m.status)] },
+    { head: 'sms.detail', cell: (m) => m.error ?? m.provider_reference ?? '', wrap: true },
   ]);
 
 if (can.sms) {
