@@ -12,7 +12,7 @@ import { createPlan, listPlans, replacePlanValues } from './plans.js';
 import { presentPlan } from './plans.present.js';
 import { portalConfig, type PortalFacts } from './portal-config.js';
 import { guests, invoices, overview, payments } from './records.js';
-import { disconnectSession, listSessions } from './sessions.js';
+import { disconnectSession, disconnectSessionKeepGrant, listSessions } from './sessions.js';
 import { presentDisconnect, presentSession, presentSpeedChange } from './sessions.present.js';
 import { applyPlanSpeedToLive } from './speed.js';
 import type { SiteView } from './sites.js';
@@ -176,6 +176,24 @@ export function adminRoutes(deps: Deps): Route[] {
       handler: async ({ principal, params }) => ({
         data: presentDisconnect(
           await disconnectSession(deps, id(params), undefined, principal.sites, staffActor(principal)),
+        ),
+      }),
+    }),
+    defineRoute({
+      // An addition to the spec (issue 21): the Disconnect-Request only; the grant stays live.
+      method: 'POST',
+      path: '/api/v1/admin/sessions/:id/disconnect-keep-grant',
+      api: 'wifi',
+      auth: operator,
+      handler: async ({ principal, params }) => ({
+        data: presentDisconnect(
+          await disconnectSessionKeepGrant(
+            deps,
+            id(params),
+            undefined,
+            principal.sites,
+            staffActor(principal),
+          ),
         ),
       }),
     }),

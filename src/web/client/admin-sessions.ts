@@ -4,6 +4,7 @@ import { t } from './forms.js';
 import {
   adminApi,
   askConfirm,
+  badge,
   bytes,
   can,
   failure,
@@ -53,7 +54,7 @@ function line(text: string, tag: 'p' | 'li' | 'h2' = 'p'): HTMLElement {
   return el;
 }
 
-function report(user: string, answer: DisconnectReport): void {
+function report(user: string, answer: DisconnectReport, keep: boolean): void {
   const routers = answer.disconnect.sessions.map((s) =>
     line(
       t('sessions.answer', {
@@ -69,20 +70,22 @@ function report(user: string, answer: DisconnectReport): void {
   list.append(...routers);
   result.replaceChildren(
     line(t('sessions.result', { user }), 'h2'),
-    line(t(answer.grant_revoked ? 'sessions.revoked' : 'sessions.notRevoked')),
+    line(t(answer.grant_revoked ? 'sessions.revoked' : keep ? 'sessions.kept' : 'sessions.notRevoked')),
     routers.length > 0 ? list : line(t('sessions.noSessions')),
   );
 }
 
-async function disconnect(s: Session): Promise<void> {
-  if (!(await askConfirm(t('sessions.disconnectQuestion', { user: s.username }), t('sessions.disconnect'))))
-    return;
+/** Disconnect and revoke (the spec's route), or disconnect only, keeping the paid time. */
+async function disconnect(s: Session, keep: boolean): Promise<void> {
+  const question = t(keep ? 'sessions.kickQuestion' : 'sessions.disconnectQuestion', { user: s.username });
+  if (!(await askConfirm(question, t(keep ? 'sessions.kick' : 'sessions.disconnect')))) return;
   result.replaceChildren(line(t('sessions.disconnecting', { user: s.username })));
   show(result);
   result.focus();
   // Up to three tries 2 s apart per router: the answer may take a few seconds.
-  const answer = await adminApi('POST', `/sessions/${encodeURIComponent(s.id)}/disconnect`);
-  if (ok(answer)) report(s.username, dataOf(answer) as DisconnectReport);
+  const route = keep ? 'disconnect-keep-grant' : 'disconnect';
+  const answer = await adminApi('POST', `/sessions/${encodeURIComponent(s.id)}/${route}`);
+  if (ok(answer)) report(s.username, dataOf(answer) as DisconnectReport, keep);
   else result.replaceChildren(line(t('sessions.result', { user: s.username }), 'h2'), line(failure(answer)));
   result.focus();
   await load();
@@ -106,10 +109,15 @@ const load = (): Promise<Session[] | null> =>
         head: 'sessions.state',
         cell: (s) =>
           s.active
-            ? t('sessions.active')
-            : s.terminate_cause
-              ? t('sessions.endedCause', { cause: s.terminate_cause })
-              : t('sessions.ended'),
+            ? [badge('active', t('sessions.active'))]
+            : [
+                badge(
+                  'ended',
+                  s.terminate_cause
+                    ? t('sessions.endedCause', { cause: s.terminate_cause })
+                    : t('sessions.ended'),
+                ),
+              ],
       },
       ...siteColumn<Session>(),
     ],
@@ -118,10 +126,15 @@ const load = (): Promise<Session[] | null> =>
           s.active
             ? [
                 {
+                  label: t('sessions.kick'),
+                  aria: t('sessions.kickAria', { user: s.username, router: s.device_name ?? s.nas_id }),
+                  run: () => disconnect(s, true),
+                },
+                {
                   label: t('sessions.disconnect'),
                   aria: t('sessions.disconnectAria', { user: s.username, router: s.device_name ?? s.nas_id }),
                   danger: true,
-                  run: () => disconnect(s),
+                  run: () => disconnect(s, false),
                 },
               ]
             : []

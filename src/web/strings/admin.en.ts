@@ -259,8 +259,13 @@ export const adminEn = {
   'sessions.active': 'online',
   'sessions.ended': 'ended',
   'sessions.endedCause': 'ended ({cause})',
-  'sessions.disconnect': 'Disconnect',
-  'sessions.disconnectAria': 'Disconnect {user} on {router}',
+  'sessions.disconnect': 'Disconnect and revoke',
+  'sessions.disconnectAria': 'Disconnect and revoke {user} on {router}',
+  'sessions.kick': 'Disconnect (keep paid time)',
+  'sessions.kickAria': 'Disconnect {user} on {router}, keep paid time',
+  'sessions.kickQuestion':
+    'Disconnect {user}? The router is asked to drop them now; their paid time is kept, so they can sign in again.',
+  'sessions.kept': 'The paid time was kept: the guest can sign in again.',
   'sessions.disconnectQuestion':
     'Disconnect {user}? Their access is revoked for good (also on other devices), and the router is asked to drop them now.',
   'sessions.disconnecting': 'Disconnecting {user}: waiting for the router…',
