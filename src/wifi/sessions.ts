@@ -7,6 +7,7 @@ import { wifiErrors } from './errors.js';
 import { recordAudit, type WifiActor } from './audit.js';
 import { rememberedGrant, revoke } from './grants.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
+import { plainList, type ListFilter } from './list-filter.store.js';
 import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
 import { findGrantByUsername, type GrantRow } from './grants.store.js';
 import {
@@ -232,8 +233,9 @@ export async function closeStaleSessions(deps: Pick<WifiDeps, 'db' | 'clock' | '
 export async function listSessions(
   deps: Pick<WifiDeps, 'db'>,
   view: SiteView = EVERY_SITE,
+  filter: ListFilter = plainList(ADMIN_LIST_LIMIT),
 ): Promise<ListedSessionRow[]> {
-  return selectRecentSessions(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view));
+  return selectRecentSessions(deps.db, filter, await sitesOf(deps.db, view));
 }
 
 /**

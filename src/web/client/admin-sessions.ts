@@ -1,4 +1,5 @@
 import { dataOf, ok } from './api.js';
+import { filteredTable } from './admin-filters.js';
 import { $, show } from './dom.js';
 import { t } from './forms.js';
 import {
@@ -8,7 +9,7 @@ import {
   bytes,
   can,
   failure,
-  loadTable,
+  type RowAction,
   shortDuration,
   siteColumn,
   time,
@@ -88,57 +89,56 @@ async function disconnect(s: Session, keep: boolean): Promise<void> {
   if (ok(answer)) report(s.username, dataOf(answer) as DisconnectReport, keep);
   else result.replaceChildren(line(t('sessions.result', { user: s.username }), 'h2'), line(failure(answer)));
   result.focus();
-  await load();
+  await reload();
 }
 
-const load = (): Promise<Session[] | null> =>
-  loadTable<Session>(
-    'sessions',
-    '/sessions',
-    [
-      { head: 'sessions.user', cell: (s) => s.username },
-      { head: 'sessions.router', cell: (s) => s.device_name ?? s.nas_id },
-      { head: 'sessions.mac', cell: (s) => s.mac ?? '' },
-      { head: 'sessions.ip', cell: (s) => s.framed_ip ?? '' },
-      { head: 'sessions.started', cell: (s) => time(s.started_at) },
-      { head: 'sessions.lastUpdate', cell: (s) => time(s.stopped_at ?? s.updated_at) },
-      { head: 'sessions.time', cell: (s) => shortDuration(s.session_time) },
-      // The router counts from its side: input is what the guest sent, output what they received.
-      { head: 'sessions.traffic', cell: (s) => `${bytes(s.output_octets)} / ${bytes(s.input_octets)}` },
-      {
-        head: 'sessions.state',
-        cell: (s) =>
-          s.active
-            ? [badge('active', t('sessions.active'))]
-            : [
-                badge(
-                  'ended',
-                  s.terminate_cause
-                    ? t('sessions.endedCause', { cause: s.terminate_cause })
-                    : t('sessions.ended'),
-                ),
-              ],
-      },
-      ...siteColumn<Session>(),
-    ],
-    can.disconnect
-      ? (s) =>
-          s.active
-            ? [
-                {
-                  label: t('sessions.kick'),
-                  aria: t('sessions.kickAria', { user: s.username, router: s.device_name ?? s.nas_id }),
-                  run: () => disconnect(s, true),
-                },
-                {
-                  label: t('sessions.disconnect'),
-                  aria: t('sessions.disconnectAria', { user: s.username, router: s.device_name ?? s.nas_id }),
-                  danger: true,
-                  run: () => disconnect(s, false),
-                },
-              ]
-            : []
-      : undefined,
-  );
-
-void load();
+const reload = filteredTable<Session>({
+  id: 'sessions',
+  path: '/sessions',
+  searchHint: t('sessions.searchHint'),
+  choices: [{ name: 'status', label: 'list.status', values: ['active', 'ended'] }],
+  columns: [
+    { head: 'sessions.user', cell: (s) => s.username },
+    { head: 'sessions.router', cell: (s) => s.device_name ?? s.nas_id },
+    { head: 'sessions.mac', cell: (s) => s.mac ?? '' },
+    { head: 'sessions.ip', cell: (s) => s.framed_ip ?? '' },
+    { head: 'sessions.started', cell: (s) => time(s.started_at) },
+    { head: 'sessions.lastUpdate', cell: (s) => time(s.stopped_at ?? s.updated_at) },
+    { head: 'sessions.time', cell: (s) => shortDuration(s.session_time) },
+    // The router counts from its side: input is what the guest sent, output what they received.
+    { head: 'sessions.traffic', cell: (s) => `${bytes(s.output_octets)} / ${bytes(s.input_octets)}` },
+    {
+      head: 'sessions.state',
+      cell: (s) =>
+        s.active
+          ? [badge('active', t('sessions.active'))]
+          : [
+              badge(
+                'ended',
+                s.terminate_cause
+                  ? t('sessions.endedCause', { cause: s.terminate_cause })
+                  : t('sessions.ended'),
+              ),
+            ],
+    },
+    ...siteColumn<Session>(),
+  ],
+  ...(can.disconnect && {
+    actions: (s: Session): RowAction[] =>
+      s.active
+        ? [
+            {
+              label: t('sessions.kick'),
+              aria: t('sessions.kickAria', { user: s.username, router: s.device_name ?? s.nas_id }),
+              run: () => disconnect(s, true),
+            },
+            {
+              label: t('sessions.disconnect'),
+              aria: t('sessions.disconnectAria', { user: s.username, router: s.device_name ?? s.nas_id }),
+              danger: true,
+              run: () => disconnect(s, false),
+            },
+          ]
+        : [],
+  }),
+});
