@@ -252,9 +252,7 @@ export async function disconnectSession(
   scope: SiteScope = null,
   actor?: WifiActor,
 ): Promise<{ session: SessionRow; grantRevoked: boolean; disconnect: CoaOutcome }> {
-  const session = await findSession(deps.db, sessionId);
-  const siteId = session && (await siteOfSession(deps.db, session.id));
-  if (!session || siteId === undefined || !inScope(scope, siteId)) throw wifiErrors.sessionNotFound();
+  const { session, siteId } = await sessionInScope(deps, sessionId, scope);
   if (session.grant_id !== null) {
     const { disconnect } = await revoke(deps, session.grant_id, reason, actor && { actor });
     return { session: (await findSession(deps.db, sessionId)) ?? session, grantRevoked: true, disconnect };
@@ -275,10 +273,16 @@ export async function disconnectSessionKeepGrant(
   scope: SiteScope = null,
   actor?: WifiActor,
 ): Promise<{ session: SessionRow; grantRevoked: boolean; disconnect: CoaOutcome }> {
+  const { session, siteId } = await sessionInScope(deps, sessionId, scope);
+  return dropSession(deps, session, siteId, 'session.disconnect_keep_grant', reason, actor);
+}
+
+/** The session and its site, or 404 when there is none or its router is outside the scope. */
+async function sessionInScope(deps: Pick<WifiDeps, 'db'>, sessionId: string, scope: SiteScope) {
   const session = await findSession(deps.db, sessionId);
   const siteId = session && (await siteOfSession(deps.db, session.id));
   if (!session || siteId === undefined || !inScope(scope, siteId)) throw wifiErrors.sessionNotFound();
-  return dropSession(deps, session, siteId, 'session.disconnect_keep_grant', reason, actor);
+  return { session, siteId };
 }
 
 /** The audit entry (committed first), then the Disconnect-Request if the session is still live. */
