@@ -135,6 +135,7 @@ export {
   closeStaleSessions,
   listSessions,
   disconnectSession,
+  disconnectSessionKeepGrant,
   STALE_AFTER_INTERVALS,
   type AccountingRecord,
   type AccountingResult,

@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
+import { searchAny, type ListFilter } from './list-filter.store.js';
 import type { SmsMessagesTable } from '../db/tables/wifi.js';
 
 export const insertMessage = (db: Db, row: Insertable<SmsMessagesTable>) =>
@@ -8,13 +9,20 @@ export const insertMessage = (db: Db, row: Insertable<SmsMessagesTable>) =>
 export const updateMessage = (db: Db, id: string, patch: Updateable<SmsMessagesTable>) =>
   db.updateTable('sms_messages').set(patch).where('id', '=', id).execute();
 
-/** The newest `limit` messages, only those `sentBy` sent unless it is null. */
-export const listMessages = (db: Db, limit: number, sentBy: string | null) =>
+/** The newest messages the filter lets through, only those `sentBy` sent unless it is null. */
+export const listMessages = (db: Db, filter: ListFilter, sentBy: string | null) =>
   db
     .selectFrom('sms_messages')
     .selectAll()
     .$if(sentBy !== null, (q) => q.where('sent_by', '=', sentBy))
+    .$if(filter.q !== undefined, (w) =>
+      w.where(searchAny(filter.q ?? '', ['recipient', 'message'], ['recipient'])),
+    )
+    .$if(filter.status !== undefined, (w) => w.where('status', '=', filter.status ?? ''))
+    .$if(filter.from !== undefined, (w) => w.where('created_at', '>=', filter.from ?? ''))
+    .$if(filter.to !== undefined, (w) => w.where('created_at', '<', filter.to ?? ''))
     .orderBy('created_at', 'desc')
     .orderBy('id')
-    .limit(limit)
+    .limit(filter.limit)
+    .offset(filter.offset)
     .execute();

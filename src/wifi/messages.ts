@@ -7,6 +7,7 @@ import type { WifiDeps } from './deps.js';
 import { recordAudit, type WifiActor } from './audit.js';
 import { wifiErrors } from './errors.js';
 import { insertMessage, listMessages, updateMessage } from './messages.store.js';
+import { plainList, type ListFilter } from './list-filter.store.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import type { SiteScope } from './sites.js';
 
@@ -90,7 +91,8 @@ export async function sendStaffSms(
 export async function messages(
   deps: Pick<WifiDeps, 'db'>,
   reader: { userId: string; sites: SiteScope } | null = null,
+  filter: ListFilter = plainList(ADMIN_LIST_LIMIT),
 ) {
   const sentBy = reader !== null && reader.sites !== null ? reader.userId : null;
-  return (await listMessages(deps.db, ADMIN_LIST_LIMIT, sentBy)).map(presentMessage);
+  return (await listMessages(deps.db, filter, sentBy)).map(presentMessage);
 }

@@ -1,15 +1,19 @@
 import type { Db } from '../db/index.js';
+import { searchAny, type ListFilter } from './list-filter.store.js';
 
 /**
- * Admin lists: newest first, at most `limit` rows (wifi-access-api.md §4.3), of the invoices of
- * `sites` (null: every site).
+ * Admin lists: newest first, at most `filter.limit` rows from `filter.offset` (wifi-access-api.md
+ * §4.3; the filters are issue 21's additions), of the invoices of `sites` (null: every site).
  */
 type Sites = readonly string[] | null;
 
-export const listGuests = (db: Db, limit: number, sites: Sites) =>
+export const listGuests = (db: Db, filter: ListFilter, sites: Sites) =>
   db
     .selectFrom('invoices')
     .$if(sites !== null, (q) => q.where('site_id', 'in', sites ?? []))
+    .$if(filter.q !== undefined, (w) => w.where(searchAny(filter.q ?? '', ['phone'], ['phone'])))
+    .$if(filter.from !== undefined, (w) => w.where('created_at', '>=', filter.from ?? ''))
+    .$if(filter.to !== undefined, (w) => w.where('created_at', '<', filter.to ?? ''))
     .select((eb) => [
       'phone',
       eb.fn.countAll<number | string>().as('invoices'),
@@ -26,14 +30,29 @@ export const listGuests = (db: Db, limit: number, sites: Sites) =>
     ])
     .groupBy('phone')
     .orderBy('last_seen', 'desc')
-    .limit(limit)
+    .orderBy('phone')
+    .limit(filter.limit)
+    .offset(filter.offset)
     .execute();
 
-export const listInvoices = (db: Db, limit: number, sites: Sites) =>
+export const listInvoices = (db: Db, filter: ListFilter, sites: Sites) =>
   db
     .selectFrom('invoices')
     .leftJoin('plans', 'plans.id', 'invoices.plan_id')
     .$if(sites !== null, (q) => q.where('invoices.site_id', 'in', sites ?? []))
+    .$if(filter.q !== undefined, (w) =>
+      w.where(
+        searchAny(
+          filter.q ?? '',
+          ['invoices.number', 'invoices.phone', 'invoices.provider_reference', 'plans.name'],
+          ['invoices.phone'],
+        ),
+      ),
+    )
+    .$if(filter.status !== undefined, (w) => w.where('invoices.status', '=', filter.status ?? ''))
+    .$if(filter.plan !== undefined, (w) => w.where('invoices.plan_id', '=', filter.plan ?? ''))
+    .$if(filter.from !== undefined, (w) => w.where('invoices.created_at', '>=', filter.from ?? ''))
+    .$if(filter.to !== undefined, (w) => w.where('invoices.created_at', '<', filter.to ?? ''))
     .select([
       'invoices.id',
       'invoices.number',
@@ -53,14 +72,28 @@ export const listInvoices = (db: Db, limit: number, sites: Sites) =>
     ])
     .orderBy('invoices.created_at', 'desc')
     .orderBy('invoices.sequence', 'desc')
-    .limit(limit)
+    .limit(filter.limit)
+    .offset(filter.offset)
     .execute();
 
-export const listPayments = (db: Db, limit: number, sites: Sites) =>
+export const listPayments = (db: Db, filter: ListFilter, sites: Sites) =>
   db
     .selectFrom('payments')
     .innerJoin('invoices', 'invoices.id', 'payments.invoice_id')
     .$if(sites !== null, (q) => q.where('invoices.site_id', 'in', sites ?? []))
+    .$if(filter.q !== undefined, (w) =>
+      w.where(
+        searchAny(
+          filter.q ?? '',
+          ['invoices.number', 'payments.phone', 'payments.provider_reference'],
+          ['payments.phone'],
+        ),
+      ),
+    )
+    .$if(filter.kind !== undefined, (w) => w.where('payments.channel', '=', filter.kind ?? ''))
+    .$if(filter.plan !== undefined, (w) => w.where('invoices.plan_id', '=', filter.plan ?? ''))
+    .$if(filter.from !== undefined, (w) => w.where('payments.paid_at', '>=', filter.from ?? ''))
+    .$if(filter.to !== undefined, (w) => w.where('payments.paid_at', '<', filter.to ?? ''))
     .select([
       'payments.id',
       'payments.invoice_id',
@@ -75,7 +108,9 @@ export const listPayments = (db: Db, limit: number, sites: Sites) =>
       'payments.channel',
     ])
     .orderBy('payments.paid_at', 'desc')
-    .limit(limit)
+    .orderBy('payments.id')
+    .limit(filter.limit)
+    .offset(filter.offset)
     .execute();
 
 const count = async (q: { executeTakeFirstOrThrow(): Promise<{ n: number | string | bigint }> }) =>

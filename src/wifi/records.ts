@@ -11,6 +11,7 @@ import {
   salesSince,
 } from './records.store.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
+import { plainList, type ListFilter } from './list-filter.store.js';
 import { countOpenSessions } from './sessions.store.js';
 import { EVERY_SITE, sitesOf, timeZoneOf, type SiteView } from './sites.js';
 
@@ -20,8 +21,12 @@ import { EVERY_SITE, sitesOf, timeZoneOf, type SiteView } from './sites.js';
  */
 
 /** One row per guest (normalised phone): purchases, invoices, money spent, first and last seen. */
-export async function guests(deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_SITE) {
-  return (await listGuests(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view))).map((g) => ({
+export async function guests(
+  deps: Pick<WifiDeps, 'db'>,
+  view: SiteView = EVERY_SITE,
+  filter: ListFilter = plainList(ADMIN_LIST_LIMIT),
+) {
+  return (await listGuests(deps.db, filter, await sitesOf(deps.db, view))).map((g) => ({
     phone: g.phone,
     purchases: Number(g.purchases ?? 0),
     invoices: Number(g.invoices),
@@ -32,11 +37,17 @@ export async function guests(deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_
 }
 
 /** Invoices as staff see them (never the purchase key's hash). */
-export const invoices = async (deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_SITE) =>
-  listInvoices(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view));
+export const invoices = async (
+  deps: Pick<WifiDeps, 'db'>,
+  view: SiteView = EVERY_SITE,
+  filter: ListFilter = plainList(ADMIN_LIST_LIMIT),
+) => listInvoices(deps.db, filter, await sitesOf(deps.db, view));
 
-export const payments = async (deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_SITE) =>
-  listPayments(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view));
+export const payments = async (
+  deps: Pick<WifiDeps, 'db'>,
+  view: SiteView = EVERY_SITE,
+  filter: ListFilter = plainList(ADMIN_LIST_LIMIT),
+) => listPayments(deps.db, filter, await sitesOf(deps.db, view));
 
 /**
  * GET /api/v1/admin/overview: the counts a staff dashboard opens with, for the sites in view;

@@ -7,6 +7,7 @@ import {
   type Selectable,
 } from 'kysely';
 import { marker, prepared, type Db } from '../db/index.js';
+import { searchAny, type ListFilter } from './list-filter.store.js';
 import type { DB } from '../db/schema.js';
 import type { RadiusSessionsTable } from '../db/tables/radius.js';
 import { isoPlus } from '../lib/time.js';
@@ -652,18 +653,28 @@ export type ListedSessionRow = SessionRow & { device_name: string; radius_nas_id
  */
 export function selectRecentSessions(
   db: Db,
-  limit: number,
+  filter: ListFilter,
   sites: readonly string[] | null,
 ): Promise<ListedSessionRow[]> {
+  const { q, status, router, from, to } = filter;
   const chosen = db
     .selectFrom('radius_sessions as s')
     .innerJoin('devices as d', 'd.id', 's.device_id')
     .selectAll('s')
     .select(['d.name as device_name', 'd.radius_nas_id', 'd.site_id'])
-    .$if(sites !== null, (q) => q.where('d.site_id', 'in', sites ?? []))
+    .$if(sites !== null, (w) => w.where('d.site_id', 'in', sites ?? []))
+    .$if(q !== undefined, (w) =>
+      w.where(searchAny(q ?? '', ['s.username', 's.mac', 's.framed_ip', 'd.name', 'd.radius_nas_id'])),
+    )
+    .$if(status === 'active', (w) => w.where('s.stopped_at', 'is', null))
+    .$if(status === 'ended', (w) => w.where('s.stopped_at', 'is not', null))
+    .$if(router !== undefined, (w) => w.where('s.device_id', '=', router ?? ''))
+    .$if(from !== undefined, (w) => w.where('s.started_at', '>=', from ?? ''))
+    .$if(to !== undefined, (w) => w.where('s.started_at', '<', to ?? ''))
     .orderBy((eb) => eb.case().when('s.stopped_at', 'is', null).then(0).else(1).end())
     .orderBy('s.started_at', 'desc')
     .orderBy('s.id')
-    .limit(limit);
+    .limit(filter.limit)
+    .offset(filter.offset);
   return db.selectFrom(chosen.as('r')).selectAll().orderBy('r.started_at', 'desc').orderBy('r.id').execute();
 }

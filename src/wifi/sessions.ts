@@ -7,6 +7,7 @@ import { wifiErrors } from './errors.js';
 import { recordAudit, type WifiActor } from './audit.js';
 import { rememberedGrant, revoke } from './grants.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
+import { plainList, type ListFilter } from './list-filter.store.js';
 import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
 import { findGrantByUsername, type GrantRow } from './grants.store.js';
 import {
@@ -232,8 +233,9 @@ export async function closeStaleSessions(deps: Pick<WifiDeps, 'db' | 'clock' | '
 export async function listSessions(
   deps: Pick<WifiDeps, 'db'>,
   view: SiteView = EVERY_SITE,
+  filter: ListFilter = plainList(ADMIN_LIST_LIMIT),
 ): Promise<ListedSessionRow[]> {
-  return selectRecentSessions(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view));
+  return selectRecentSessions(deps.db, filter, await sitesOf(deps.db, view));
 }
 
 /**
@@ -250,23 +252,57 @@ export async function disconnectSession(
   scope: SiteScope = null,
   actor?: WifiActor,
 ): Promise<{ session: SessionRow; grantRevoked: boolean; disconnect: CoaOutcome }> {
-  const session = await findSession(deps.db, sessionId);
-  const siteId = session && (await siteOfSession(deps.db, session.id));
-  if (!session || siteId === undefined || !inScope(scope, siteId)) throw wifiErrors.sessionNotFound();
+  const { session, siteId } = await sessionInScope(deps, sessionId, scope);
   if (session.grant_id !== null) {
     const { disconnect } = await revoke(deps, session.grant_id, reason, actor && { actor });
     return { session: (await findSession(deps.db, sessionId)) ?? session, grantRevoked: true, disconnect };
   }
   // No grant to revoke: the disconnect itself is what staff did.
+  return dropSession(deps, session, siteId, 'session.disconnect', reason, actor);
+}
+
+/**
+ * Ends one session at its router and keeps the guest's paid time (issue 21): the grant stays
+ * live, so the guest can sign in again; only the Disconnect-Request is sent. For a guest on a
+ * stuck session, a device to move, or a router to clear, without taking away what they paid for.
+ */
+export async function disconnectSessionKeepGrant(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
+  sessionId: string,
+  reason = 'staff disconnect (paid time kept)',
+  scope: SiteScope = null,
+  actor?: WifiActor,
+): Promise<{ session: SessionRow; grantRevoked: boolean; disconnect: CoaOutcome }> {
+  const { session, siteId } = await sessionInScope(deps, sessionId, scope);
+  return dropSession(deps, session, siteId, 'session.disconnect_keep_grant', reason, actor);
+}
+
+/** The session and its site, or 404 when there is none or its router is outside the scope. */
+async function sessionInScope(deps: Pick<WifiDeps, 'db'>, sessionId: string, scope: SiteScope) {
+  const session = await findSession(deps.db, sessionId);
+  const siteId = session && (await siteOfSession(deps.db, session.id));
+  if (!session || siteId === undefined || !inScope(scope, siteId)) throw wifiErrors.sessionNotFound();
+  return { session, siteId };
+}
+
+/** The audit entry (committed first), then the Disconnect-Request if the session is still live. */
+async function dropSession(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
+  session: SessionRow,
+  siteId: string,
+  action: string,
+  reason: string,
+  actor: WifiActor | undefined,
+): Promise<{ session: SessionRow; grantRevoked: boolean; disconnect: CoaOutcome }> {
   if (actor)
     await recordAudit(deps.db, deps.clock, {
       actor,
-      action: 'session.disconnect',
+      action,
       target: { type: 'session', id: session.id },
       siteId,
       reason,
     });
-  const live = await findLiveSession(deps.db, sessionId);
+  const live = await findLiveSession(deps.db, session.id);
   const disconnect = await disconnectSessions(deps, live ? [live] : [], reason);
-  return { session: (await findSession(deps.db, sessionId)) ?? session, grantRevoked: false, disconnect };
+  return { session: (await findSession(deps.db, session.id)) ?? session, grantRevoked: false, disconnect };
 }

@@ -246,7 +246,11 @@ t.test(
     for (const [path, text] of sections) {
       await page.goto(`${app.base}${path}`);
       await page.locator('main tr', { hasText: text }).first().waitFor();
-      t.equal(await page.locator('main form, main td button, dialog').count(), 0, `${path}: no controls`);
+      t.equal(
+        await page.locator('main form:not(.filters), main td button, dialog').count(),
+        0,
+        `${path}: no controls`,
+      );
       // Nothing scrolls sideways: neither the page nor a table in its scroll box.
       const widest = await page.evaluate<number>(WIDEST);
       t.ok(widest <= 320, `${path}: fits 320 px (${String(widest)})`);
@@ -299,6 +303,7 @@ t.test(
     ]);
     app.clock.advance('1m');
     const barGuest = await aGuestOnline(app, bar.device.id, 'acct-bar-1');
+    const keptGuest = await aGuestOnline(app, lobby.device.id, 'acct-lobby-2');
     await staff(app, 'operator@venue.test', 'operator');
 
     const { page, foreign } = await browser(t, app);
@@ -314,14 +319,14 @@ t.test(
     t.equal(await page.locator('#plan-form, #device-form').count(), 0, 'an operator does not manage plans');
 
     // Escape cancels: nothing is sent.
-    await page.getByRole('button', { name: `Disconnect ${lobbyGuest} on Lobby AP` }).click();
+    await page.getByRole('button', { name: `Disconnect and revoke ${lobbyGuest} on Lobby AP` }).click();
     await page.getByRole('dialog').waitFor();
     await page.keyboard.press('Escape');
     await page.getByRole('dialog').waitFor({ state: 'hidden' });
     t.equal(answering.received.length, 0, 'cancelled: no Disconnect-Request');
 
-    await page.getByRole('button', { name: `Disconnect ${lobbyGuest} on Lobby AP` }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Disconnect' }).click();
+    await page.getByRole('button', { name: `Disconnect and revoke ${lobbyGuest} on Lobby AP` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disconnect and revoke' }).click();
     const result = page.locator('#disconnect-result');
     await result.getByText('lobby-01 (acct-lobby-1): ack: the router disconnected the guest').waitFor();
     t.ok(await result.getByText('The access was revoked.').isVisible());
@@ -329,9 +334,23 @@ t.test(
     t.equal(await lobbyRow.getByRole('button').count(), 0, 'an ended session has no Disconnect');
     t.equal(answering.received.length, 1);
 
+    // Disconnect only: the router drops the guest, the paid time stays.
+    await page.getByRole('button', { name: `Disconnect ${keptGuest} on Lobby AP, keep paid time` }).click();
+    t.match(await page.getByRole('dialog').textContent(), /their paid time is kept/);
+    await page.getByRole('dialog').getByRole('button', { name: 'Disconnect (keep paid time)' }).click();
+    await result.getByText('lobby-01 (acct-lobby-2): ack: the router disconnected the guest').waitFor();
+    t.ok(await result.getByText('The paid time was kept: the guest can sign in again.').isVisible());
+    t.equal(answering.received.length, 2);
+    const kept = await app.app.deps.db
+      .selectFrom('grants')
+      .select('revoked_at')
+      .where('username', '=', keptGuest)
+      .executeTakeFirstOrThrow();
+    t.equal(kept.revoked_at, null, 'the grant is still live');
+
     // The bar's router never answers: three tries 2 s apart on the app's clock, then no_answer.
-    await page.getByRole('button', { name: `Disconnect ${barGuest} on Bar AP` }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Disconnect' }).click();
+    await page.getByRole('button', { name: `Disconnect and revoke ${barGuest} on Bar AP` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disconnect and revoke' }).click();
     await result.getByText(`Disconnecting ${barGuest}: waiting for the router…`).waitFor();
     for (const n of [1, 2, 3]) {
       await silent.receivedCount(n);

@@ -276,3 +276,24 @@ t.test('hotspot-ctl sessions list and disconnect report what the router said', a
   t.equal(missing.code, 1);
   t.equal(missing.stderr, 'error: session not found\n');
 });
+
+t.test('hotspot-ctl sessions disconnect --keep-grant asks the router and keeps the paid time', async (t) => {
+  const { app, g, listener, session } = await setup(t, () => ({ ack: true }));
+  const env = cliEnv(app.dataDir);
+  const out = await runCli(['sessions', 'disconnect', session.id, '--keep-grant', '--json'], env);
+  t.equal(out.code, 0, out.stderr);
+  t.match(JSON.parse(out.stdout), {
+    session_id: session.id,
+    grant_revoked: false,
+    disconnect: { status: 'disconnected', sessions: [{ nas_id: NAS_ID, answer: 'ack' }] },
+  });
+  t.equal(listener.received[0]?.code, 40, 'a Disconnect-Request');
+  const again = await radclient(app.auth, 'auth', papRequest(g.username, g.password));
+  t.match(again.replies, [{ code: 'Access-Accept' }], 'the guest signs in again');
+  t.match(await app.app.deps.db.selectFrom('wifi_audit').select(['action', 'actor']).execute(), [
+    { action: 'session.disconnect_keep_grant', actor: /^cli:/ },
+  ]);
+  const human = await runCli(['sessions', 'disconnect', session.id, '--keep-grant'], env);
+  t.equal(human.code, 0, human.stderr);
+  t.match(human.stdout, /grant revoked\s+no \(kept\)/);
+});

@@ -194,3 +194,59 @@ t.test('disconnect: viewers may not; an unknown session is 404 and changes nothi
   t.same(await wifiRows(app.app.deps.db), before, 'nothing changed');
   t.equal(listener.received.length, 0, 'no Disconnect-Request went out');
 });
+
+t.test(
+  'disconnect-keep-grant: the router gets a Disconnect-Request, the grant stays live and the guest signs in again',
+  async (t) => {
+    const { app, guest, listener, session } = await setup(t);
+    const operator = await staffClient(app, 'operator');
+    const res = await operator.post(`/api/v1/admin/sessions/${session.id}/disconnect-keep-grant`);
+    t.equal(res.status, 200);
+    t.same(res.body, {
+      data: {
+        session_id: session.id,
+        grant_id: guest.grantId,
+        grant_revoked: false,
+        disconnect: {
+          status: 'disconnected',
+          sessions: [
+            { session_id: session.id, nas_id: NAS_ID, acct_session_id: '5f3a1b2c00000001', answer: 'ack' },
+          ],
+        },
+      },
+    });
+    const [req] = listener.received;
+    t.match(req, { code: 40, authenticatorOk: true, messageAuthenticatorOk: true }, 'a Disconnect-Request');
+    t.equal(attrText(req!, 1), guest.username, 'User-Name');
+    const sessions = (await operator.get('/api/v1/admin/sessions')).body.data as { active: boolean }[];
+    t.match(sessions, [{ active: false, terminate_cause: 'Admin-Reset' }]);
+    const grant = await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirstOrThrow();
+    t.equal(grant.revoked_at, null, 'the grant is not revoked');
+    const again = await radclient(app.auth, 'auth', papRequest(guest.username, guest.password));
+    t.match(again.replies, [{ code: 'Access-Accept' }], 'the guest can sign in again');
+    const audit = await app.app.deps.db.selectFrom('wifi_audit').selectAll().execute();
+    t.match(audit, [
+      {
+        action: 'session.disconnect_keep_grant',
+        target_type: 'session',
+        target_id: session.id,
+        reason: 'staff disconnect (paid time kept)',
+      },
+    ]);
+  },
+);
+
+t.test('disconnect-keep-grant: viewers may not; an unknown session is 404 and changes nothing', async (t) => {
+  const { app, listener, session } = await setup(t);
+  const viewer = await staffClient(app, 'viewer');
+  const operator = await staffClient(app, 'operator');
+  const before = await wifiRows(app.app.deps.db);
+  const forbidden = await viewer.post(`/api/v1/admin/sessions/${session.id}/disconnect-keep-grant`);
+  t.same([forbidden.status, forbidden.body], [403, { message: 'your staff role does not allow this' }]);
+  const missing = await operator.post(
+    '/api/v1/admin/sessions/00000000-0000-4000-8000-000000000000/disconnect-keep-grant',
+  );
+  t.same([missing.status, missing.body], [404, { message: 'session not found' }]);
+  t.same(await wifiRows(app.app.deps.db), before, 'nothing changed');
+  t.equal(listener.received.length, 0, 'no Disconnect-Request went out');
+});

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import {
   disconnectSession,
+  disconnectSessionKeepGrant,
   listSessions,
   presentDisconnect,
   presentSession,
@@ -43,17 +44,24 @@ export function registerSessions(program: Command): void {
     .description("Revoke the session's access grant and send Disconnect-Requests to its routers")
     .argument('<id>', 'session id (from sessions list)')
     .option('--reason <text>', 'recorded as the revocation reason', 'staff disconnect')
-    .action(async (id: string, flags: { reason: string }, cmd: Command) => {
+    .option('--keep-grant', "only disconnect: keep the guest's paid time, so they can sign in again")
+    .action(async (id: string, flags: { reason: string; keepGrant?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const doc = presentDisconnect(
-        await withApp(ctx, (app) => disconnectSession(app.deps, id, flags.reason, null, cliActor())),
-      );
+      const end = flags.keepGrant ? disconnectSessionKeepGrant : disconnectSession;
+      const reason =
+        flags.keepGrant && flags.reason === 'staff disconnect'
+          ? 'staff disconnect (paid time kept)'
+          : flags.reason;
+      const doc = presentDisconnect(await withApp(ctx, (app) => end(app.deps, id, reason, null, cliActor())));
       ctx.out.result(doc, () =>
         [
           formatRecord([
             ['session', doc.session_id],
             ['grant', doc.grant_id],
-            ['grant revoked', doc.grant_revoked ? 'yes' : 'no (the session has no grant)'],
+            [
+              'grant revoked',
+              doc.grant_revoked ? 'yes' : flags.keepGrant ? 'no (kept)' : 'no (the session has no grant)',
+            ],
             ['routers', doc.disconnect.status],
           ]),
           formatAnswers(doc.disconnect.sessions, 'no live sessions to disconnect'),

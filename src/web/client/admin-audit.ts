@@ -63,8 +63,8 @@ async function load(cursor: string | null): Promise<void> {
     { head: 'audit.who', cell: (e) => e.actor },
     { head: 'audit.action', cell: (e) => e.action, nowrap: true },
     { head: 'audit.target', cell: (e) => `${e.target_type} ${e.target_id}` },
-    { head: 'audit.reason', cell: (e) => e.reason ?? '' },
-    { head: 'audit.changes', cell: changes },
+    { head: 'audit.reason', cell: (e) => e.reason ?? '', wrap: true },
+    { head: 'audit.changes', cell: changes, wrap: true },
   ]);
   const next = (result.body as { next_cursor?: string | null }).next_cursor ?? null;
   const more = $('audit-more', HTMLButtonElement);

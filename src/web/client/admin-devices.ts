@@ -4,6 +4,7 @@ import { apiError, onSubmit, requiredValue, t } from './forms.js';
 import {
   adminApi,
   askConfirm,
+  badge,
   can,
   chooseSite,
   element,
@@ -81,7 +82,7 @@ let editing: Device | null = null;
 function health(d: Device): Node[] {
   const box = document.createElement('span');
   box.append(
-    element('span', t(d.online ? 'devices.online' : 'devices.offline'), d.online ? 'badge on' : 'badge off'),
+    badge(d.online ? 'online' : 'offline', t(d.online ? 'devices.online' : 'devices.offline')),
     element(
       'span',
       d.last_seen_at === null ? t('devices.never') : t('devices.lastHeard', { time: time(d.last_seen_at) }),

@@ -4,6 +4,7 @@ import { apiError, onSubmit, requiredValue, t } from './forms.js';
 import {
   adminApi,
   answerList,
+  badge,
   bytes,
   can,
   chooseSite,
@@ -98,7 +99,10 @@ const load = (): Promise<Plan[] | null> =>
       { head: 'plan.maxDevices', cell: (p) => String(p.max_devices) },
       { head: 'plan.remembers', cell: (p) => t(p.remember_device ? 'plan.yes' : 'plan.no') },
       { head: 'plan.sortOrder', cell: (p) => String(p.sort_order) },
-      { head: 'plan.status', cell: (p) => t(p.active ? 'plan.onSale' : 'plan.offSale') },
+      {
+        head: 'plan.status',
+        cell: (p) => [badge(p.active ? 'on_sale' : 'off_sale', t(p.active ? 'plan.onSale' : 'plan.offSale'))],
+      },
       ...siteColumn<Plan>(),
     ],
     can.plans

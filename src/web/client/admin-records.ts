@@ -1,5 +1,6 @@
 import { data, t } from './forms.js';
-import { loadTable, siteColumn, time, tzs, type Column } from './admin-shell.js';
+import { badge, siteColumn, time, tzs, type Column } from './admin-shell.js';
+import { filteredTable } from './admin-filters.js';
 import { displayPhone } from './portal-format.js';
 
 /** /admin/guests, /admin/invoices, /admin/payments: read-only tables, newest first (as the API sends them). */
@@ -50,11 +51,11 @@ const invoices: Column<Invoice>[] = [
   { head: 'invoices.plan', cell: (i) => i.plan_name ?? '' },
   { head: 'invoices.phone', cell: (i) => displayPhone(i.phone) },
   { head: 'invoices.amount', cell: (i) => tzs(i.amount_tzs) },
-  { head: 'invoices.status', cell: (i) => i.status },
+  { head: 'invoices.status', cell: (i) => [badge(i.status)] },
   { head: 'invoices.provider', cell: (i) => i.provider },
   { head: 'invoices.reference', cell: (i) => i.provider_reference ?? '' },
   { head: 'invoices.paid', cell: (i) => time(i.paid_at) },
-  { head: 'invoices.failure', cell: (i) => i.failure_reason ?? '' },
+  { head: 'invoices.failure', cell: (i) => i.failure_reason ?? '', wrap: true },
   ...siteColumn<Invoice>(),
 ];
 
@@ -70,13 +71,37 @@ const payments: Column<Payment>[] = [
 
 switch (data.records) {
   case 'guests':
-    void loadTable('guests', '/guests', guests);
+    filteredTable({ id: 'guests', path: '/guests', columns: guests, searchHint: t('guests.searchHint') });
     break;
   case 'invoices':
-    void loadTable('invoices', '/invoices', invoices);
+    filteredTable({
+      id: 'invoices',
+      path: '/invoices',
+      columns: invoices,
+      searchHint: t('invoices.searchHint'),
+      choices: [
+        {
+          name: 'status',
+          label: 'list.status',
+          values: ['pending', 'paid', 'failed', 'expired', 'refunded'],
+        },
+      ],
+    });
     break;
   case 'payments':
-    void loadTable('payments', '/payments', payments);
+    filteredTable({
+      id: 'payments',
+      path: '/payments',
+      columns: payments,
+      searchHint: t('payments.searchHint'),
+      choices: [
+        {
+          name: 'kind',
+          label: 'payments.channel',
+          values: ['mobile_money', 'voucher', 'cash', 'complimentary'],
+        },
+      ],
+    });
     break;
   default:
     throw new Error(t('common.loadFailed'));

@@ -1,13 +1,15 @@
 import { dataOf, ok } from './api.js';
+import { filteredTable } from './admin-filters.js';
 import { $, show } from './dom.js';
 import { t } from './forms.js';
 import {
   adminApi,
   askConfirm,
+  badge,
   bytes,
   can,
   failure,
-  loadTable,
+  type RowAction,
   shortDuration,
   siteColumn,
   time,
@@ -53,7 +55,7 @@ function line(text: string, tag: 'p' | 'li' | 'h2' = 'p'): HTMLElement {
   return el;
 }
 
-function report(user: string, answer: DisconnectReport): void {
+function report(user: string, answer: DisconnectReport, keep: boolean): void {
   const routers = answer.disconnect.sessions.map((s) =>
     line(
       t('sessions.answer', {
@@ -69,63 +71,74 @@ function report(user: string, answer: DisconnectReport): void {
   list.append(...routers);
   result.replaceChildren(
     line(t('sessions.result', { user }), 'h2'),
-    line(t(answer.grant_revoked ? 'sessions.revoked' : 'sessions.notRevoked')),
+    line(t(answer.grant_revoked ? 'sessions.revoked' : keep ? 'sessions.kept' : 'sessions.notRevoked')),
     routers.length > 0 ? list : line(t('sessions.noSessions')),
   );
 }
 
-async function disconnect(s: Session): Promise<void> {
-  if (!(await askConfirm(t('sessions.disconnectQuestion', { user: s.username }), t('sessions.disconnect'))))
-    return;
+/** Disconnect and revoke (the spec's route), or disconnect only, keeping the paid time. */
+async function disconnect(s: Session, keep: boolean): Promise<void> {
+  const question = t(keep ? 'sessions.kickQuestion' : 'sessions.disconnectQuestion', { user: s.username });
+  if (!(await askConfirm(question, t(keep ? 'sessions.kick' : 'sessions.disconnect')))) return;
   result.replaceChildren(line(t('sessions.disconnecting', { user: s.username })));
   show(result);
   result.focus();
   // Up to three tries 2 s apart per router: the answer may take a few seconds.
-  const answer = await adminApi('POST', `/sessions/${encodeURIComponent(s.id)}/disconnect`);
-  if (ok(answer)) report(s.username, dataOf(answer) as DisconnectReport);
+  const route = keep ? 'disconnect-keep-grant' : 'disconnect';
+  const answer = await adminApi('POST', `/sessions/${encodeURIComponent(s.id)}/${route}`);
+  if (ok(answer)) report(s.username, dataOf(answer) as DisconnectReport, keep);
   else result.replaceChildren(line(t('sessions.result', { user: s.username }), 'h2'), line(failure(answer)));
   result.focus();
-  await load();
+  await reload();
 }
 
-const load = (): Promise<Session[] | null> =>
-  loadTable<Session>(
-    'sessions',
-    '/sessions',
-    [
-      { head: 'sessions.user', cell: (s) => s.username },
-      { head: 'sessions.router', cell: (s) => s.device_name ?? s.nas_id },
-      { head: 'sessions.mac', cell: (s) => s.mac ?? '' },
-      { head: 'sessions.ip', cell: (s) => s.framed_ip ?? '' },
-      { head: 'sessions.started', cell: (s) => time(s.started_at) },
-      { head: 'sessions.lastUpdate', cell: (s) => time(s.stopped_at ?? s.updated_at) },
-      { head: 'sessions.time', cell: (s) => shortDuration(s.session_time) },
-      // The router counts from its side: input is what the guest sent, output what they received.
-      { head: 'sessions.traffic', cell: (s) => `${bytes(s.output_octets)} / ${bytes(s.input_octets)}` },
-      {
-        head: 'sessions.state',
-        cell: (s) =>
-          s.active
-            ? t('sessions.active')
-            : s.terminate_cause
-              ? t('sessions.endedCause', { cause: s.terminate_cause })
-              : t('sessions.ended'),
-      },
-      ...siteColumn<Session>(),
-    ],
-    can.disconnect
-      ? (s) =>
-          s.active
-            ? [
-                {
-                  label: t('sessions.disconnect'),
-                  aria: t('sessions.disconnectAria', { user: s.username, router: s.device_name ?? s.nas_id }),
-                  danger: true,
-                  run: () => disconnect(s),
-                },
-              ]
-            : []
-      : undefined,
-  );
-
-void load();
+const reload = filteredTable<Session>({
+  id: 'sessions',
+  path: '/sessions',
+  searchHint: t('sessions.searchHint'),
+  choices: [{ name: 'status', label: 'list.status', values: ['active', 'ended'] }],
+  columns: [
+    { head: 'sessions.user', cell: (s) => s.username },
+    { head: 'sessions.router', cell: (s) => s.device_name ?? s.nas_id },
+    { head: 'sessions.mac', cell: (s) => s.mac ?? '' },
+    { head: 'sessions.ip', cell: (s) => s.framed_ip ?? '' },
+    { head: 'sessions.started', cell: (s) => time(s.started_at) },
+    { head: 'sessions.lastUpdate', cell: (s) => time(s.stopped_at ?? s.updated_at) },
+    { head: 'sessions.time', cell: (s) => shortDuration(s.session_time) },
+    // The router counts from its side: input is what the guest sent, output what they received.
+    { head: 'sessions.traffic', cell: (s) => `${bytes(s.output_octets)} / ${bytes(s.input_octets)}` },
+    {
+      head: 'sessions.state',
+      cell: (s) =>
+        s.active
+          ? [badge('active', t('sessions.active'))]
+          : [
+              badge(
+                'ended',
+                s.terminate_cause
+                  ? t('sessions.endedCause', { cause: s.terminate_cause })
+                  : t('sessions.ended'),
+              ),
+            ],
+    },
+    ...siteColumn<Session>(),
+  ],
+  ...(can.disconnect && {
+    actions: (s: Session): RowAction[] =>
+      s.active
+        ? [
+            {
+              label: t('sessions.kick'),
+              aria: t('sessions.kickAria', { user: s.username, router: s.device_name ?? s.nas_id }),
+              run: () => disconnect(s, true),
+            },
+            {
+              label: t('sessions.disconnect'),
+              aria: t('sessions.disconnectAria', { user: s.username, router: s.device_name ?? s.nas_id }),
+              danger: true,
+              run: () => disconnect(s, false),
+            },
+          ]
+        : [],
+  }),
+});

@@ -126,8 +126,43 @@ export function shortDuration(seconds: number): string {
 export interface Column<T> {
   head: string;
   cell: (row: T) => string | Node[];
-  /** A short value (an address, a speed) kept on one line on a wide screen. */
+  /**
+   * Free text (a message, a reason) that may wrap between words on a wide screen; every other
+   * value (an address, an id, a time, an amount) stays on one line (app.css).
+   */
+  wrap?: boolean;
+  /** Kept for columns that said so before every value stayed on one line; changes nothing now. */
   nowrap?: boolean;
+}
+
+/** The tone of each status word the lists show: the same pill on every page (app.css .badge). */
+const TONES: Readonly<Record<string, 'good' | 'warn' | 'bad' | 'info' | ''>> = {
+  active: 'good',
+  paid: 'good',
+  online: 'good',
+  delivered: 'good',
+  sent: 'good',
+  on_sale: 'good',
+  live: 'good',
+  redeemed: 'info',
+  unused: 'info',
+  queued: 'warn',
+  pending: 'warn',
+  failed: 'bad',
+  offline: 'bad',
+  revoked: 'bad',
+  cancelled: 'bad',
+  expired: '',
+  ended: '',
+  refunded: '',
+  archived: '',
+  off_sale: '',
+};
+
+/** A status as a pill: its word (never colour alone), tinted by the kind of state. */
+export function badge(state: string, text: string = state): HTMLSpanElement {
+  const tone = TONES[state] ?? '';
+  return element('span', text, tone ? `badge ${tone}` : 'badge');
 }
 
 /** A button for a row; `aria` names the row it acts on. */
@@ -218,7 +253,7 @@ export function drawTable<T>(
     for (const column of columns) {
       const td = tr.insertCell();
       td.dataset.label = t(column.head);
-      if (column.nowrap) td.className = 'nowrap';
+      if (column.wrap) td.className = 'wrap';
       const cell = column.cell(row);
       if (typeof cell === 'string') td.textContent = cell;
       else td.append(...cell);

@@ -1,7 +1,8 @@
 import { dataOf } from './api.js';
 import { $, fieldError } from './dom.js';
 import { apiError, onSubmit, requiredValue, t } from './forms.js';
-import { adminApi, can, loadTable, status, time } from './admin-shell.js';
+import { adminApi, badge, can, status, time } from './admin-shell.js';
+import { filteredTable } from './admin-filters.js';
 import { displayPhone } from './portal-format.js';
 
 /**
@@ -21,15 +22,20 @@ interface Message {
 
 const FIELDS = { recipient: 'sms-recipient', 'message must': 'sms-message', sender_id: 'sms-sender' };
 
-const load = (): Promise<Message[] | null> =>
-  loadTable<Message>('messages', '/messages', [
+const load = filteredTable<Message>({
+  id: 'messages',
+  path: '/messages',
+  searchHint: t('sms.searchHint'),
+  choices: [{ name: 'status', label: 'list.status', values: ['accepted', 'failed'] }],
+  columns: [
     { head: 'sms.when', cell: (m) => time(m.created_at) },
     { head: 'sms.to', cell: (m) => displayPhone(m.recipient) },
-    { head: 'sms.text', cell: (m) => m.message },
+    { head: 'sms.text', cell: (m) => m.message, wrap: true },
     { head: 'sms.from', cell: (m) => m.sender_id },
-    { head: 'sms.status', cell: (m) => m.status },
-    { head: 'sms.detail', cell: (m) => m.error ?? m.provider_reference ?? '' },
-  ]);
+    { head: 'sms.status', cell: (m) => [badge(m.status)] },
+    { head: 'sms.detail', cell: (m) => m.error ?? m.provider_reference ?? '', wrap: true },
+  ],
+});
 
 if (can.sms) {
   const message = $('sms-message', HTMLTextAreaElement);
@@ -65,5 +71,3 @@ if (can.sms) {
     await load();
   });
 }
-
-void load();

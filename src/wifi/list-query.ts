@@ -1,0 +1,119 @@
+import { errorCatalogue } from '../lib/errors.js';
+import { ADMIN_LIST_LIMIT } from './limits.js';
+import type { ListFilter } from './list-filter.store.js';
+
+/**
+ * The query string of the admin lists (issue 21): additions to the spec's lists, which answer as
+ * before (at most 200 rows, newest first, a bare array) when none is given.
+ *
+ * - `q`: a search (phone, username, MAC, invoice number… as fits the list), case-insensitive;
+ * - `status`, `kind`, `router`, `plan`: filters, each list naming which it takes and their values;
+ * - `from`, `to`: an ISO-8601 date or date-time; a bare date `to` takes in the whole day;
+ * - `page`, `per_page`: a page of at most 200 rows; the answer says in `X-Has-More` whether
+ *   another page follows (and `X-Page`, `X-Per-Page`);
+ * - `format=csv` (or `Accept: text/csv`): the filtered list as CSV, at most CSV_LIMIT rows
+ *   (`X-Truncated: true` when there were more).
+ *
+ * A bad value is a 422 with the parameter's name, and nothing is read.
+ */
+
+export const PER_PAGE_MAX = 200;
+export const PER_PAGE_DEFAULT = 50;
+export const CSV_LIMIT = 10_000;
+const Q_MAX = 100;
+
+export const listErrors = errorCatalogue({
+  pageInvalid: [422, 'page must be a whole number of at least 1'],
+  perPageInvalid: [422, 'per_page must be a whole number from 1 to 200'],
+  rangeInvalid: [422, 'from and to must be ISO-8601 dates or date-times'],
+  qInvalid: [422, 'q must be at most 100 characters'],
+  statusInvalid: [422, 'status is not one this list knows'],
+  kindInvalid: [422, 'kind is not one this list knows'],
+  routerInvalid: [422, 'router must be a router id'],
+  planInvalid: [422, 'plan must be a plan id'],
+  formatInvalid: [422, 'format must be csv or json'],
+});
+
+/** What one list takes besides q, from, to and paging. */
+export interface ListSpec {
+  statuses?: readonly string[];
+  kinds?: readonly string[];
+  router?: boolean;
+  plan?: boolean;
+}
+
+export interface ListQuery {
+  filter: ListFilter;
+  /** Set when the caller asked for a page (page or per_page given). */
+  page: { page: number; perPage: number } | null;
+  csv: boolean;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+function whole(raw: string | undefined, min: number, max: number, error: () => Error): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!/^\d{1,9}$/.test(raw) || n < min || n > max) throw error();
+  return n;
+}
+
+/** An instant, or for a bare date its day's start (its end, the next day's start, for `to`). */
+function instant(raw: string | undefined, end: boolean): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const ms = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(ms)) throw listErrors.rangeInvalid();
+  return new Date(DATE_ONLY.test(raw) && end ? ms + 86_400_000 : ms).toISOString();
+}
+
+function oneOf(raw: string | undefined, allowed: readonly string[] | undefined, error: () => Error) {
+  if (raw === undefined || raw === '') return undefined;
+  if (!allowed?.includes(raw)) throw error();
+  return raw;
+}
+
+function id(raw: string | undefined, taken: boolean | undefined, error: () => Error) {
+  if (raw === undefined || raw === '') return undefined;
+  if (!taken || !UUID.test(raw)) throw error();
+  return raw.toLowerCase();
+}
+
+export function parseListQuery(
+  query: Readonly<Record<string, string>>,
+  accept: string | undefined,
+  spec: ListSpec,
+): ListQuery {
+  const format = query.format;
+  if (format !== undefined && format !== 'csv' && format !== 'json') throw listErrors.formatInvalid();
+  const csv = format === 'csv' || (format === undefined && /\btext\/csv\b/i.test(accept ?? ''));
+  const pageNo = whole(query.page, 1, 1_000_000, listErrors.pageInvalid);
+  const perPage = whole(query.per_page, 1, PER_PAGE_MAX, listErrors.perPageInvalid);
+  const q = query.q?.trim();
+  if (q !== undefined && q.length > Q_MAX) throw listErrors.qInvalid();
+  const from = instant(query.from, false);
+  const to = instant(query.to, true);
+  const page =
+    !csv && (pageNo !== undefined || perPage !== undefined)
+      ? { page: pageNo ?? 1, perPage: perPage ?? PER_PAGE_DEFAULT }
+      : null;
+  const filter: ListFilter = {
+    q: q === '' ? undefined : q,
+    status: oneOf(query.status, spec.statuses, listErrors.statusInvalid),
+    kind: oneOf(query.kind, spec.kinds, listErrors.kindInvalid),
+    router: id(query.router, spec.router, listErrors.routerInvalid),
+    plan: id(query.plan, spec.plan, listErrors.planInvalid),
+    from,
+    to,
+    // One row more than asked: whether another page (or more than the CSV holds) follows.
+    limit: csv ? CSV_LIMIT + 1 : page ? page.perPage + 1 : ADMIN_LIST_LIMIT,
+    offset: page ? (page.page - 1) * page.perPage : 0,
+  };
+  return { filter, page, csv };
+}
+
+/** The rows to send, and whether more followed (paged or CSV); a plain list is as before. */
+export function pageOf<T>(rows: readonly T[], query: ListQuery): { rows: T[]; more: boolean } {
+  const size = query.csv ? CSV_LIMIT : query.page ? query.page.perPage : rows.length;
+  return { rows: rows.slice(0, size), more: rows.length > size };
+}

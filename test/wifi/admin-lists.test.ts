@@ -1,0 +1,194 @@
+import t from 'tap';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { Client } from '../helpers/client.js';
+import { staffClient } from '../helpers/staff.js';
+import {
+  aDevice,
+  aLiveSession,
+  aPaidPurchase,
+  aPlan,
+  aPurchaseKey,
+  postPurchase,
+  wifiRows,
+} from '../helpers/wifi.js';
+
+/**
+ * The admin lists' query string (issue 21): search, filters, date range, pages and CSV, on
+ * sessions, guests, invoices, payments and messages. Without it the spec's plain list is unchanged.
+ */
+
+/** Three paid purchases (two phones) a minute apart, one pending invoice, a session per sale. */
+async function records(app: TestApp) {
+  const hour = await aPlan(app.app, { name: 'Hour' });
+  const day = await aPlan(app.app, { name: 'Day', price_tzs: 3000 });
+  const { device } = await aDevice(app.app);
+  const paid = [];
+  for (const [i, [plan, phone]] of (
+    [
+      [hour, '0712345678'],
+      [day, '0712345678'],
+      [hour, '0755000111'],
+    ] as const
+  ).entries()) {
+    app.clock.advance('1m');
+    const p = await aPaidPurchase(app, plan, { phone });
+    paid.push(p);
+    await aLiveSession(app.app, {
+      deviceId: device.id,
+      username: `guest-${String(i)}`,
+      acctSessionId: `acct-${String(i)}`,
+      mac: `11:22:33:44:55:7${String(i)}`,
+    });
+  }
+  app.clock.advance('1m');
+  await postPurchase(app.base, { plan_id: hour.id, phone: '0788999000' }, aPurchaseKey());
+  return { hour, day, device, paid };
+}
+
+const csvOf = async (client: Client, path: string, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${client.base}${path}`, {
+    headers: { ...client.headers, Cookie: client.cookieHeader(), ...headers },
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+};
+
+t.test('invoices: search, status, plan, date range and pages; the plain list is as before', async (t) => {
+  const app = await startTestApp(t);
+  const { hour, paid } = await records(app);
+  const viewer = await staffClient(app, 'viewer');
+  const numbers = (res: { body: { data: { number: string }[] } }) => res.body.data.map((i) => i.number);
+
+  const plain = await viewer.get('/api/v1/admin/invoices');
+  t.equal(plain.status, 200);
+  t.equal(plain.body.data.length, 4, 'every invoice, newest first');
+  t.same(Object.keys(plain.body), ['data'], 'the same shape as before');
+  t.equal(plain.headers.get('x-has-more'), null, 'no paging headers without paging');
+
+  t.same(numbers(await viewer.get('/api/v1/admin/invoices?status=pending')).length, 1);
+  t.same(
+    numbers(await viewer.get('/api/v1/admin/invoices?q=0712%20345%20678')),
+    [paid[1]?.invoiceNumber, paid[0]?.invoiceNumber],
+    'a phone as typed on a phone finds the E.164 number',
+  );
+  t.same(
+    numbers(await viewer.get(`/api/v1/admin/invoices?q=${paid[2]?.invoiceNumber.toLowerCase() ?? ''}`)),
+    [paid[2]?.invoiceNumber],
+  );
+  t.same(
+    numbers(await viewer.get('/api/v1/admin/invoices?q=50%25')),
+    [],
+    'a % is a character, not a wildcard',
+  );
+  t.same(numbers(await viewer.get(`/api/v1/admin/invoices?plan=${hour.id}&status=paid`)), [
+    paid[2]?.invoiceNumber,
+    paid[0]?.invoiceNumber,
+  ]);
+  const first = plain.body.data.at(-1) as { created_at: string };
+  const from = new Date(Date.parse(first.created_at) + 1).toISOString();
+  t.equal((await viewer.get(`/api/v1/admin/invoices?from=${from}`)).body.data.length, 3, 'from is inclusive');
+  t.equal(
+    (await viewer.get(`/api/v1/admin/invoices?to=${first.created_at}`)).body.data.length,
+    0,
+    'to is exclusive',
+  );
+  const day = first.created_at.slice(0, 10);
+  t.equal(
+    (await viewer.get(`/api/v1/admin/invoices?to=${day}`)).body.data.length,
+    4,
+    'a bare date takes in its day',
+  );
+
+  const page1 = await viewer.get('/api/v1/admin/invoices?per_page=3');
+  t.same(
+    [page1.body.data.length, page1.headers.get('x-has-more'), page1.headers.get('x-page')],
+    [3, 'true', '1'],
+  );
+  const page2 = await viewer.get('/api/v1/admin/invoices?per_page=3&page=2');
+  t.same([page2.body.data.length, page2.headers.get('x-has-more')], [1, 'false']);
+  t.same(
+    [...numbers(page1), ...numbers(page2)],
+    numbers(plain),
+    'the pages together are the list, each row once',
+  );
+});
+
+t.test('bad list parameters are 422 with the parameter named, and change nothing', async (t) => {
+  const app = await startTestApp(t);
+  await records(app);
+  const viewer = await staffClient(app, 'viewer');
+  const before = await wifiRows(app.app.deps.db);
+  const cases: [string, string][] = [
+    ['/api/v1/admin/invoices?page=0', 'page must be a whole number of at least 1'],
+    ['/api/v1/admin/invoices?page=1.5', 'page must be a whole number of at least 1'],
+    ['/api/v1/admin/sessions?per_page=201', 'per_page must be a whole number from 1 to 200'],
+    ['/api/v1/admin/payments?from=yesterday', 'from and to must be ISO-8601 dates or date-times'],
+    ['/api/v1/admin/guests?to=2026-13-45', 'from and to must be ISO-8601 dates or date-times'],
+    ['/api/v1/admin/invoices?status=lost', 'status is not one this list knows'],
+    ['/api/v1/admin/guests?status=paid', 'status is not one this list knows'],
+    ['/api/v1/admin/payments?kind=bitcoin', 'kind is not one this list knows'],
+    ['/api/v1/admin/sessions?router=lobby', 'router must be a router id'],
+    ['/api/v1/admin/invoices?plan=1', 'plan must be a plan id'],
+    ['/api/v1/admin/messages?format=xlsx', 'format must be csv or json'],
+    [`/api/v1/admin/messages?q=${'x'.repeat(101)}`, 'q must be at most 100 characters'],
+  ];
+  for (const [path, message] of cases) {
+    const res = await viewer.get(path);
+    t.same([res.status, res.body], [422, { message }], path);
+  }
+  t.same(await wifiRows(app.app.deps.db), before);
+});
+
+t.test(
+  'sessions: search by MAC or username, live or ended, by router; guests and payments filter too',
+  async (t) => {
+    const app = await startTestApp(t);
+    const { device, paid } = await records(app);
+    const viewer = await staffClient(app, 'viewer');
+    const users = (res: { body: { data: { username: string }[] } }) => res.body.data.map((s) => s.username);
+    t.same(users(await viewer.get('/api/v1/admin/sessions?q=11:22:33:44:55:71')), ['guest-1']);
+    t.same(users(await viewer.get('/api/v1/admin/sessions?q=GUEST-2')), ['guest-2'], 'case-insensitive');
+    t.same(users(await viewer.get(`/api/v1/admin/sessions?router=${device.id}&status=active`)).length, 3);
+    t.same(users(await viewer.get('/api/v1/admin/sessions?status=ended')), []);
+    t.same(users(await viewer.get('/api/v1/admin/sessions?router=00000000-0000-4000-8000-000000000000')), []);
+
+    const guests = await viewer.get('/api/v1/admin/guests?q=0755');
+    t.match(guests.body.data, [{ phone: '+255755000111', purchases: 1 }]);
+    t.equal(guests.body.data.length, 1);
+    const payments = await viewer.get('/api/v1/admin/payments?kind=mobile_money&per_page=2');
+    t.same([payments.body.data.length, payments.headers.get('x-has-more')], [2, 'true']);
+    t.same(
+      (await viewer.get(`/api/v1/admin/payments?q=${paid[0]?.invoiceNumber ?? ''}`)).body.data.map(
+        (p: { invoice_number: string }) => p.invoice_number,
+      ),
+      [paid[0]?.invoiceNumber],
+    );
+    t.same((await viewer.get('/api/v1/admin/payments?kind=cash')).body.data, []);
+  },
+);
+
+t.test('CSV: the filtered list as a download, by format=csv or Accept: text/csv', async (t) => {
+  const app = await startTestApp(t);
+  const { paid } = await records(app);
+  const viewer = await staffClient(app, 'viewer');
+  const csv = await csvOf(viewer, '/api/v1/admin/invoices?format=csv&status=paid&page=2');
+  t.equal(csv.status, 200);
+  t.equal(csv.headers.get('content-type'), 'text/csv; charset=utf-8');
+  t.match(csv.headers.get('content-disposition'), /^attachment; filename="invoices-\d{4}-\d{2}-\d{2}\.csv"$/);
+  t.equal(csv.headers.get('x-truncated'), 'false');
+  const lines = csv.text.split('\r\n');
+  t.equal(
+    lines[0],
+    'number,created_at,plan_name,phone,amount_tzs,status,provider,provider_reference,paid_at,failure_reason,channel,site_id',
+  );
+  t.equal(
+    lines.length,
+    5,
+    'a header, the three paid invoices (a page number does not cut an export), and the end',
+  );
+  t.match(lines[1], new RegExp(`^${paid[2]?.invoiceNumber ?? ''},.*,Hour,\\+255755000111,1000,paid,`));
+  const accepted = await csvOf(viewer, '/api/v1/admin/sessions?q=guest-0', { Accept: 'text/csv' });
+  t.equal(accepted.status, 200);
+  t.match(accepted.text, /^id,started_at,.*\r\n[^\r\n]+,guest-0,11:22:33:44:55:70,/);
+  const json = await viewer.get('/api/v1/admin/sessions?format=json');
+  t.equal(json.body.data.length, 3, 'format=json is the plain list');
+});
