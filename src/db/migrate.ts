@@ -25,6 +25,7 @@ import * as m0026 from '../../migrations/0026_session_updates_in_place.js';
 import * as m0028 from '../../migrations/0028_site_payment_accounts.js';
 import * as m0029 from '../../migrations/0029_voucher_codes_hashed_only.js';
 import * as m0030 from '../../migrations/0030_invoice_network.js';
+import * as m0033 from '../../migrations/0033_refunds.js';
 import type { Db } from './connect.js';
 
 /**
@@ -58,6 +59,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0028_site_payment_accounts': m0028,
   '0029_voucher_codes_hashed_only': m0029,
   '0030_invoice_network': m0030,
+  '0033_refunds': m0033,
 };
 
 /**
