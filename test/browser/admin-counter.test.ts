@@ -18,8 +18,8 @@ import {
 /**
  * The counter page and the audit trail in headless Chromium (DESIGN.md §4.8): an operator sells
  * access for cash and sees the login once, extends and revokes it; an admin marks an unpaid
- * invoice paid by hand, refunds a paid sale by hand, and reads the audit trail. With COUNTER_SCREENSHOTS=<dir> the pages are
- * saved there at 360 and 1280 px.
+ * invoice paid by hand, refunds a paid sale by hand, and reads the audit trail. With
+ * COUNTER_SCREENSHOTS=<dir> the pages are saved there (360 and 1280 px; the refund's 390 and 1440).
  */
 
 const SHOTS = process.env.COUNTER_SCREENSHOTS;
@@ -44,6 +44,19 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `counter-${name}-360.png`), fullPage: true });
   await page.setViewportSize(DESKTOP);
   await page.screenshot({ path: path.join(SHOTS, `counter-${name}-1280.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+}
+
+/** The page at 390 and 1440 px wide (a dialog open: the viewport only), then a phone again. */
+async function shootWide(page: Page, name: string, fullPage: boolean): Promise<void> {
+  if (!SHOTS) return;
+  for (const [width, height] of [
+    [390, 844],
+    [1440, 900],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${String(width)}.png`), fullPage });
+  }
   await page.setViewportSize(PHONE);
 }
 
@@ -142,15 +155,7 @@ t.test(
     await page.locator('#refund-form-submit').click();
     t.equal(await page.locator('#refund').getAttribute('open'), '', 'an empty reason is not sent');
     await page.getByLabel('Reason for the refund').fill('Router down all evening');
-    if (SHOTS)
-      for (const [width, height] of [
-        [390, 844],
-        [1440, 900],
-      ] as const) {
-        await page.setViewportSize({ width, height });
-        await page.screenshot({ path: path.join(SHOTS, `counter-refund-${String(width)}.png`) });
-      }
-    await page.setViewportSize(PHONE);
+    await shootWide(page, 'counter-refund', false);
     t.same(
       (await wifiRows(app.app.deps.db)).payments?.length,
       1,
@@ -185,17 +190,7 @@ t.test(
     t.match(row, /refunded_at: null → "2026-01-15T09:00:00.000Z"/);
     t.match(row, /grant\.revoke_reason: null → "refunded"/);
     t.match(row, /refund: \{.*"amount_tzs":-1000/);
-    if (SHOTS)
-      for (const [width, height] of [
-        [390, 844],
-        [1440, 900],
-      ] as const) {
-        await page.setViewportSize({ width, height });
-        await page.screenshot({
-          path: path.join(SHOTS, `audit-refund-${String(width)}.png`),
-          fullPage: true,
-        });
-      }
+    await shootWide(page, 'audit-refund', true);
     t.same(foreign, [], 'nothing loaded from elsewhere');
   },
 );
