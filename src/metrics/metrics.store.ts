@@ -35,10 +35,12 @@ export const invoicesByStatus = (db: Db) =>
     .orderBy('status')
     .execute();
 
+/** Payment rows by channel and kind (`sale`, or `refund`: a sale's money given back by hand). */
 export const paymentsByChannel = (db: Db) =>
   db
     .selectFrom('payments')
-    .select((eb) => ['channel', eb.fn.countAll().as('n')])
-    .groupBy('channel')
+    .select((eb) => ['channel', 'kind', eb.fn.countAll().as('n')])
+    .groupBy(['channel', 'kind'])
     .orderBy('channel')
+    .orderBy('kind')
     .execute();

@@ -135,8 +135,8 @@ export async function collectMetrics(src: MetricsSources): Promise<string> {
     {
       name: 'hotspot_payments',
       type: 'gauge',
-      help: `Payments recorded, by channel (${SHARED}).`,
-      samples: payments.map((r) => ({ labels: { channel: r.channel }, value: Number(r.n) })),
+      help: `Payments recorded, by channel and kind: sale, or refund (${SHARED}).`,
+      samples: payments.map((r) => ({ labels: { channel: r.channel, kind: r.kind }, value: Number(r.n) })),
     },
     {
       name: 'process_resident_memory_bytes',

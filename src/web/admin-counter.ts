@@ -5,8 +5,8 @@ import { html, type Html } from './html.js';
 
 /**
  * The admin UI's counter tools (DESIGN.md §4.8) and the audit trail: /admin/counter (issue access
- * for cash or free, extend and revoke grants, re-check or mark paid an unpaid invoice) and
- * /admin/audit (admins). The API enforces the roles; the pages leave out what a role cannot use.
+ * for cash or free, extend and revoke grants, refund a paid sale by hand, re-check or mark paid an
+ * unpaid invoice) and /admin/audit (admins). The API enforces the roles; the pages leave out what a role cannot use.
  */
 
 export function counterMain(can: ReturnType<typeof capabilities>): Html {
@@ -17,7 +17,7 @@ export function counterMain(can: ReturnType<typeof capabilities>): Html {
     <h2 id="unpaid-heading">${a('counter.unpaid')}</h2>
     <p class="hint">${a('counter.unpaidIntro')}</p>
     ${tableSlot('unpaid', 'counter.unpaid')} ${can.counter ? extendDialog() : ''}
-    ${can.markPaid ? markPaidDialog() : ''} ${can.counter ? confirmDialog() : ''}`;
+    ${can.markPaid ? html`${markPaidDialog()} ${refundDialog()}` : ''} ${can.counter ? confirmDialog() : ''}`;
 }
 
 function issueForm(): Html {
@@ -109,6 +109,20 @@ function markPaidDialog(): Html {
       ${textArea({ id: 'mark-paid-reason', label: a('counter.reasonRequired'), rows: 2, required: true })}
       ${submitRow('mark-paid-form', a('counter.markPaid'))}
       <button type="button" id="mark-paid-cancel">${a('common.cancel')}</button>
+    </form>
+  </dialog>`;
+}
+
+/** Refund by hand (admins): the dialog is the confirm step, with the reason it needs. */
+function refundDialog(): Html {
+  return html`<dialog id="refund" aria-labelledby="refund-heading">
+    <form id="refund-form">
+      <h2 id="refund-heading"></h2>
+      <p class="hint">${a('counter.refundHint')}</p>
+      ${textArea({ id: 'refund-reason', label: a('counter.refundReason'), rows: 2, required: true })}
+      <button type="submit" class="danger" id="refund-form-submit">${a('counter.refund')}</button>
+      <p class="error" id="refund-form-error" role="alert" hidden></p>
+      <button type="button" id="refund-cancel">${a('common.cancel')}</button>
     </form>
   </dialog>`;
 }

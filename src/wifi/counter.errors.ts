@@ -10,6 +10,9 @@ export const counterErrors = errorCatalogue({
   reasonInvalid: [422, 'reason must be 1-500 characters'],
   reasonOptionalInvalid: [422, 'reason must be 1-500 characters when given'],
   invoiceAlreadyPaid: [409, 'the invoice is already paid'],
+  invoiceNotPaid: [409, 'only a paid invoice can be refunded'],
+  invoiceAlreadyRefunded: [409, 'the invoice is already refunded'],
+  invoiceNoMoney: [409, 'a complimentary invoice took no money: revoke its access instead'],
   invoiceNotRecheckable: [
     409,
     'only an unpaid mobile-money invoice of the current payment provider can be re-checked',

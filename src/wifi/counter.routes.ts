@@ -16,14 +16,15 @@ import {
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
 import { presentGrant } from './grants.js';
+import { presentRefund, refundInvoice } from './refunds.js';
 import { presentAnswers } from './sessions.present.js';
 import { requireStaff } from './staff.http.js';
 import type { StaffPrincipal } from './staff.js';
 
 /**
  * The counter tools and the audit trail in the admin API (DESIGN.md §4.8; README "Counter
- * tools"): operators issue, extend, revoke and re-check; admins mark an invoice paid by hand and
- * read the audit trail. Bodies are strict JSON (an unknown field or a non-object is 400).
+ * tools"): operators issue, extend, revoke and re-check; admins mark an invoice paid by hand,
+ * refund a paid one by hand, and read the audit trail. Bodies are strict JSON (an unknown field or a non-object is 400).
  */
 
 const issueBody = (raw: unknown) =>
@@ -119,6 +120,16 @@ export function counterRoutes(deps: WifiDeps): Route[] {
       handler: async ({ principal, params, body }) => ({
         data: presentSale(await markInvoicePaid(deps, id(params), body, staffOf(principal))),
         headers: NO_STORE,
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/admin/invoices/:id/refund',
+      api: 'wifi',
+      auth: admin,
+      body: { kind: 'json', parse: reasonBody },
+      handler: async ({ principal, params, body }) => ({
+        data: presentRefund(await refundInvoice(deps, id(params), body, staffOf(principal))),
       }),
     }),
     defineRoute({

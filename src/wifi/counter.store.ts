@@ -16,6 +16,7 @@ export const selectRecentGrants = (db: Db, limit: number, sites: readonly string
       'invoices.channel',
       'invoices.amount_tzs',
       'invoices.site_id',
+      'invoices.refunded_at',
     ])
     .orderBy('grants.issued_at', 'desc')
     .orderBy('grants.id', 'desc')

@@ -49,6 +49,7 @@ export const presentInvoice = (i: InvoiceRow) => ({
   failure_reason: i.failure_reason,
   created_at: i.created_at,
   paid_at: i.paid_at,
+  refunded_at: i.refunded_at,
   site_id: i.site_id,
 });
 
@@ -170,7 +171,7 @@ function optionalReason(reason: unknown): string | null {
   return reason.trim();
 }
 
-function requiredReason(reason: unknown): string {
+export function requiredReason(reason: unknown): string {
   if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 500)
     throw counterErrors.reasonInvalid();
   return reason.trim();
@@ -230,7 +231,7 @@ export async function revokeGrant(
 }
 
 /** An invoice (by id or number) of a site in scope, or 404. */
-async function invoiceInScope(db: Db, invoiceId: string, scope: SiteScope): Promise<InvoiceRow> {
+export async function invoiceInScope(db: Db, invoiceId: string, scope: SiteScope): Promise<InvoiceRow> {
   const invoice = (await findInvoice(db, invoiceId)) ?? (await findInvoiceByNumber(db, invoiceId.trim()));
   if (!invoice || !inScope(scope, invoice.site_id)) throw wifiErrors.invoiceNotFound();
   return invoice;
@@ -345,6 +346,7 @@ export async function recentGrants(deps: Pick<WifiDeps, 'db' | 'clock'>, view: S
     plan_name: r.plan_name,
     channel: r.channel,
     amount_tzs: r.amount_tzs,
+    refunded_at: r.refunded_at,
     site_id: r.site_id,
   }));
 }

@@ -123,6 +123,7 @@ export {
   type CounterSale,
   type Staff,
 } from './counter.js';
+export { presentRefund, refundInvoice, type Refund } from './refunds.js';
 export { presentGrant } from './grants.js';
 export { cliActor, staffActor, recordAudit, type WifiActor } from './audit.js';
 export { auditPage, type AuditListRequest } from './audit.list.js';

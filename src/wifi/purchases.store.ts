@@ -42,6 +42,18 @@ export async function updateInvoiceIf(
   return result.numUpdatedRows > 0n;
 }
 
+/** Marks a paid invoice refunded at `at`; false when it is not paid or already refunded. */
+export async function markInvoiceRefunded(db: Db, id: string, at: string): Promise<boolean> {
+  const result = await db
+    .updateTable('invoices')
+    .set({ refunded_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'paid')
+    .where('refunded_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** pending → expired for invoices created at or before `createdBefore`; returns how many. */
 export async function expirePending(db: Db, createdBefore: string, now: string): Promise<number> {
   const result = await db

@@ -146,6 +146,7 @@ export async function newInvoice(
     plan_id: plan.id,
     ...sale,
     network: sale.network ?? null,
+    refunded_at: null,
     duration_seconds: plan.duration_seconds,
     data_limit_bytes: plan.data_limit_bytes,
     max_devices: plan.max_devices,

@@ -22,7 +22,12 @@ export const listGuests = (db: Db, filter: ListFilter, sites: Sites) =>
         .as('purchases'),
       eb.fn
         .sum<number | string | null>(
-          eb.case().when('status', '=', 'paid').then(eb.ref('amount_tzs')).else(0).end(),
+          eb
+            .case()
+            .when(eb.and([eb('status', '=', 'paid'), eb('refunded_at', 'is', null)]))
+            .then(eb.ref('amount_tzs'))
+            .else(0)
+            .end(),
         )
         .as('spent_tzs'),
       eb.fn.min<string>('created_at').as('first_seen'),
@@ -69,6 +74,7 @@ export const listInvoices = (db: Db, filter: ListFilter, sites: Sites) =>
       'invoices.site_id',
       'invoices.channel',
       'invoices.sold_by',
+      'invoices.refunded_at',
     ])
     .orderBy('invoices.created_at', 'desc')
     .orderBy('invoices.sequence', 'desc')
@@ -106,6 +112,7 @@ export const listPayments = (db: Db, filter: ListFilter, sites: Sites) =>
       'payments.paid_at',
       'invoices.site_id',
       'payments.channel',
+      'payments.kind',
     ])
     .orderBy('payments.paid_at', 'desc')
     .orderBy('payments.id')
@@ -147,22 +154,28 @@ export const countLiveGrants = (db: Db, now: string, sites: Sites) =>
       .$if(sites !== null, (q) => q.where('grants.invoice_id', 'in', invoicesOf(db, sites ?? []))),
   );
 
-/** Payments settled since `since`, per channel: how many and how much. */
+/** Payments recorded since `since`, per channel and kind (sale, refund): how many and how much. */
 export async function salesSince(
   db: Db,
   since: string,
   sites: Sites,
-): Promise<{ channel: string; sales: number; revenue_tzs: number }[]> {
+): Promise<{ channel: string; kind: string; n: number; total_tzs: number }[]> {
   const rows = await db
     .selectFrom('payments')
     .select((eb) => [
       'channel',
+      'kind',
       eb.fn.countAll<number | string>().as('n'),
       eb.fn.sum<number | string | null>('amount_tzs').as('total'),
     ])
     .where('paid_at', '>=', since)
     .$if(sites !== null, (q) => q.where('payments.invoice_id', 'in', invoicesOf(db, sites ?? [])))
-    .groupBy('channel')
+    .groupBy(['channel', 'kind'])
     .execute();
-  return rows.map((r) => ({ channel: r.channel, sales: Number(r.n), revenue_tzs: Number(r.total ?? 0) }));
+  return rows.map((r) => ({
+    channel: r.channel,
+    kind: r.kind,
+    n: Number(r.n),
+    total_tzs: Number(r.total ?? 0),
+  }));
 }

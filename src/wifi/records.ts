@@ -71,19 +71,38 @@ export async function overview(deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>, 
   };
 }
 
+/** One channel's (or the day's) figures: refunds are their own count and amount (positive). */
+interface Takings {
+  sales: number;
+  /** Net: what the sales took less what was refunded (the sum of the payments table). */
+  revenue_tzs: number;
+  refunds: number;
+  refunded_tzs: number;
+}
+
+const noTakings = (): Takings => ({ sales: 0, revenue_tzs: 0, refunds: 0, refunded_tzs: 0 });
+
 /**
  * Today's sales and revenue in total and per channel (DESIGN.md §4.8): mobile money, vouchers (at
  * redemption), cash and complimentary (always 0 TZS), every channel present even when nothing
- * was sold through it. The totals are the sums of the payments table, whatever the channel.
+ * was sold through it. Revenue is net of the refunds recorded today (docs/decisions/0035): the
+ * totals are the sums of the payments table, whatever the channel, and the refunds are shown
+ * beside them (how many, and how much went back).
  */
-function salesByChannel(rows: readonly { channel: string; sales: number; revenue_tzs: number }[]) {
-  const by_channel = Object.fromEntries(
-    SALE_CHANNELS.map((c) => [c, { sales: 0, revenue_tzs: 0 }]),
-  ) as Record<string, { sales: number; revenue_tzs: number }>;
-  for (const r of rows) by_channel[r.channel] = { sales: r.sales, revenue_tzs: r.revenue_tzs };
-  return {
-    sales: rows.reduce((n, r) => n + r.sales, 0),
-    revenue_tzs: rows.reduce((n, r) => n + r.revenue_tzs, 0),
-    by_channel,
-  };
+function salesByChannel(rows: readonly { channel: string; kind: string; n: number; total_tzs: number }[]) {
+  const by_channel: Record<string, Takings> = Object.fromEntries(SALE_CHANNELS.map((c) => [c, noTakings()]));
+  const total = noTakings();
+  for (const r of rows) {
+    const channel = (by_channel[r.channel] ??= noTakings());
+    for (const t of [channel, total]) {
+      t.revenue_tzs += r.total_tzs;
+      if (r.kind === 'refund') {
+        t.refunds += r.n;
+        t.refunded_tzs -= r.total_tzs;
+      } else {
+        t.sales += r.n;
+      }
+    }
+  }
+  return { ...total, by_channel };
 }

@@ -26,3 +26,13 @@ export async function insertPaymentEvent(db: Db, row: PaymentEventRow): Promise<
 export async function insertPayment(db: Db, row: PaymentRow): Promise<void> {
   await db.insertInto('payments').values(row).execute();
 }
+
+/** The payment that paid an invoice (kind `sale`; an invoice has at most one, and one refund). */
+export function findSalePayment(db: Db, invoiceId: string): Promise<PaymentRow | undefined> {
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('invoice_id', '=', invoiceId)
+    .where('kind', '=', 'sale')
+    .executeTakeFirst();
+}

@@ -124,6 +124,7 @@ export async function markPaid(
     phone: payment.phone,
     event_id: payment.eventId,
     paid_at: paidAt,
+    kind: 'sale',
   });
   return { outcome: 'paid', invoice: (await findInvoice(tx, invoice.id)) ?? invoice, grant, password };
 }

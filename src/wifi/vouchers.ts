@@ -384,6 +384,7 @@ async function redeemIn(
     // The portal's language as the guest chose it: their reminders come in it.
     language,
     network: null,
+    refunded_at: null,
   };
   await insertInvoice(tx, invoice);
   const { grant, password } = await issue(tx, deps, { invoice, paidAt: now });
@@ -397,6 +398,7 @@ async function redeemIn(
     phone: null,
     event_id: `voucher:${voucher.id}`,
     paid_at: paidAt,
+    kind: 'sale',
   });
   await setRedemption(tx, voucher.id, invoice.id, grant.id);
   return { username: grant.username, password, expiresAt: grant.expires_at, planId: plan.id };

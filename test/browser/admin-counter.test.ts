@@ -6,13 +6,20 @@ import { addStaffForSites } from '../../src/wifi/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { chromiumSkip, firstPage, foreignRequests, launchBrowser, PHONE } from '../helpers/browser.js';
 import { STAFF_PASSWORD } from '../helpers/staff.js';
-import { aPlan, aPurchaseKey, postPurchase, wifiRows } from '../helpers/wifi.js';
+import {
+  aPaidPurchase,
+  aPlan,
+  aPurchaseKey,
+  credentialsOf,
+  postPurchase,
+  wifiRows,
+} from '../helpers/wifi.js';
 
 /**
  * The counter page and the audit trail in headless Chromium (DESIGN.md §4.8): an operator sells
  * access for cash and sees the login once, extends and revokes it; an admin marks an unpaid
- * invoice paid by hand and reads the audit trail. With COUNTER_SCREENSHOTS=<dir> the pages are
- * saved there at 360 and 1280 px.
+ * invoice paid by hand, refunds a paid sale by hand, and reads the audit trail. With
+ * COUNTER_SCREENSHOTS=<dir> the pages are saved there (360 and 1280 px; the refund's 390 and 1440).
  */
 
 const SHOTS = process.env.COUNTER_SCREENSHOTS;
@@ -37,6 +44,19 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `counter-${name}-360.png`), fullPage: true });
   await page.setViewportSize(DESKTOP);
   await page.screenshot({ path: path.join(SHOTS, `counter-${name}-1280.png`), fullPage: true });
+  await page.setViewportSize(PHONE);
+}
+
+/** The page at 390 and 1440 px wide (a dialog open: the viewport only), then a phone again. */
+async function shootWide(page: Page, name: string, fullPage: boolean): Promise<void> {
+  if (!SHOTS) return;
+  for (const [width, height] of [
+    [390, 844],
+    [1440, 900],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${String(width)}.png`), fullPage });
+  }
   await page.setViewportSize(PHONE);
 }
 
@@ -112,5 +132,65 @@ t.test(
     t.match(row, 'Receipt shown at the bar');
     t.match(row, /status: "pending" → "paid"/);
     await shoot(page, 'audit');
+  },
+);
+
+t.test(
+  'an admin refunds a paid sale by hand, with a reason, and finds it in the audit trail',
+  { skip: chromiumSkip },
+  async (t) => {
+    const app = await startTestApp(t, { selfIssuer: true });
+    const paid = await aPaidPurchase(app, await aPlan(app.app, { name: 'Hour', price_tzs: 1000 }));
+    const { username } = await credentialsOf(app, paid.invoiceId, paid.key);
+    const { page, foreign } = await signedIn(t, app, 'admin');
+    await page.goto(`${app.base}/admin/counter`);
+    const refund = page.getByRole('button', {
+      name: `Refund the sale of ${username} (invoice ${paid.invoiceNumber})`,
+    });
+    await refund.click();
+    t.equal(
+      await page.locator('#refund-heading').innerText(),
+      `Refund invoice ${paid.invoiceNumber}: TZS 1,000`,
+    );
+    await page.locator('#refund-form-submit').click();
+    t.equal(await page.locator('#refund').getAttribute('open'), '', 'an empty reason is not sent');
+    await page.getByLabel('Reason for the refund').fill('Router down all evening');
+    await shootWide(page, 'counter-refund', false);
+    t.same(
+      (await wifiRows(app.app.deps.db)).payments?.length,
+      1,
+      'nothing is refunded before the dialog is submitted',
+    );
+    await page.locator('#refund-form-submit').click();
+    await page
+      .locator('#counter-status')
+      .getByText(`Invoice ${paid.invoiceNumber} is refunded (TZS 1,000); ${username} no longer has access.`)
+      .waitFor();
+    await page.locator('#grants tbody tr', { hasText: 'Refunded' }).waitFor();
+    t.equal(await refund.count(), 0, 'a refunded sale offers no second refund');
+    t.match((await wifiRows(app.app.deps.db)).payments, [
+      { kind: 'sale', amount_tzs: 1000 },
+      { kind: 'refund', amount_tzs: -1000, provider: 'by_hand' },
+    ]);
+
+    await page.goto(`${app.base}/admin`);
+    await page.locator('#stats-channels').getByText('Mobile money').waitFor();
+    t.equal(await page.locator('#stat-revenue_tzs').innerText(), 'TZS 0', 'revenue net of the refund');
+    t.match(
+      await page.locator('#stats-channels').innerText(),
+      'Mobile money: 1 (TZS 0 after TZS 1,000 refunded) · Voucher: 0 (TZS 0)',
+    );
+
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    await page.waitForURL(`${app.base}/admin/audit`);
+    await page.locator('#audit tbody tr').first().waitFor();
+    const row = await page.locator('#audit tbody tr').first().innerText();
+    t.match(row, 'invoice.refund');
+    t.match(row, 'Router down all evening');
+    t.match(row, /refunded_at: null → "2026-01-15T09:00:00.000Z"/);
+    t.match(row, /grant\.revoke_reason: null → "refunded"/);
+    t.match(row, /refund: \{.*"amount_tzs":-1000/);
+    await shootWide(page, 'audit-refund', true);
+    t.same(foreign, [], 'nothing loaded from elsewhere');
   },
 );

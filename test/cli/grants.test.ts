@@ -3,7 +3,7 @@ import t from 'tap';
 import { readOutbox } from '../../src/notify/index.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 
-/** The counter tools at the CLI: grants issue|extend|revoke|list, invoices mark-paid, audit list. */
+/** The counter tools at the CLI: grants issue|extend|revoke|list, invoices mark-paid|refund, audit list. */
 
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- a typed JSON.parse for the assertions
 const json = <T = Record<string, unknown>>(stdout: string) => JSON.parse(stdout) as T;
@@ -113,4 +113,48 @@ t.test('invoices mark-paid from the CLI settles the invoice with a by-hand payme
   const recheck = await runCli(['invoices', 'recheck', number], env);
   t.equal(recheck.code, 1);
   t.match(recheck.stderr, 'the invoice is already paid');
+});
+
+t.test('invoices refund from the CLI: a reason, by number, once; the access is revoked', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = cliEnv(dataDir);
+  const plan = json<{ id: string }>(
+    (await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'], env))
+      .stdout,
+  );
+  const sale = json<{ invoice: { id: string; number: string }; grant: { username: string } }>(
+    (await runCli(['grants', 'issue', '--plan', plan.id, '--paid-cash', '800', '--json'], env)).stdout,
+  );
+  const number = sale.invoice.number;
+
+  const missing = await runCli(['invoices', 'refund', number], env);
+  t.equal(missing.code, 2, '--reason is required');
+
+  const text = await runCli(['invoices', 'refund', number, '--reason', 'guest changed their mind'], env);
+  t.equal(text.code, 0, text.stderr);
+  t.match(text.stdout, new RegExp(`invoice\\s+${number}`));
+  t.match(text.stdout, /refunded_tzs\s+800/);
+  t.match(text.stdout, new RegExp(`access\\s+${sale.grant.username} revoked`));
+  t.match(text.stdout, /no live sessions to disconnect/);
+
+  const twice = await runCli(['invoices', 'refund', sale.invoice.id, '--reason', 'again', '--json'], env);
+  t.equal(twice.code, 1);
+  t.match(twice.stderr, 'the invoice is already refunded');
+
+  const audit = json<{ data: { action: string; actor: string; reason: string; after: unknown }[] }>(
+    (await runCli(['--json', 'audit', 'list', '--target-type', 'invoice'], env)).stdout,
+  );
+  t.match(audit.data, [
+    {
+      action: 'invoice.refund',
+      actor: /^cli:/,
+      reason: 'guest changed their mind',
+      after: {
+        refunded_at: String,
+        refund: { kind: 'refund', amount_tzs: -800, channel: 'cash', provider: 'by_hand' },
+        grant: { username: sale.grant.username, revoke_reason: 'refunded' },
+      },
+    },
+  ]);
+  t.equal(audit.data.length, 1, 'one entry: the second refund wrote none');
 });

@@ -666,3 +666,83 @@ t.test('0029 drops the sealed copies of voucher codes, and undoes with the colum
     'the sealed copies do not come back',
   );
 });
+
+t.test(
+  '0033 lets an invoice have one sale and one refund payment, keeps every payment, and undoes cleanly',
+  async (t) => {
+    const { db, sqlite } = openDatabase(path.join(t.testdir(), 'refunds.db'));
+    t.teardown(() => db.destroy());
+    t.error((await migratorBefore(db, '0033').migrateToLatest()).error);
+    const at = '2026-01-15T09:00:00.000Z';
+    sqlite
+      .prepare(
+        `insert into plans (id, name, description, price_tzs, duration_seconds, active, sort_order, created_at, updated_at)
+         values ('p1', '1 hour', '', 1000, 3600, 1, 0, ?, ?)`,
+      )
+      .run(at, at);
+    for (const i of [1, 2])
+      sqlite
+        .prepare(
+          `insert into invoices (id, number, sequence, plan_id, phone, amount_tzs, duration_seconds, status,
+           purchase_key_hash, provider, created_at, updated_at, paid_at, channel)
+           values (?, ?, ?, 'p1', '+255712345678', 1000, 3600, 'paid', 'h', 'counter', ?, ?, ?, 'cash')`,
+        )
+        .run(`i${String(i)}`, `HS-00000${String(i)}-AAAAAAAA`, i, at, at, at);
+    sqlite
+      .prepare(
+        `insert into payments (id, invoice_id, provider, provider_reference, amount_tzs, phone, event_id, paid_at, channel)
+         values ('pay1', 'i1', 'counter', null, 1000, null, 'counter:i1', ?, 'cash')`,
+      )
+      .run(at);
+    const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+    const columnsOf = (table: string) =>
+      read(`select name from pragma_table_info('${table}')`).map((c) => c.name);
+    const before = { payments: read('select * from payments'), columns: columnsOf('payments') };
+    const secondSale = sqlite.prepare(
+      `insert into payments (id, invoice_id, provider, amount_tzs, event_id, paid_at) values ('pay2', 'i1', 'x', 5, 'e2', ?)`,
+    );
+    t.throws(
+      () => secondSale.run(at),
+      { code: 'SQLITE_CONSTRAINT_UNIQUE' },
+      'one payment per invoice before',
+    );
+
+    const upTo0033 = migratorBefore(db, '0034');
+    t.error((await upTo0033.migrateToLatest()).error);
+    t.same(columnsOf('payments'), [...before.columns, 'kind']);
+    t.ok(columnsOf('invoices').includes('refunded_at'));
+    t.same(
+      read('select * from payments'),
+      before.payments.map((p) => ({ ...p, kind: 'sale' })),
+      'every payment kept, as a sale',
+    );
+    t.same(read('select refunded_at from invoices'), [{ refunded_at: null }, { refunded_at: null }]);
+    t.throws(() => secondSale.run(at), { code: 'SQLITE_CONSTRAINT_UNIQUE' }, 'still one sale per invoice');
+    const refund = sqlite.prepare(
+      `insert into payments (id, invoice_id, provider, amount_tzs, event_id, paid_at, kind)
+       values (?, 'i1', 'by_hand', -1000, 'refund:i1', ?, 'refund')`,
+    );
+    refund.run('r1', at);
+    t.throws(() => refund.run('r2', at), { code: 'SQLITE_CONSTRAINT_UNIQUE' }, 'and one refund');
+    t.throws(
+      () =>
+        sqlite
+          .prepare(
+            `insert into payments (id, invoice_id, provider, amount_tzs, event_id, paid_at) values ('x', 'nope', 'x', 1, 'e', ?)`,
+          )
+          .run(at),
+      { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' },
+      'the reference to invoices is kept',
+    );
+    t.same(read('pragma foreign_key_check'), []);
+
+    const refused = await upTo0033.migrateDown();
+    t.match(refused.error, { message: /cannot undo 0033: refunds are recorded/ });
+    sqlite.prepare(`delete from payments where kind = 'refund'`).run();
+    t.error((await upTo0033.migrateDown()).error);
+    t.same(columnsOf('payments'), before.columns);
+    t.notOk(columnsOf('invoices').includes('refunded_at'));
+    t.same(read('select * from payments'), before.payments);
+    t.throws(() => secondSale.run(at), { code: 'SQLITE_CONSTRAINT_UNIQUE' }, 'one payment per invoice again');
+  },
+);

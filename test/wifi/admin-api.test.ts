@@ -293,11 +293,13 @@ t.test("overview: devices, sessions, pending invoices and the venue day's sales"
       timezone: 'Africa/Dar_es_Salaam',
       sales: 2,
       revenue_tzs: 4000,
+      refunds: 0,
+      refunded_tzs: 0,
       by_channel: {
-        mobile_money: { sales: 2, revenue_tzs: 4000 },
-        voucher: { sales: 0, revenue_tzs: 0 },
-        cash: { sales: 0, revenue_tzs: 0 },
-        complimentary: { sales: 0, revenue_tzs: 0 },
+        mobile_money: { sales: 2, revenue_tzs: 4000, refunds: 0, refunded_tzs: 0 },
+        voucher: { sales: 0, revenue_tzs: 0, refunds: 0, refunded_tzs: 0 },
+        cash: { sales: 0, revenue_tzs: 0, refunds: 0, refunded_tzs: 0 },
+        complimentary: { sales: 0, revenue_tzs: 0, refunds: 0, refunded_tzs: 0 },
       },
     },
   });

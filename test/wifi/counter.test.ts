@@ -482,11 +482,13 @@ t.test("the overview counts today's revenue per channel and in total", async (t)
     timezone: 'Africa/Dar_es_Salaam',
     sales: 3,
     revenue_tzs: 3800,
+    refunds: 0,
+    refunded_tzs: 0,
     by_channel: {
-      mobile_money: { sales: 1, revenue_tzs: 2000 },
-      voucher: { sales: 0, revenue_tzs: 0 },
-      cash: { sales: 1, revenue_tzs: 1800 },
-      complimentary: { sales: 1, revenue_tzs: 0 },
+      mobile_money: { sales: 1, revenue_tzs: 2000, refunds: 0, refunded_tzs: 0 },
+      voucher: { sales: 0, revenue_tzs: 0, refunds: 0, refunded_tzs: 0 },
+      cash: { sales: 1, revenue_tzs: 1800, refunds: 0, refunded_tzs: 0 },
+      complimentary: { sales: 1, revenue_tzs: 0, refunds: 0, refunded_tzs: 0 },
     },
   });
 });

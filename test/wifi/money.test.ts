@@ -10,14 +10,24 @@ import { aPlan, aPurchaseKey, postPurchase, postSandboxEvent, succeeded } from '
 /**
  * Money adds up (DESIGN.md §4.8): random sequences of sales through every channel (vouchers
  * redeemed for real from batches the admin API made), revocations of grants and of unused codes,
- * and invoices marked paid by hand; after each step the overview's revenue per channel and in
- * total must equal the payments table, and the payments table must equal what the test itself
- * took. Seeded, so a failure names the seed that reproduces it (MONEY_SEED=<n> to run one).
+ * invoices marked paid by hand, and refunds by hand (docs/decisions/0035), with refused ones (a
+ * second refund, an operator's); after each step the overview's revenue (net of refunds), sales
+ * and refunds per channel and in total must equal the payments table, and the payments table must
+ * equal what the test itself took and gave back. Seeded, so a failure names the seed that
+ * reproduces it (MONEY_SEED=<n> to run one).
  */
 
 const CHANNELS = ['mobile_money', 'voucher', 'cash', 'complimentary'] as const;
 type Channel = (typeof CHANNELS)[number];
-type Ledger = Record<Channel, { sales: number; revenue_tzs: number }>;
+interface Takings {
+  sales: number;
+  revenue_tzs: number;
+  refunds: number;
+  refunded_tzs: number;
+}
+type Ledger = Record<Channel, Takings>;
+/** A sale that took money, which an admin may refund. */
+type Refundable = { invoiceId: string; channel: Channel; amount: number };
 
 /** mulberry32: small, seeded, good enough to pick steps. */
 function random(seed: number) {
@@ -47,24 +57,32 @@ type Code = { id: string; code: string };
 const redeem = (app: TestApp, code: string) =>
   jsonRequest(`${app.base}/api/v1/public/vouchers/redeem`, { method: 'POST', body: { code } });
 
-/** The payments table since `since`, per channel. */
+/** The payments table since `since`, per channel: sales and refunds counted apart, revenue net. */
 async function paymentsSince(app: TestApp, since: string): Promise<Ledger> {
   const rows = await app.app.deps.db
     .selectFrom('payments')
-    .select(['channel', 'amount_tzs', 'paid_at'])
+    .select(['channel', 'kind', 'amount_tzs', 'paid_at'])
     .execute();
   const ledger = emptyLedger();
   for (const r of rows)
     if (r.paid_at >= since) {
       const c = ledger[r.channel as Channel];
-      c.sales += 1;
+      if (r.kind === 'refund') {
+        c.refunds += 1;
+        c.refunded_tzs -= r.amount_tzs;
+      } else c.sales += 1;
       c.revenue_tzs += r.amount_tzs;
     }
   return ledger;
 }
 
 const emptyLedger = (): Ledger =>
-  Object.fromEntries(CHANNELS.map((c) => [c, { sales: 0, revenue_tzs: 0 }])) as Ledger;
+  Object.fromEntries(
+    CHANNELS.map((c) => [c, { sales: 0, revenue_tzs: 0, refunds: 0, refunded_tzs: 0 }]),
+  ) as Ledger;
+
+const sum = (ledger: Ledger, figure: keyof Takings): number =>
+  CHANNELS.reduce((n, c) => n + ledger[c][figure], 0);
 
 const SEEDS = process.env.MONEY_SEED ? [Number(process.env.MONEY_SEED)] : [1, 2, 3];
 const STEPS = 30;
@@ -86,6 +104,15 @@ for (const seed of SEEDS)
       const taken = emptyLedger();
       const pendingInvoices: { id: string; amount: number }[] = [];
       const grants: string[] = [];
+      const refundable: Refundable[] = [];
+      const refunded: Refundable[] = [];
+      let refusedRefunds = 0;
+      /** A sale that took money: in the test's ledger, and refundable from now on. */
+      const sold = (sale: Refundable) => {
+        taken[sale.channel].sales += 1;
+        taken[sale.channel].revenue_tzs += sale.amount;
+        if (sale.amount > 0) refundable.push(sale);
+      };
       const steps: string[] = [];
       /** Printed codes not yet used, per plan, and codes revoked before use. */
       const unused = new Map<string, Code[]>();
@@ -107,6 +134,8 @@ for (const seed of SEEDS)
                 'voucher_revoked',
                 'revoke',
                 'mark_paid',
+                'refund',
+                'refund_refused',
                 'time',
               ] as const);
         steps.push(kind);
@@ -119,8 +148,11 @@ for (const seed of SEEDS)
             );
             const number = started.body.data?.invoice_number ?? '';
             t.equal((await postSandboxEvent(app, succeeded(number, plan.price_tzs))).status, 200);
-            taken.mobile_money.sales += 1;
-            taken.mobile_money.revenue_tzs += plan.price_tzs;
+            sold({
+              invoiceId: started.body.data?.invoice_id ?? '',
+              channel: 'mobile_money',
+              amount: plan.price_tzs,
+            });
             break;
           }
           case 'portal_pending': {
@@ -141,8 +173,7 @@ for (const seed of SEEDS)
             });
             t.equal(res.status, 201);
             grants.push(res.body.data.grant.id);
-            taken.cash.sales += 1;
-            taken.cash.revenue_tzs += amount;
+            sold({ invoiceId: res.body.data.invoice.id, channel: 'cash', amount });
             break;
           }
           case 'complimentary': {
@@ -159,8 +190,13 @@ for (const seed of SEEDS)
             // Sold for cash at the bar earlier; the money counts when the guest redeems it.
             const res = await redeem(app, unused.get(plan.id)?.shift()?.code ?? '');
             t.equal(res.status, 200, JSON.stringify(res.body));
-            taken.voucher.sales += 1;
-            taken.voucher.revenue_tzs += plan.price_tzs;
+            const { username } = (res.body as { data: { username: string } }).data;
+            const grant = await app.app.deps.db
+              .selectFrom('grants')
+              .select('invoice_id')
+              .where('username', '=', username)
+              .executeTakeFirstOrThrow();
+            sold({ invoiceId: grant.invoice_id, channel: 'voucher', amount: plan.price_tzs });
             break;
           }
           case 'voucher_revoked': {
@@ -190,8 +226,41 @@ for (const seed of SEEDS)
               reason: 'receipt shown',
             });
             t.equal(res.status, 200);
-            taken.mobile_money.sales += 1;
-            taken.mobile_money.revenue_tzs += invoice.amount;
+            sold({ invoiceId: invoice.id, channel: 'mobile_money', amount: invoice.amount });
+            break;
+          }
+          case 'refund': {
+            // The venue gave the money back: the sale stays counted, its money comes off revenue.
+            const sale = refundable.splice(rnd.int(refundable.length), 1)[0];
+            if (!sale) break;
+            const res = await admin.post(`/api/v1/admin/invoices/${sale.invoiceId}/refund`, {
+              reason: 'property refund',
+            });
+            t.equal(res.status, 200, JSON.stringify(res.body));
+            taken[sale.channel].refunds += 1;
+            taken[sale.channel].refunded_tzs += sale.amount;
+            taken[sale.channel].revenue_tzs -= sale.amount;
+            refunded.push(sale);
+            break;
+          }
+          case 'refund_refused': {
+            // A second refund, and an operator's: refused, and nothing moves (checked below).
+            const again = refunded[rnd.int(refunded.length)];
+            if (again) {
+              refusedRefunds++;
+              const res = await admin.post(`/api/v1/admin/invoices/${again.invoiceId}/refund`, {
+                reason: 'twice',
+              });
+              t.equal(res.status, 409, 'a refund is made once');
+            }
+            const sale = refundable[rnd.int(refundable.length)];
+            if (sale)
+              t.equal(
+                (await operator.post(`/api/v1/admin/invoices/${sale.invoiceId}/refund`, { reason: 'x' }))
+                  .status,
+                403,
+                'operators do not refund',
+              );
             break;
           }
           case 'time':
@@ -200,28 +269,20 @@ for (const seed of SEEDS)
             break;
         }
 
-        const today = (await operator.get('/api/v1/admin/overview')).body.data.today as {
+        const today = (await operator.get('/api/v1/admin/overview')).body.data.today as Takings & {
           since: string;
-          sales: number;
-          revenue_tzs: number;
           by_channel: Ledger;
         };
         const table = await paymentsSince(app, today.since);
         const context = `seed ${String(seed)} after ${steps.join(',')}`;
         t.same(today.by_channel, table, `per channel: ${context}`);
-        t.equal(
-          today.sales,
-          CHANNELS.reduce((n, c) => n + table[c].sales, 0),
-          `sales in total: ${context}`,
-        );
-        t.equal(
-          today.revenue_tzs,
-          CHANNELS.reduce((n, c) => n + table[c].revenue_tzs, 0),
-          `revenue in total: ${context}`,
-        );
+        for (const figure of ['sales', 'revenue_tzs', 'refunds', 'refunded_tzs'] as const)
+          t.equal(today[figure], sum(table, figure), `${figure} in total: ${context}`);
         t.same(await paymentsSince(app, ''), taken, `the payments table is what was taken: ${context}`);
       }
-      for (const kind of ['voucher', 'voucher_revoked'])
+      t.ok(refunded.length > 0, `the run refunded a sale: ${steps.join(',')}`);
+      t.ok(refusedRefunds > 0, `the run was refused a second refund: ${steps.join(',')}`);
+      for (const kind of ['voucher', 'voucher_revoked', 'refund_refused'])
         t.ok(steps.includes(kind), `the run had a ${kind} step: ${steps.join(',')}`);
     },
   );

@@ -9,8 +9,10 @@ import {
   presentGrant,
   presentAnswers,
   presentInvoice,
+  presentRefund,
   recentGrants,
   recheckInvoice,
+  refundInvoice,
   revokeGrant,
   type CounterSale,
   type Staff,
@@ -22,7 +24,7 @@ import { parseDurationOption, parseWholeNumber } from '../option-parsers.js';
 
 /**
  * The counter tools at the box (DESIGN.md §4.8): `grants list|issue|extend|revoke`, `invoices
- * recheck|mark-paid`, `audit list`. The operator at the CLI covers every site and is recorded in
+ * recheck|mark-paid|refund`, `audit list`. The operator at the CLI covers every site and is recorded in
  * the audit trail as `cli:<OS user>`; a counter sale's sold_by says the same.
  */
 
@@ -198,6 +200,33 @@ export function registerGrants(program: Command): void {
       );
       const doc = saleDoc(sale);
       ctx.out.result(doc, () => saleText(doc, sale));
+    });
+
+  invoices
+    .command('refund')
+    .description(
+      'Record that a paid sale was refunded by hand (cash back, or reversed at the provider): its access is revoked',
+    )
+    .argument('<invoice>', 'invoice id or number')
+    .requiredOption('--reason <text>', 'why (recorded in the audit trail)')
+    .action(async (ref: string, flags: { reason: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const doc = presentRefund(
+        await withApp(ctx, (app) => refundInvoice(app.deps, ref, { reason: flags.reason }, cli())),
+      );
+      ctx.out.result(doc, () =>
+        [
+          formatRecord([
+            ['invoice', doc.invoice.number],
+            ['channel', doc.refund.channel],
+            ['refunded_tzs', -doc.refund.amount_tzs],
+            ['refunded_at', doc.invoice.refunded_at],
+            ['access', doc.grant ? `${doc.grant.username} revoked` : '(none)'],
+            ['routers', doc.disconnect.status],
+          ]),
+          formatAnswers(doc.disconnect.sessions, 'no live sessions to disconnect'),
+        ].join('\n'),
+      );
     });
 
   program

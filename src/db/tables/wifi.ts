@@ -105,6 +105,8 @@ export interface InvoicesTable {
    * the provider or the number's prefix decides.
    */
   network: string | null;
+  /** When a staff member recorded its refund (migration 0033); null: not refunded. Status stays 'paid'. */
+  refunded_at: string | null;
 }
 
 /** Which invoice a purchase key currently stands for; the primary key is the idempotency guard. */
@@ -152,6 +154,11 @@ export interface PaymentsTable {
   paid_at: string;
   /** How it was paid (migration 0021): see SaleChannel; the invoice's channel. */
   channel: string;
+  /**
+   * 'sale' | 'refund' (migration 0033): a refund is the sale's money going back, with the negative
+   * amount; unique per invoice and kind. Every sum of amount_tzs is the money kept.
+   */
+  kind: string;
 }
 
 /** Every payment event acted on, unique per provider and event id (de-duplication). */

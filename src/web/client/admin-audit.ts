@@ -19,21 +19,33 @@ interface Entry {
   after: unknown;
 }
 
-/** The fields that changed between before and after (top level), as "field: old → new". */
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The fields that changed between before and after, as "field: old → new" ("field: new" where it
+ * was not there before); a record inside the record (a refund's grant) by its changed fields.
+ */
+function changedLines(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  prefix = '',
+): string[] {
+  return Object.keys(after).flatMap((k) => {
+    const [was, is] = [before[k], after[k]];
+    if (JSON.stringify(was) === JSON.stringify(is)) return [];
+    if (isRecord(was) && isRecord(is)) return changedLines(was, is, `${prefix}${k}.`);
+    return [
+      was === undefined
+        ? `${prefix}${k}: ${JSON.stringify(is)}`
+        : `${prefix}${k}: ${JSON.stringify(was)} → ${JSON.stringify(is)}`,
+    ];
+  });
+}
+
 function changes(e: Entry): Node[] {
-  if (typeof e.after !== 'object' || e.after === null) return [];
-  const before = (e.before ?? {}) as Record<string, unknown>;
-  const after = e.after as Record<string, unknown>;
-  const lines = Object.keys(after)
-    .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
-    .map((k) =>
-      element(
-        'li',
-        e.before === null
-          ? `${k}: ${JSON.stringify(after[k])}`
-          : `${k}: ${JSON.stringify(before[k])} → ${JSON.stringify(after[k])}`,
-      ),
-    );
+  if (!isRecord(e.after)) return [];
+  const lines = changedLines(isRecord(e.before) ? e.before : {}, e.after).map((line) => element('li', line));
   if (lines.length === 0) return [];
   const list = document.createElement('ul');
   list.className = 'changes';

@@ -21,11 +21,13 @@ import { displayPhone } from './portal-format.js';
  * /admin/counter (DESIGN.md §4.8): operators issue access for cash or free (POST
  * /api/v1/admin/grants: the login is shown once, and sent by SMS when a phone is given), extend
  * and revoke grants, and ask the provider again about an unpaid invoice; admins mark one paid by
- * hand with a reason. Every one of these lands in the audit trail.
+ * hand, or refund a paid sale by hand, with a reason. Every one of these lands in the audit trail.
  */
 
 interface Grant {
   id: string;
+  invoice_id: string;
+  invoice_number: string;
   username: string;
   plan_name: string | null;
   channel: string;
@@ -33,6 +35,7 @@ interface Grant {
   phone: string;
   expires_at: string;
   revoked_at: string | null;
+  refunded_at: string | null;
   live: boolean;
   site_id: string;
 }
@@ -62,7 +65,28 @@ const ISSUE_FIELDS = {
 };
 
 const grantState = (g: Grant): string =>
-  g.revoked_at !== null ? t('counter.revoked') : g.live ? t('counter.live') : t('counter.ended');
+  g.refunded_at !== null
+    ? t('counter.refunded')
+    : g.revoked_at !== null
+      ? t('counter.revoked')
+      : g.live
+        ? t('counter.live')
+        : t('counter.ended');
+
+/** Admins refund a sale that took money and was not refunded yet (revoked or run out, too). */
+const refundable = (g: Grant): boolean => can.markPaid && g.refunded_at === null && g.amount_tzs > 0;
+
+const refundAction = (g: Grant) =>
+  refundable(g)
+    ? [
+        {
+          label: t('counter.refund'),
+          aria: t('counter.refundAria', { user: g.username, number: g.invoice_number }),
+          danger: true,
+          run: () => refund(g),
+        },
+      ]
+    : [];
 
 const loadGrants = (): Promise<Grant[] | null> =>
   loadTable<Grant>(
@@ -81,7 +105,7 @@ const loadGrants = (): Promise<Grant[] | null> =>
     can.counter
       ? (g) =>
           g.revoked_at !== null
-            ? []
+            ? refundAction(g)
             : [
                 {
                   label: t('counter.extend'),
@@ -98,6 +122,7 @@ const loadGrants = (): Promise<Grant[] | null> =>
                       },
                     ]
                   : []),
+                ...refundAction(g),
               ]
       : undefined,
   );
@@ -259,6 +284,27 @@ async function markPaid(i: Invoice): Promise<void> {
     status('counter-status', failure(result));
   }
   await reload();
+}
+
+async function refund(g: Grant): Promise<void> {
+  const amount = tzs(g.amount_tzs);
+  const form = await dialogForm(
+    'refund',
+    'refund-form',
+    'refund-cancel',
+    t('counter.refundHeading', { number: g.invoice_number, amount }),
+  );
+  if (!form) return;
+  const result = await adminApi('POST', `/invoices/${encodeURIComponent(g.invoice_id)}/refund`, {
+    reason: $('refund-reason', HTMLTextAreaElement).value,
+  });
+  status(
+    'counter-status',
+    ok(result)
+      ? t('counter.refundedNow', { number: g.invoice_number, amount, user: g.username })
+      : failure(result),
+  );
+  await loadGrants();
 }
 
 async function loadPlans(): Promise<void> {

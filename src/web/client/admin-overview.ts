@@ -15,7 +15,7 @@ interface Overview {
     timezone: string;
     sales: number;
     revenue_tzs: number;
-    by_channel: Record<string, { sales: number; revenue_tzs: number }>;
+    by_channel: Record<string, { sales: number; revenue_tzs: number; refunded_tzs: number }>;
   };
 }
 
@@ -38,10 +38,16 @@ async function load(): Promise<void> {
     revenue_tzs: tzs(o.today.revenue_tzs),
   };
   for (const [key, text] of Object.entries(values)) $(`stat-${key}`).textContent = text;
-  // Today's takings per channel (DESIGN.md §4.8): they add up to the revenue above.
+  // Today's takings per channel (DESIGN.md §4.8): they add up to the revenue above, net of the
+  // refunds recorded today (docs/decisions/0035), which are named where there are any.
   $('stats-channels').textContent = Object.entries(o.today.by_channel)
     .map(([channel, c]) =>
-      t('overview.channel', { channel: t(`channel.${channel}`), sales: c.sales, amount: tzs(c.revenue_tzs) }),
+      t(c.refunded_tzs > 0 ? 'overview.channelRefunded' : 'overview.channel', {
+        channel: t(`channel.${channel}`),
+        sales: c.sales,
+        amount: tzs(c.revenue_tzs),
+        refunded: tzs(c.refunded_tzs),
+      }),
     )
     .join(' · ');
   $('stats-since').textContent = t('overview.since', {

@@ -125,6 +125,7 @@ export const adminEn = {
   'overview.todaySales': 'Sales today',
   'overview.todayRevenue': 'Revenue today',
   'overview.channel': '{channel}: {sales} ({amount})',
+  'overview.channelRefunded': '{channel}: {sales} ({amount} after {refunded} refunded)',
   'overview.since': 'Today counts settled payments since {time} ({zone}).',
 
   'plans.title': 'Plans',
@@ -384,6 +385,7 @@ export const adminEn = {
   'counter.live': 'Live',
   'counter.ended': 'Ended',
   'counter.revoked': 'Revoked',
+  'counter.refunded': 'Refunded',
   'counter.extend': 'Extend',
   'counter.extendAria': 'Give {user} more time',
   'counter.extendHeading': 'More time for {user}',
@@ -413,6 +415,13 @@ export const adminEn = {
   'counter.markPaidHint': 'Only when you have seen the money arrive. The guest gets their login by SMS.',
   'counter.reasonRequired': 'Reason',
   'counter.markedPaid': 'Invoice {number} is paid; the guest’s login was sent to {phone}.',
+  'counter.refund': 'Refund',
+  'counter.refundAria': 'Refund the sale of {user} (invoice {number})',
+  'counter.refundHeading': 'Refund invoice {number}: {amount}',
+  'counter.refundHint':
+    'Give the money back first: cash from the till, or reverse the payment in the provider’s own dashboard. This records the refund, takes the access away and disconnects the guest’s devices.',
+  'counter.refundReason': 'Reason for the refund',
+  'counter.refundedNow': 'Invoice {number} is refunded ({amount}); {user} no longer has access.',
 
   'audit.title': 'Audit trail',
   'audit.intro':
