@@ -184,6 +184,7 @@ export function reportRows(seed: number, world: ReportWorld): ReportRows {
       provider_reference: null,
       // A refund: money given back for a sale of its own (see above), a negative row.
       amount_tzs: refund ? -amount : amount,
+      kind: refund ? 'refund' : 'sale',
       phone: null,
       event_id: refund ? `refund:${id}` : `evt-${id}`,
       paid_at: iso(paidAt),
