@@ -2,17 +2,15 @@ import type { Kysely } from 'kysely';
 
 /**
  * Issue 21, the admin UI as a tool: indexes for the admin lists' filters and pages
- * (src/wifi/list-query.ts): invoices by phone (guests, search) and by plan, payments by time,
- * sessions by router, SMS by status, each with the list's newest-first time so a filtered page
- * is read in order.
+ * (src/wifi/list-query.ts): invoices by phone (guests, search) and by plan, SMS by status, each
+ * with the list's newest-first time so a filtered page is read in order. Payments by time and
+ * sessions by router use 0031's `payments_paid_at` and `radius_sessions_device_started`.
  *
  * Plain indexes: the same statements on SQLite and PostgreSQL.
  */
 const INDEXES: readonly [name: string, table: string, columns: string[]][] = [
   ['invoices_phone_created', 'invoices', ['phone', 'created_at']],
   ['invoices_plan_created', 'invoices', ['plan_id', 'created_at']],
-  ['payments_paid', 'payments', ['paid_at']],
-  ['radius_sessions_device_started', 'radius_sessions', ['device_id', 'started_at']],
   ['sms_messages_status_created', 'sms_messages', ['status', 'created_at']],
 ];
 
