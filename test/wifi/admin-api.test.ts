@@ -198,6 +198,7 @@ t.test('guests, invoices and payments: newest first, documented fields, at most 
     'plan_name',
     'provider',
     'provider_reference',
+    'refunded_at',
     'site_id',
     'sold_by',
     'status',
