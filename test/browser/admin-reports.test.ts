@@ -113,7 +113,7 @@ t.test('the reports page draws the API’s reports as charts and tables', { skip
   if (process.env.UPDATE_SCREENSHOTS === '1') {
     for (const width of [390, 1440]) {
       await page.setViewportSize({ width, height: 900 });
-      for (const name of ['revenue', 'usage', 'funnel', 'busy-hours']) {
+      for (const name of ['revenue', 'usage', 'funnel', 'busy-hours', 'top-guests', 'voucher-stock']) {
         await page.goto(`${app.base}/admin/reports`);
         if (name !== 'revenue') await page.locator('#report-name').selectOption(name);
         await page.locator(`#report[data-report="${name}"] svg.chart`).waitFor();

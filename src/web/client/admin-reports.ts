@@ -103,9 +103,14 @@ function chart(r: Report): Node[] {
     case 'busy-hours':
       return busyChart(r);
     case 'top-guests':
-      return listChart(r, 'phone', 'spent_tzs', 'TZS');
+      return listChart(r, (row) => String(row.phone ?? ''), 'spent_tzs', 'TZS');
     case 'voucher-stock':
-      return listChart(r, 'batch_id', 'unused_value_tzs', 'TZS');
+      return listChart(
+        r,
+        (row) => `${String(row.plan ?? '')} ${shortPeriod(String(row.created_at ?? '').slice(0, 10))}`,
+        'unused_value_tzs',
+        'TZS',
+      );
     default:
       return [];
   }
@@ -210,11 +215,11 @@ function busyChart(r: Report): Node[] {
   return [figure(heatGrid(summary, days, hours, values, t('reports.scale'), width))];
 }
 
-/** The first 25 rows of a table as bars of one column (top guests, voucher stock). */
-function listChart(r: Report, labelColumn: string, valueColumn: string, unit: string): Node[] {
+/** The first 25 rows of a table as bars of one column (top guests; voucher batches by plan and day made). */
+function listChart(r: Report, labelOf: (row: Row) => string, valueColumn: string, unit: string): Node[] {
   if (r.rows.length === 0) return [];
   const items = r.rows.slice(0, 25).map((row) => ({
-    label: String(row[labelColumn] ?? ''),
+    label: labelOf(row),
     value: num(row[valueColumn]),
     colour: '#0b6e4f',
   }));
