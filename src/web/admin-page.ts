@@ -80,7 +80,8 @@ export type Section =
   | 'payments'
   | 'sms'
   | 'sites'
-  | 'audit';
+  | 'audit'
+  | 'reports';
 
 /** A site as the pages offer it in a filter or a form. */
 export interface SiteChoice {
@@ -120,6 +121,7 @@ const FILTERED: ReadonlySet<Section> = new Set([
   'guests',
   'invoices',
   'payments',
+  'reports',
 ]);
 
 const NAV: readonly [Section, string, AdminKey][] = [
@@ -133,6 +135,7 @@ const NAV: readonly [Section, string, AdminKey][] = [
   ['invoices', '/admin/invoices', 'nav.invoices'],
   ['payments', '/admin/payments', 'nav.payments'],
   ['sms', '/admin/sms', 'nav.sms'],
+  ['reports', '/admin/reports', 'nav.reports'],
   ['sites', '/admin/sites', 'nav.sites'],
   ['audit', '/admin/audit', 'nav.audit'],
 ];

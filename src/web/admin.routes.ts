@@ -25,6 +25,7 @@ import {
 import { auditMain, counterMain } from './admin-counter.js';
 import { voucherPrintRoute, vouchersMain } from './admin-vouchers.js';
 import { siteField, sitesMain } from './admin-sites.js';
+import { reportsMain } from './admin-reports.js';
 import type { Assets } from './assets.js';
 import { field, submitRow } from './forms.js';
 import { html, type Html } from './html.js';
@@ -146,6 +147,12 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
       script: 'admin-sms.js',
       main: html`${sectionHead('sms.title', 'sms.intro', !can.sms)} ${can.sms ? smsForm() : ''}
       ${tableSlot('messages', 'sms.title')}`,
+    })),
+    section('/admin/reports', () => ({
+      section: 'reports',
+      title: 'reports.title',
+      script: 'admin-reports.js',
+      main: reportsMain(),
     })),
     section('/admin/sites', (can) => ({
       section: 'sites',

@@ -64,6 +64,7 @@ t.test(
       '/admin/counter',
       '/admin/vouchers',
       '/admin/audit',
+      '/admin/reports',
       '/account', // last: its MFA set-up is opened below
     ];
     const firstSignedIn = pages.indexOf('/verify-email');
