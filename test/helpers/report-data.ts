@@ -18,7 +18,7 @@ import type { RadiusSessionsTable } from '../../src/db/tables/radius.js';
  * invoices of their own.
  */
 
-/** mulberry32: small and seeded. */
+/** mulberry32: small and seeded (the random data here and the money test's steps). */
 export function seeded(seed: number) {
   let a = seed >>> 0;
   const next = (): number => {

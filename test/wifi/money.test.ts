@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import type { PlanRow } from '../../src/wifi/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/client.js';
+import { seeded } from '../helpers/report-data.js';
 import { jsonRequest } from '../helpers/http.js';
 import { staffClient } from '../helpers/staff.js';
 import { aPlan, aPurchaseKey, postPurchase, postSandboxEvent, succeeded } from '../helpers/wifi.js';
@@ -28,22 +29,6 @@ interface Takings {
 type Ledger = Record<Channel, Takings>;
 /** A sale that took money, which an admin may refund. */
 type Refundable = { invoiceId: string; channel: Channel; amount: number };
-
-/** mulberry32: small, seeded, good enough to pick steps. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(a ^ (a >>> 15), 1 | a);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
-  };
-}
 
 /** A batch of codes for `plan`, made through the admin API; the codes come back once. */
 async function aBatch(admin: Client, plan: PlanRow, count: number): Promise<Code[]> {
@@ -91,7 +76,7 @@ for (const seed of SEEDS)
   t.test(
     `seed ${String(seed)}: the overview's revenue equals the payments table, per channel and in total`,
     async (t) => {
-      const rnd = random(seed);
+      const rnd = seeded(seed);
       // 23:45 in Dar es Salaam: the venue's day turns over during the run, and yesterday's sales drop out of today.
       const app = await startTestApp(t, { clock: new ManualClock('2026-01-15T20:45:00Z') });
       const operator = await staffClient(app, 'operator');
