@@ -45,6 +45,11 @@ export function runProgram(
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A program that exits without reading its input (getent, dpkg-query) closes the pipe
+    // first: that EPIPE is no failure of the program, whose exit code is what the test judges.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(input ?? '');
   });
 }
