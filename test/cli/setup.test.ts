@@ -145,8 +145,15 @@ t.test(
     term.keys('Enter');
     await term.waitFor(/BEEM_API_KEY: must be set when SMS_PROVIDER is beem\s+\? BEEM_API_KEY: /);
     term.type('beem-key-1');
+    // With the settings written, the box's first owner, plan and router are offered
+    // (test/cli/setup-first-run.test.ts answers them); declined here.
+    for (const question of [/owner account now/, /first plan now/, /first router now/]) {
+      await term.waitFor(question);
+      term.type('n');
+    }
     const screen = await term.waitFor(/EXIT=\d+/);
     t.match(screen, /EXIT=0/);
+    t.match(screen, /restart it \(sudo systemctl restart hotspot-ctl\)/);
     t.notMatch(screen, /beem-secret-1|beem-key-1/, 'secrets are masked on screen');
     t.match(read(file), {
       publicBaseUrl: 'https://wifi.venue.example',

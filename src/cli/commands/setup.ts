@@ -5,6 +5,7 @@ import {
   ConfigError,
   DEFAULT_CONFIG_FILE,
   checkValues,
+  processEnv,
   readEnvFile,
   settingList,
   PAYMENT_PROVIDERS,
@@ -17,6 +18,7 @@ import { writeSecretFile } from '../../lib/secret-file.js';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { prompts } from '../prompts.js';
 import { formatRecord } from '../output.js';
+import { firstRunAs, foreignOwner, offerFirstRun } from './setup-first-run.js';
 
 /**
  * `hotspot-ctl setup`: writes the env file (--config FILE, default /etc/hotspot-ctl/hotspot.env)
@@ -183,12 +185,16 @@ export function registerSetup(program: Command): void {
     )
     .option('--non-interactive', 'ask nothing: apply the --set values to the file')
     .option(
+      '--first-run',
+      'write nothing: only offer what the box lacks (owner account, first plan, first router)',
+    )
+    .option(
       '--set <NAME=VALUE>',
       'a setting to write (repeatable)',
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
-    .action(async (flags: { nonInteractive?: boolean; set: string[] }, cmd: Command) => {
+    .action(async (flags: { nonInteractive?: boolean; firstRun?: boolean; set: string[] }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const file = cmd.optsWithGlobals<GlobalOptions>().config ?? DEFAULT_CONFIG_FILE;
       const problems: string[] = [];
@@ -196,11 +202,18 @@ export function registerSetup(program: Command): void {
       if (problems.length > 0) throw new Error(problems.join('; '));
       const values: Values = { ...existing };
       Object.assign(values, parseAssignments(flags.set));
-      if (flags.nonInteractive !== true) {
-        if (!process.stdin.isTTY)
-          throw new Error(
-            'setup asks questions on a terminal; for scripts use --non-interactive --set NAME=VALUE',
-          );
+      const interactive = flags.nonInteractive !== true;
+      if (interactive && !process.stdin.isTTY)
+        throw new Error(
+          'setup asks questions on a terminal; for scripts use --non-interactive --set NAME=VALUE',
+        );
+      if (flags.firstRun === true) {
+        if (flags.nonInteractive === true || flags.set.length > 0)
+          throw new Error('--first-run writes no settings: it takes neither --set nor --non-interactive');
+        await offerFirstRunOn(ctx, file, values);
+        return;
+      }
+      if (interactive) {
         ctx.out.note(`writing ${file}; press Enter to keep the value shown`);
         await interview(values, (text) => ctx.out.note(text));
       }
@@ -226,5 +239,30 @@ export function registerSetup(program: Command): void {
       ctx.out.result({ file, settings: shown }, () =>
         formatRecord([['written', file], ...Object.entries(shown)]),
       );
+      if (interactive) await offerFirstRunOn(ctx, file, values);
+      ctx.out.note(
+        'a running daemon reads these settings when it starts: restart it (sudo systemctl restart hotspot-ctl)',
+      );
     });
+}
+
+/**
+ * The first-run offer, run as the data directory's owner when root is not (setup-first-run.ts).
+ * The directory is the one every command would use: the file's value unless the environment's.
+ */
+async function offerFirstRunOn(
+  ctx: ReturnType<typeof contextOf>,
+  file: string,
+  values: Values,
+): Promise<void> {
+  const owner = foreignOwner(checkValues(values, processEnv(), [], 'data').dataDir);
+  if (owner === null) {
+    await offerFirstRun(ctx);
+    return;
+  }
+  const code = await firstRunAs(owner, file);
+  if (code !== 0)
+    throw new Error(
+      `the first-run questions, run as uid ${String(owner.uid)}, ended with exit ${String(code)}`,
+    );
 }
