@@ -5,7 +5,8 @@ import { buildApp } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/lib/log.js';
 import { deviceByNasId } from '../../src/wifi/index.js';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { BIN, cliEnv, runCli } from '../helpers/cli.js';
+import { Terminal } from '../helpers/tty.js';
 import { onPostgres } from '../helpers/store.js';
 
 // `backup` is SQLite-only (test/cli/backup.test.ts checks the PostgreSQL refusal, --encrypt too).
@@ -106,5 +107,53 @@ t.test(
     const app = await buildApp(config, { log: createLogger('silent') });
     t.teardown(() => app.close());
     t.equal((await deviceByNasId(app.deps, 'lobby-01'))?.radiusSecret, device.radius_secret);
+  },
+);
+
+t.test(
+  'on a terminal the passphrase is asked (twice for a backup, masked) and a mismatch writes nothing',
+  { skip: onPostgres ? 'backup is SQLite-only' : false },
+  async (t) => {
+    const root = t.testdir();
+    const env = { ...cliEnv(path.join(root, 'first')), TERM: 'xterm-256color' };
+    const plan = await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h'], env);
+    t.equal(plan.code, 0, plan.stderr);
+    const file = path.join(root, 'venue.backup');
+
+    // A short passphrase is refused at the prompt; two that differ end it with nothing written.
+    const mismatch = new Terminal(`${BIN} backup ${file} --encrypt`, env);
+    t.teardown(() => mismatch.close());
+    await mismatch.waitFor(/passphrase for the backup \(at least \d+ characters/);
+    mismatch.type('short');
+    await mismatch.waitFor(/at least \d+ characters\s*$/m);
+    mismatch.keys('C-u');
+    mismatch.type(PASSPHRASE);
+    await mismatch.waitFor(/the same passphrase again/);
+    mismatch.type(`${PASSPHRASE}!`);
+    const refused = await mismatch.waitFor(/EXIT=\d+/);
+    t.match(refused, /the two passphrases differ: nothing was written[\s\S]*EXIT=1/);
+    t.notOk(existsSync(file), 'no backup file was written');
+
+    const made = new Terminal(`${BIN} backup ${file} --encrypt`, env);
+    t.teardown(() => made.close());
+    await made.waitFor(/passphrase for the backup/);
+    made.type(PASSPHRASE);
+    await made.waitFor(/the same passphrase again/);
+    made.type(PASSPHRASE);
+    const written = await made.waitFor(/EXIT=\d+/);
+    t.match(written, /EXIT=0/);
+    t.notMatch(written, new RegExp(PASSPHRASE), 'the passphrase never shows on screen');
+    t.equal(readFileSync(file).subarray(0, 32).toString('ascii'), 'hotspot-ctl encrypted backup v1\n');
+
+    // restore asks once; the right passphrase opens it on a new box.
+    const second = path.join(root, 'second');
+    const opened = new Terminal(`${BIN} restore ${file}`, { ...cliEnv(second), TERM: 'xterm-256color' });
+    t.teardown(() => opened.close());
+    await opened.waitFor(/passphrase of the backup/);
+    opened.type(PASSPHRASE);
+    t.match(await opened.waitFor(/EXIT=\d+/), /EXIT=0/);
+    t.match(JSON.parse((await runCli(['plans', 'list', '--json'], cliEnv(second))).stdout), [
+      { name: 'Hour' },
+    ]);
   },
 );
