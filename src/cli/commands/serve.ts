@@ -2,9 +2,20 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { buildApp } from '../../app.js';
 import { lockForDaemon } from '../../db/index.js';
+import { listStaffWithSites } from '../../wifi/index.js';
 import { contextOf } from '../context.js';
 
 const GRACE_MS = 10_000;
+
+/** Where the Debian package installs the application (packaging/debian/hotspot-ctl). */
+const PACKAGE_DIR = '/usr/lib/hotspot-ctl/';
+
+/** How an operator runs the CLI on this box: the package's command, or the checkout's script. */
+function cliCommand(): string {
+  const script = process.argv[1] ?? '';
+  if (script.startsWith(PACKAGE_DIR)) return 'sudo -u hotspot-ctl hotspot-ctl';
+  return `node ${path.relative(process.cwd(), script) || 'bin/hotspot-ctl'}`;
+}
 
 export function registerServe(program: Command): void {
   program
@@ -28,6 +39,9 @@ export function registerServe(program: Command): void {
             `  If this box already has its data elsewhere, stop now (Ctrl-C) and set HOTSPOT_DATA_DIR to it.`,
           ].join('\n'),
         );
+      // Asked before the banner: from the banner on, the signal handlers are set in the same tick.
+      const ownerless = !(await listStaffWithSites(app.deps)).some((s) => s.role === 'owner');
+      const command = cliCommand();
       ctx.out.note(
         [
           `hotspot-ctl is running (HTTP on ${http.address}:${String(http.port)}, data in ${config.dataDir})`,
@@ -35,8 +49,11 @@ export function registerServe(program: Command): void {
           `  staff admin UI   ${base}/admin`,
           `  account pages    ${base}/account`,
           `  health           ${base}/healthz`,
-          `first staff account: hotspot-ctl staff add --email you@example.com --role owner`,
-          `  (from a source checkout: node bin/hotspot-ctl staff add …)`,
+          ...(ownerless
+            ? [
+                `no owner account yet: ${command} setup --first-run (or ${command} staff add --email you@example.com --role owner)`,
+              ]
+            : []),
         ].join('\n'),
       );
       await waitForSignal();
