@@ -40,7 +40,7 @@ import {
   remindGuests,
   type CoaClient,
 } from './wifi/index.js';
-import { accessRoutes, adminRoutes, staffRoutes, voucherRoutes } from './wifi/index.js';
+import { accessRoutes, adminRoutes, loggedSms, staffRoutes, voucherRoutes } from './wifi/index.js';
 import { planRoutes } from './wifi/plans.routes.js';
 import { purchaseRoutes } from './wifi/purchases.routes.js';
 import { guestSmsTexts, webRoutes } from './web/index.js';
@@ -109,7 +109,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await store.close();
     throw err;
   }
-  const notifier = createNotifier({ config, clock, log });
+  // Every SMS in the SMS log (sms_messages), which the admin SMS page lists.
+  const notifier = loggedSms({ db, clock, log, config }, createNotifier({ config, clock, log }));
   const background = new Background(log);
   const core: CoreDeps = {
     config,

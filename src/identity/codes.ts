@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../deps.js';
+import { BLANKED } from '../notify/types.js';
 import type { Db } from '../db/index.js';
 import { randomDigits, safeEqual, uuid } from '../lib/crypto.js';
 import { isoAgo, isoIn, isoNow } from '../lib/time.js';
@@ -68,7 +69,9 @@ async function deliverCode(
   channel: CodeChannel,
   issued: IssuedCode,
 ): Promise<void> {
-  const text = `Your ${deps.config.serviceName} verification code is ${issued.code}. It expires in 5 minutes.`;
+  const say = (code: string) =>
+    `Your ${deps.config.serviceName} verification code is ${code}. It expires in 5 minutes.`;
+  const text = say(issued.code);
   const result =
     channel === 'email'
       ? await deps.notifier.sendMail({
@@ -76,7 +79,11 @@ async function deliverCode(
           subject: `${deps.config.serviceName} verification code`,
           text,
         })
-      : await deps.notifier.sendSms({ to: issued.target, message: text });
+      : await deps.notifier.sendSms({
+          to: issued.target,
+          message: text,
+          log: { kind: 'code', text: say(BLANKED) },
+        });
   if (!result.ok) {
     await deleteCode(deps.db, issued.id);
     throw identityErrors.codeNotSent();

@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../deps.js';
+import { BLANKED } from '../notify/types.js';
 import type { Db } from '../db/index.js';
 import { randomDigits, randomHex, sha256Hex, uuid } from '../lib/crypto.js';
 import { addressBlock } from '../lib/ip.js';
@@ -81,9 +82,12 @@ export async function requestPasswordReset(deps: Deps, identifier: string): Prom
       await retireUserResets(tx, byPhone.id, isoNow(deps.clock), 'sms');
       return storeSmsCode(tx, deps, byPhone.id);
     });
+    const say = (secret: string) =>
+      `Your ${deps.config.serviceName} password reset code is ${secret}. It expires in 15 minutes.`;
     await deps.notifier.sendSms({
       to: byPhone.phone,
-      message: `Your ${deps.config.serviceName} password reset code is ${code}. It expires in 15 minutes.`,
+      message: say(code),
+      log: { kind: 'reset', text: say(BLANKED) },
     });
   }
 }

@@ -13,10 +13,12 @@ export type {
   Notifier,
   OutboxEntry,
   SendResult,
+  SmsLogEntry,
   SmsMessage,
   SmsSender,
 } from './types.js';
 export { Outbox, outboxPath, parseOutbox, readOutbox } from './outbox.js';
+export { BLANKED } from './types.js';
 
 type NotifyConfig = Pick<
   Config,
@@ -84,7 +86,7 @@ export function createNotifier(deps: {
   };
 
   /** The configured SMS gateway; validated at start, so every provider has its settings. */
-  const smsGateway = (full: Required<SmsMessage>): Promise<SendResult> => {
+  const smsGateway = (full: Required<Omit<SmsMessage, 'log'>>): Promise<SendResult> => {
     switch (config.smsProvider) {
       case 'outbox':
         return toOutbox({ channel: 'sms', to: full.to, text: full.message, sender_id: full.senderId });

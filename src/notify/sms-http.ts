@@ -9,7 +9,7 @@ const TIMEOUT_MS = 10_000;
  */
 export async function sendViaHttpGateway(
   gateway: { url: string; token: string | null },
-  message: Required<SmsMessage>,
+  message: Required<Omit<SmsMessage, 'log'>>,
 ): Promise<SendResult> {
   const transport = 'http';
   let response: Response;

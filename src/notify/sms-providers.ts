@@ -30,7 +30,7 @@ const parse = (text: string): Record<string, unknown> => {
  */
 export async function sendViaBeem(
   gateway: { url: string; apiKey: string; secretKey: string },
-  message: Required<SmsMessage>,
+  message: Required<Omit<SmsMessage, 'log'>>,
 ): Promise<SendResult> {
   const transport = 'beem';
   const res = await post(gateway.url, {
@@ -69,7 +69,7 @@ export async function sendViaBeem(
  */
 export async function sendViaAfricasTalking(
   gateway: { url: string; username: string; apiKey: string },
-  message: Required<SmsMessage>,
+  message: Required<Omit<SmsMessage, 'log'>>,
 ): Promise<SendResult> {
   const transport = 'africastalking';
   const res = await post(gateway.url, {

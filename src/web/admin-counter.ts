@@ -127,26 +127,7 @@ function refundDialog(): Html {
   </dialog>`;
 }
 
-/** /admin/audit: filters as a plain GET form the script reads, the list, and older pages. */
+/** /admin/audit: the script draws the filter bar (admin-filters.ts) above the list and its pages. */
 export function auditMain(): Html {
-  return html`${sectionHead('audit.title', 'audit.intro')}
-    <form id="audit-filter" class="card filters" novalidate>
-      ${choice({
-        id: 'audit-type',
-        label: a('audit.targetType'),
-        choices: [
-          ['', a('audit.any')],
-          ...(['grant', 'invoice', 'plan', 'device', 'site', 'session', 'sms', 'voucher_batch'] as const).map(
-            (type) => [type, type] as const,
-          ),
-        ],
-        selected: '',
-      })}
-      ${field({ id: 'audit-target', label: a('audit.targetId'), required: false, autocomplete: 'off' })}
-      ${field({ id: 'audit-from', label: a('audit.from'), hint: a('audit.timeHint'), required: false, autocomplete: 'off' })}
-      ${field({ id: 'audit-to', label: a('audit.to'), required: false, autocomplete: 'off' })}
-      ${submitRow('audit-filter', a('audit.show'))}
-    </form>
-    ${tableSlot('audit', 'audit.title')}
-    <button type="button" id="audit-more" hidden>${a('audit.older')}</button>`;
+  return html`${sectionHead('audit.title', 'audit.intro')} ${tableSlot('audit', 'audit.title')}`;
 }

@@ -1,8 +1,7 @@
 import { defineRoute, type Route } from '../http/route.js';
-import { toCsv, type CsvValue } from '../lib/csv.js';
 import { SALE_CHANNELS } from './audit.js';
 import type { ListFilter } from './list-filter.store.js';
-import { pageOf, parseListQuery, type ListSpec } from './list-query.js';
+import { listAnswer, parseListQuery, type ListSpec } from './list-query.js';
 import { staffActor } from './audit.js';
 import { counterRoutes } from './counter.routes.js';
 import { deviceBody, planBody, smsBody } from './admin.schema.js';
@@ -12,6 +11,7 @@ import { presentDevice } from './devices.present.js';
 import { routerConfig } from './router-setup.js';
 import { wifiErrors } from './errors.js';
 import { messages, sendStaffSms } from './messages.js';
+import { SMS_KINDS, SMS_STATES, smsLog } from './sms-log.js';
 import { createPlan, listPlans, replacePlanValues } from './plans.js';
 import { presentPlan } from './plans.present.js';
 import { portalConfig, type PortalFacts } from './portal-config.js';
@@ -32,6 +32,7 @@ const SESSION_LIST: ListSpec = { statuses: ['active', 'ended'], router: true };
 const INVOICE_LIST: ListSpec = { statuses: ['pending', 'paid', 'failed', 'expired', 'refunded'], plan: true };
 const PAYMENT_LIST: ListSpec = { kinds: SALE_CHANNELS, plan: true };
 const MESSAGE_LIST: ListSpec = { statuses: ['accepted', 'failed'] };
+const SMS_LIST: ListSpec = { statuses: SMS_STATES, kinds: SMS_KINDS };
 const SESSION_CSV = [
   'id',
   'started_at',
@@ -82,27 +83,19 @@ const MESSAGE_CSV = [
   'provider_reference',
   'error',
 ];
-
-/** A list as a CSV download named after it and the day (`invoices-2026-11-26.csv`). */
-function csvAnswer(
-  path: string,
-  fields: readonly string[],
-  rows: readonly object[],
-  more: boolean,
-  now: Date,
-) {
-  const name = `${path.split('/').at(-1) ?? 'list'}-${now.toISOString().slice(0, 10)}.csv`;
-  const columns = fields.map((f) => [f, (row: object) => (row as Record<string, CsvValue>)[f]] as const);
-  return {
-    body: toCsv(columns, rows),
-    type: 'text/csv; charset=utf-8',
-    headers: {
-      'Cache-Control': 'no-store',
-      'Content-Disposition': `attachment; filename="${name}"`,
-      'X-Truncated': String(more),
-    },
-  };
-}
+const SMS_CSV = [
+  'created_at',
+  'kind',
+  'recipient',
+  'message',
+  'sender_id',
+  'state',
+  'attempts',
+  'error',
+  'provider_reference',
+  'updated_at',
+  'site_id',
+];
 
 /** wifi-access-api.md §4.3: the staff admin API (roles per DESIGN.md §4.4). */
 export function adminRoutes(deps: Deps): Route[] {
@@ -141,14 +134,13 @@ export function adminRoutes(deps: Deps): Route[] {
       handler: async ({ principal, query, req }) => {
         const asked = parseListQuery(query, req.headers.accept, spec);
         const view = { scope: principal.sites, siteId: query.site_id };
-        const { rows, more } = pageOf(await load(view, asked.filter, principal), asked);
-        if (asked.csv) return csvAnswer(path, csvFields, rows, more, deps.clock.now());
-        if (!asked.page) return { data: rows };
-        const { page, perPage } = asked.page;
-        return {
-          data: rows,
-          headers: { 'X-Page': String(page), 'X-Per-Page': String(perPage), 'X-Has-More': String(more) },
-        };
+        return listAnswer(
+          path,
+          csvFields,
+          await load(view, asked.filter, principal),
+          asked,
+          deps.clock.now(),
+        );
       },
     });
   const id = (params: Readonly<Record<string, string>>) => params.id ?? '';
@@ -168,6 +160,10 @@ export function adminRoutes(deps: Deps): Route[] {
     list('/api/v1/admin/payments', PAYMENT_LIST, PAYMENT_CSV, (view, filter) => payments(deps, view, filter)),
     list('/api/v1/admin/messages', MESSAGE_LIST, MESSAGE_CSV, (_, filter, principal) =>
       messages(deps, principal, filter),
+    ),
+    // An addition (issue 21): every SMS the box sent, guests' included; viewers see masked phones.
+    list('/api/v1/admin/sms', SMS_LIST, SMS_CSV, (view, filter, principal) =>
+      smsLog(deps, view, { userId: principal.userId, maskPhones: principal.role === 'viewer' }, filter),
     ),
     defineRoute({
       method: 'POST',

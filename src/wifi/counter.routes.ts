@@ -1,7 +1,9 @@
 import { strictObject } from '../http/body.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { staffActor } from './audit.js';
-import { auditPage } from './audit.list.js';
+import { AUDIT_CSV, auditCsvRow, auditList, auditPage, wantsListPaging } from './audit.list.js';
+import { listAnswer, parseListQuery } from './list-query.js';
+import { sitesOf } from './sites.js';
 import {
   extendGrant,
   issueAtCounter,
@@ -137,7 +139,15 @@ export function counterRoutes(deps: WifiDeps): Route[] {
       path: '/api/v1/admin/audit',
       api: 'wifi',
       auth: admin,
-      handler: async ({ principal, query }) => {
+      handler: async ({ principal, query, req }) => {
+        // With page, per_page or format (issue 21): the admin lists' pages and CSV.
+        if (wantsListPaging(query, req.headers.accept)) {
+          const asked = parseListQuery(query, req.headers.accept, {});
+          const sites = await sitesOf(deps.db, { scope: principal.sites, siteId: query.site_id });
+          const entries = await auditList(deps, query, asked, sites);
+          const rows = asked.csv ? entries.map(auditCsvRow) : entries;
+          return listAnswer('/api/v1/admin/audit', AUDIT_CSV, rows, asked, deps.clock.now());
+        }
         const page = await auditPage(deps, query, principal.sites);
         return { raw: { data: page.entries, next_cursor: page.nextCursor } };
       },

@@ -21,7 +21,8 @@ export interface ListFilter {
 /** The filter of the spec's plain list: the newest 200. */
 export const plainList = (limit: number): ListFilter => ({ limit, offset: 0 });
 
-const likePattern = (text: string): string => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const escapeLike = (text: string): string => text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+const likePattern = (text: string): string => `%${escapeLike(text)}%`;
 
 /**
  * A phone as typed (0712 345 678, +255 712…) as the digits stored (+255712345678): a local
@@ -32,6 +33,10 @@ function phoneDigits(q: string): string | null {
   const digits = q.replace(/\D/g, '');
   return digits.startsWith('0') ? `255${digits.slice(1)}` : digits;
 }
+
+/** `column` begins with `prefix`, case-insensitive (lower() on each side, as searchAny). */
+export const startsWith = (column: string, prefix: string): Expression<SqlBool> =>
+  sql<SqlBool>`lower(${sql.ref(column)}) like ${`${escapeLike(prefix)}%`} escape '\\'`;
 
 /** `q` found in any of `columns` (and in `phones` as a phone number too). */
 export function searchAny(

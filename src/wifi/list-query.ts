@@ -1,3 +1,4 @@
+import { toCsv, type CsvValue } from '../lib/csv.js';
 import { errorCatalogue } from '../lib/errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import type { ListFilter } from './list-filter.store.js';
@@ -32,6 +33,7 @@ export const listErrors = errorCatalogue({
   routerInvalid: [422, 'router must be a router id'],
   planInvalid: [422, 'plan must be a plan id'],
   formatInvalid: [422, 'format must be csv or json'],
+  textInvalid: [422, 'actor, action and target must be at most 100 characters'],
 });
 
 /** What one list takes besides q, from, to and paging. */
@@ -116,4 +118,43 @@ export function parseListQuery(
 export function pageOf<T>(rows: readonly T[], query: ListQuery): { rows: T[]; more: boolean } {
   const size = query.csv ? CSV_LIMIT : query.page ? query.page.perPage : rows.length;
   return { rows: rows.slice(0, size), more: rows.length > size };
+}
+
+/** A list as a CSV download named after it and the day (`invoices-2026-11-26.csv`). */
+export function csvAnswer(
+  path: string,
+  fields: readonly string[],
+  rows: readonly object[],
+  more: boolean,
+  now: Date,
+) {
+  const name = `${path.split('/').at(-1) ?? 'list'}-${now.toISOString().slice(0, 10)}.csv`;
+  const columns = fields.map((f) => [f, (row: object) => (row as Record<string, CsvValue>)[f]] as const);
+  return {
+    body: toCsv(columns, rows),
+    type: 'text/csv; charset=utf-8',
+    headers: {
+      'Cache-Control': 'no-store',
+      'Content-Disposition': `attachment; filename="${name}"`,
+      'X-Truncated': String(more),
+    },
+  };
+}
+
+/** The answer of a list: the CSV, a page (with X-Page, X-Per-Page, X-Has-More) or the plain list. */
+export function listAnswer(
+  path: string,
+  csvFields: readonly string[],
+  loaded: readonly object[],
+  asked: ListQuery,
+  now: Date,
+) {
+  const { rows, more } = pageOf(loaded, asked);
+  if (asked.csv) return csvAnswer(path, csvFields, rows, more, now);
+  if (!asked.page) return { data: rows };
+  const { page, perPage } = asked.page;
+  return {
+    data: rows,
+    headers: { 'X-Page': String(page), 'X-Per-Page': String(perPage), 'X-Has-More': String(more) },
+  };
 }

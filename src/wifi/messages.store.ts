@@ -9,11 +9,12 @@ export const insertMessage = (db: Db, row: Insertable<SmsMessagesTable>) =>
 export const updateMessage = (db: Db, id: string, patch: Updateable<SmsMessagesTable>) =>
   db.updateTable('sms_messages').set(patch).where('id', '=', id).execute();
 
-/** The newest messages the filter lets through, only those `sentBy` sent unless it is null. */
+/** The newest staff messages the filter lets through, only those `sentBy` sent unless it is null. */
 export const listMessages = (db: Db, filter: ListFilter, sentBy: string | null) =>
   db
     .selectFrom('sms_messages')
     .selectAll()
+    .where('kind', '=', 'staff')
     .$if(sentBy !== null, (q) => q.where('sent_by', '=', sentBy))
     .$if(filter.q !== undefined, (w) =>
       w.where(searchAny(filter.q ?? '', ['recipient', 'message'], ['recipient'])),

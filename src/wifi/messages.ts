@@ -8,6 +8,7 @@ import { recordAudit, type WifiActor } from './audit.js';
 import { wifiErrors } from './errors.js';
 import { insertMessage, listMessages, updateMessage } from './messages.store.js';
 import { plainList, type ListFilter } from './list-filter.store.js';
+import { outcomeOf } from './sms-log.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import type { SiteScope } from './sites.js';
 
@@ -64,6 +65,11 @@ export async function sendStaffSms(
     error: null,
     sent_by: staffId,
     created_at: isoNow(deps.clock),
+    kind: 'staff',
+    attempts: 1,
+    site_id: null,
+    log_key: null,
+    updated_at: null,
   };
   await deps.db.transaction().execute(async (tx) => {
     await insertMessage(tx, row);
@@ -75,17 +81,22 @@ export async function sendStaffSms(
         after: { recipient, sender_id: senderId, message: request.message },
       });
   });
-  const result = await deps.notifier.sendSms({ to: recipient, message: request.message, senderId });
-  const outcome = result.ok
-    ? { status: 'accepted', provider_reference: result.providerId ?? null, error: null }
-    : { status: 'failed', provider_reference: null, error: result.error };
+  // Its row is the one above, so the SMS log (sms-log.ts) is told not to write another.
+  const result = await deps.notifier.sendSms({
+    to: recipient,
+    message: request.message,
+    senderId,
+    log: false,
+  });
+  const outcome = outcomeOf(result, isoNow(deps.clock));
   await updateMessage(deps.db, row.id, outcome);
   const record = presentMessage({ ...row, ...outcome });
   return { accepted: result.ok, record };
 }
 
 /**
- * GET /api/v1/admin/messages. SMS records belong to no site, so staff whose role is limited to
+ * GET /api/v1/admin/messages: the staff messages (the other SMS are on GET /api/v1/admin/sms,
+ * sms-log.ts). SMS records belong to no site, so staff whose role is limited to
  * sites see only those they sent themselves (docs/decisions/0024-sites.md).
  */
 export async function messages(

@@ -18,6 +18,8 @@ export interface ReminderCandidate {
   /** E.164, from the purchase. */
   phone: string;
   language: string | null;
+  /** The site of the purchase. */
+  site_id: string;
   issued_at: string;
   expires_at: string;
   data_limit_bytes: number | null;
@@ -34,7 +36,15 @@ const liveGrants = (db: QueryCreator<DB>, now: string) =>
   db
     .selectFrom('grants as g')
     .innerJoin('invoices as i', 'i.id', 'g.invoice_id')
-    .select(['g.id', 'i.phone', 'i.language', 'g.issued_at', 'g.expires_at', 'g.data_limit_bytes'])
+    .select([
+      'g.id',
+      'i.phone',
+      'i.language',
+      'i.site_id',
+      'g.issued_at',
+      'g.expires_at',
+      'g.data_limit_bytes',
+    ])
     .select(USED_OCTETS.as('used_octets'))
     .where('g.revoked_at', 'is', null)
     .where('g.ended_at', 'is', null)

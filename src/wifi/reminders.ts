@@ -111,9 +111,17 @@ async function send(
   });
   if (!(await claimReminder(deps.db, grant.id, kind, at))) return outcome('elsewhere');
   const template = texts[guestLanguageOr(grant.language)][kind];
+  const message = fill(template, { service: deps.config.serviceName, ...due.values });
   const result = await deps.notifier.sendSms({
     to: grant.phone,
-    message: fill(template, { service: deps.config.serviceName, ...due.values }),
+    message,
+    // A refused reminder is sent again by a later run: another attempt of the same log row.
+    log: {
+      kind: `reminder_${kind}`,
+      text: message,
+      siteId: grant.site_id,
+      key: `reminder_${kind}:${grant.id}`,
+    },
   });
   if (!result.ok) {
     await releaseReminder(deps.db, grant.id, kind, at);

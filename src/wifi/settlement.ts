@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.js';
+import { BLANKED } from '../notify/types.js';
 import { formatDuration } from '../lib/duration.js';
 import { uuid } from '../lib/crypto.js';
 import { isUniqueViolation } from './db-errors.js';
@@ -147,10 +148,13 @@ export async function sendCredentials(
   grant: GrantRow,
   password: string,
 ): Promise<void> {
+  const text = (secret: string) =>
+    `${deps.config.serviceName} Wi-Fi: username ${grant.username} password ${secret}, ` +
+    `valid ${formatDuration(invoice.duration_seconds)}. Invoice ${invoice.number}.`;
   await deps.notifier.sendSms({
     to: invoice.phone,
-    message:
-      `${deps.config.serviceName} Wi-Fi: username ${grant.username} password ${password}, ` +
-      `valid ${formatDuration(invoice.duration_seconds)}. Invoice ${invoice.number}.`,
+    message: text(password),
+    // The SMS log keeps it with the password blanked.
+    log: { kind: 'credentials', text: text(BLANKED), siteId: invoice.site_id },
   });
 }

@@ -76,6 +76,20 @@ t.test('the reports page draws the API’s reports as charts and tables', { skip
   t.match(await chart.getAttribute('aria-label'), /^Net revenue per day from \d{4}-\d{2}-\d{2} to/);
   t.ok(await page.locator('.legend').getByText('Mobile money').isVisible(), 'the legend names the channels');
 
+  // Every bar, refunds below zero included, inside the plot: above the lowest grid line.
+  const fit = await chart.evaluate((svg) => {
+    const lines = [...svg.querySelectorAll('line.grid, line.axis')].map((l) => Number(l.getAttribute('y1')));
+    const bottom = Math.max(...lines);
+    const bars = [...svg.querySelectorAll('g.bars rect')].map(
+      (r) => Number(r.getAttribute('y')) + Number(r.getAttribute('height')),
+    );
+    return { bottom, deepest: Math.max(...bars) };
+  });
+  t.ok(
+    fit.deepest < fit.bottom,
+    `the deepest bar (${String(fit.deepest)}) ends above the axis's end (${String(fit.bottom)})`,
+  );
+
   // The totals row says what the API says.
   const revenue = await apiReport(page);
   t.ok((revenue.totals.sales ?? 0) > 0, 'the seeded sales are in the range');
@@ -102,7 +116,17 @@ t.test('the reports page draws the API’s reports as charts and tables', { skip
   const csv = await page.request.get(new URL(href ?? '', page.url()).toString());
   t.match(csv.headers()['content-type'], /^text\/csv/);
   const header = (await csv.text()).split(/\r?\n/)[0] ?? '';
-  t.equal(header, (await page.locator('#report-table-by_plan thead th').allTextContents()).join(','));
+  const heads = page.locator('#report-table-by_plan thead th');
+  t.equal(
+    header,
+    (await heads.evaluateAll((ths) => ths.map((th) => th.getAttribute('data-column')))).join(','),
+    'the headings stand for the CSV’s columns',
+  );
+  t.same(
+    await heads.allTextContents(),
+    ['Plan id', 'Name', 'Sales', 'Refunds', 'Revenue (TZS)'],
+    'headings in words, with their units',
+  );
 
   // Busy hours: a grid of 7 weekdays × 24 hours.
   await page.locator('#report-name').selectOption('busy-hours');

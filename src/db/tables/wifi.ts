@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Wi-Fi access: plans, routers, invoices, payments and access grants (migration 0003). */
 
 export interface PlansTable {
@@ -184,20 +186,32 @@ export interface AdminSessionsTable {
   expires_at: string;
 }
 
-/** An SMS a staff member sent through the gateway (POST /api/v1/admin/messages). */
+/**
+ * An SMS the box sent through the gateway: one a staff member sent (POST /api/v1/admin/messages)
+ * and, since migration 0036, every other (credentials, reminders, account codes) with its text as
+ * recorded (secrets blanked).
+ */
 export interface SmsMessagesTable {
   id: string;
   /** E.164 */
   recipient: string;
   message: string;
   sender_id: string;
-  /** 'accepted' (the gateway took it) | 'failed' */
+  /** 'sending' (asked, no answer yet) | 'accepted' (the gateway took it) | 'failed' */
   status: string;
   provider: string;
   provider_reference: string | null;
   error: string | null;
   sent_by: string | null;
   created_at: string;
+  /** 'staff' | 'credentials' | 'reminder_ends' | 'reminder_data' | 'code' | 'reset' | 'other' (0036) */
+  kind: Generated<string>;
+  /** Times the gateway was asked (0036). */
+  attempts: Generated<number>;
+  site_id: string | null;
+  /** The message a retry belongs to (0036): `reminder_ends:<grant id>`. */
+  log_key: string | null;
+  updated_at: string | null;
 }
 
 /** One staff action on Wi-Fi data (migration 0021): who, what, when, before and after. */

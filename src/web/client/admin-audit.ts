@@ -1,11 +1,10 @@
-import { dataOf, ok } from './api.js';
-import { $, show } from './dom.js';
-import { onSubmit } from './forms.js';
-import { adminApi, drawTable, element, failure, time } from './admin-shell.js';
+import { t } from './forms.js';
+import { element, time } from './admin-shell.js';
+import { filteredTable } from './admin-filters.js';
 
 /**
- * /admin/audit (admins): GET /api/v1/admin/audit, newest first, narrowed by the filter form; the
- * "Older entries" button follows the API's next_cursor.
+ * /admin/audit (admins): GET /api/v1/admin/audit, newest first, with the admin lists' filter bar
+ * (who, action, record, a search, a date range), pages and CSV.
  */
 
 interface Entry {
@@ -53,48 +52,21 @@ function changes(e: Entry): Node[] {
   return [list];
 }
 
-let query = new URLSearchParams();
-let entries: Entry[] = [];
-
-async function load(cursor: string | null): Promise<void> {
-  const params = new URLSearchParams(query);
-  if (cursor) params.set('cursor', cursor);
-  const slot = $('audit');
-  slot.setAttribute('aria-busy', 'true');
-  const result = await adminApi('GET', `/audit${params.size > 0 ? `?${params.toString()}` : ''}`);
-  slot.removeAttribute('aria-busy');
-  const error = $('audit-error');
-  show(error, !ok(result));
-  if (!ok(result)) {
-    error.textContent = failure(result);
-    return;
-  }
-  entries = cursor ? [...entries, ...(dataOf(result) as Entry[])] : (dataOf(result) as Entry[]);
-  drawTable<Entry>('audit', entries, [
-    { head: 'audit.when', cell: (e) => time(e.at), nowrap: true },
+filteredTable<Entry>({
+  id: 'audit',
+  path: '/audit',
+  searchHint: t('audit.searchHint'),
+  texts: [
+    { name: 'actor', label: 'audit.who' },
+    { name: 'action', label: 'audit.action' },
+    { name: 'target', label: 'audit.target' },
+  ],
+  columns: [
+    { head: 'audit.when', cell: (e) => time(e.at) },
     { head: 'audit.who', cell: (e) => e.actor },
-    { head: 'audit.action', cell: (e) => e.action, nowrap: true },
+    { head: 'audit.action', cell: (e) => e.action },
     { head: 'audit.target', cell: (e) => `${e.target_type} ${e.target_id}` },
     { head: 'audit.reason', cell: (e) => e.reason ?? '', wrap: true },
     { head: 'audit.changes', cell: changes, wrap: true },
-  ]);
-  const next = (result.body as { next_cursor?: string | null }).next_cursor ?? null;
-  const more = $('audit-more', HTMLButtonElement);
-  show(more, next !== null);
-  more.onclick = next === null ? null : () => void load(next);
-}
-
-onSubmit('audit-filter', async () => {
-  query = new URLSearchParams();
-  const set = (name: string, id: string): void => {
-    const value = ($(id) as HTMLInputElement | HTMLSelectElement).value.trim();
-    if (value !== '') query.set(name, value);
-  };
-  set('target_type', 'audit-type');
-  set('target_id', 'audit-target');
-  set('from', 'audit-from');
-  set('to', 'audit-to');
-  await load(null);
+  ],
 });
-
-void load(null);

@@ -4,6 +4,7 @@ import { apiError, onSubmit, t } from './forms.js';
 import {
   adminApi,
   askConfirm,
+  badge,
   can,
   drawTable,
   failure,
@@ -64,14 +65,12 @@ const ISSUE_FIELDS = {
   channel: 'issue-channel',
 };
 
-const grantState = (g: Grant): string =>
-  g.refunded_at !== null
-    ? t('counter.refunded')
-    : g.revoked_at !== null
-      ? t('counter.revoked')
-      : g.live
-        ? t('counter.live')
-        : t('counter.ended');
+/** The grant's state as a pill (its tone from the state's word, its text in the page's words). */
+const grantState = (g: Grant): Node[] => {
+  const state =
+    g.refunded_at !== null ? 'refunded' : g.revoked_at !== null ? 'revoked' : g.live ? 'live' : 'ended';
+  return [badge(state, t(`counter.${state}`))];
+};
 
 /** Admins refund a sale that took money and was not refunded yet (revoked or run out, too). */
 const refundable = (g: Grant): boolean => can.markPaid && g.refunded_at === null && g.amount_tzs > 0;
@@ -148,7 +147,7 @@ async function loadUnpaid(): Promise<void> {
       { head: 'counter.planCol', cell: (i) => i.plan_name ?? '' },
       { head: 'counter.phoneCol', cell: (i) => displayPhone(i.phone) },
       { head: 'counter.amountCol', cell: (i) => tzs(i.amount_tzs) },
-      { head: 'counter.status', cell: (i) => i.status },
+      { head: 'counter.status', cell: (i) => [badge(i.status)] },
       ...siteColumn<Invoice>(),
     ],
     can.counter

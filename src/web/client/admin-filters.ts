@@ -17,8 +17,10 @@ export interface Choice {
   name: 'status' | 'kind';
   /** Its label's string key. */
   label: string;
-  /** The values, shown as the API words them (the same words as the status pills). */
+  /** The values, shown as the API words them (the same words as the status pills)… */
   values: readonly string[];
+  /** …unless this words them for people. */
+  show?: (value: string) => string;
 }
 
 export interface FilteredList<T> {
@@ -30,6 +32,8 @@ export interface FilteredList<T> {
   /** The search field's hint: what `q` looks in. */
   searchHint: string;
   choices?: readonly Choice[];
+  /** Text filters besides the search: the query parameter and its label's string key. */
+  texts?: readonly { name: string; label: string }[];
 }
 
 function field(label: string, control: HTMLInputElement | HTMLSelectElement): HTMLDivElement {
@@ -47,10 +51,11 @@ function input(id: string, type: string): HTMLInputElement {
   return el;
 }
 
-function select(id: string, values: readonly string[]): HTMLSelectElement {
+function select(id: string, choice: Choice): HTMLSelectElement {
   const el = document.createElement('select');
   el.id = id;
-  el.append(new Option(t('list.any'), ''), ...values.map((v) => new Option(v, v)));
+  const show = choice.show ?? ((v: string) => v);
+  el.append(new Option(t('list.any'), ''), ...choice.values.map((v) => new Option(show(v), v)));
   return el;
 }
 
@@ -65,13 +70,19 @@ export function filteredTable<T>(list: FilteredList<T>): () => Promise<void> {
   form.setAttribute('aria-label', t('list.filters'));
   const q = input(`${id}-q`, 'search');
   q.placeholder = list.searchHint;
-  const selects = (list.choices ?? []).map((c) => ({ choice: c, el: select(`${id}-${c.name}`, c.values) }));
+  const selects = (list.choices ?? []).map((c) => ({ choice: c, el: select(`${id}-${c.name}`, c) }));
+  const texts = (list.texts ?? []).map((f) => ({
+    name: f.name,
+    label: f.label,
+    el: input(`${id}-${f.name}`, 'text'),
+  }));
   const from = input(`${id}-from`, 'date');
   const to = input(`${id}-to`, 'date');
   const apply = element('button', t('list.apply'));
   apply.type = 'submit';
   form.append(
     field(t('list.search'), q),
+    ...texts.map((f) => field(t(f.label), f.el)),
     ...selects.map(({ choice, el }) => field(t(choice.label), el)),
     field(t('list.from'), from),
     field(t('list.to'), to),
@@ -97,6 +108,7 @@ export function filteredTable<T>(list: FilteredList<T>): () => Promise<void> {
     const params = new URLSearchParams();
     if (q.value.trim() !== '') params.set('q', q.value.trim());
     for (const { choice, el } of selects) if (el.value !== '') params.set(choice.name, el.value);
+    for (const { name, el } of texts) if (el.value.trim() !== '') params.set(name, el.value.trim());
     if (from.value !== '') params.set('from', from.value);
     if (to.value !== '') params.set('to', to.value);
     for (const [k, v] of Object.entries(extra)) params.set(k, v);

@@ -251,10 +251,13 @@ function tableBlock(r: Report, table: Table, name: string): HTMLElement {
   wrap.className = 'table-wrap';
   const el = document.createElement('table');
   el.className = 'rows';
+  // Headings in words with their units; data-column keeps the column's name (the CSV's).
+  const heading = (c: string): string => words(`reports.th.${c}`, c);
   const tr = el.createTHead().insertRow();
   for (const c of table.columns) {
-    const th = element('th', c);
+    const th = element('th', heading(c));
     th.scope = 'col';
+    th.dataset.column = c;
     tr.append(th);
   }
   const body = el.createTBody();
@@ -262,7 +265,7 @@ function tableBlock(r: Report, table: Table, name: string): HTMLElement {
     const line = body.insertRow();
     for (const c of table.columns) {
       const td = line.insertCell();
-      td.dataset.label = c;
+      td.dataset.label = heading(c);
       td.textContent =
         c === 'period' && r.group === 'month' ? shortPeriod(String(row[c]), true) : cellText(row[c]);
     }
@@ -271,7 +274,7 @@ function tableBlock(r: Report, table: Table, name: string): HTMLElement {
     const foot = el.createTFoot().insertRow();
     table.columns.forEach((c, i) => {
       const td = foot.insertCell();
-      td.dataset.label = c;
+      td.dataset.label = heading(c);
       td.dataset.column = c;
       td.textContent = i === 0 ? t('reports.total') : c in r.totals ? cellText(r.totals[c]) : '';
     });

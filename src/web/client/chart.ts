@@ -93,7 +93,11 @@ export function barChart(chart: BarChart, width: number, height = 260): SVGSVGEl
     chart.stacks.reduce((s, series) => s + Math.max(0, series.values[i] ?? 0), 0),
   );
   const bottoms = chart.labels.map((_, i) => Math.min(0, chart.below?.values[i] ?? 0));
-  const yTicks = ticks(Math.min(0, ...bottoms), Math.max(1, ...tops));
+  const low = Math.min(0, ...bottoms);
+  const high = Math.max(1, ...tops);
+  // The axis reaches past the deepest refund (a step further when that lands on a tick), so its
+  // bar ends inside the plot, above a labelled tick, never on the plot's edge.
+  const yTicks = ticks(low < 0 ? low - (high - low) / 50 : 0, high);
   const lo = yTicks[0] ?? 0;
   const hi = yTicks.at(-1) ?? 1;
   const y = (v: number): number => MARGIN.top + plotH - ((v - lo) / (hi - lo || 1)) * plotH;
@@ -210,23 +214,31 @@ export interface Bar {
   colour: string;
 }
 
-/** One horizontal bar per item, its value written beside it. */
+/**
+ * One horizontal bar per item, its value written beside it. A negative value (a guest's refunds
+ * in the range beyond their purchases) runs left of a zero line, inside the plot like the rest.
+ */
 export function hBars(summary: string, unit: string, items: readonly Bar[], width: number): SVGSVGElement {
   const rowH = 28;
   const labelW = Math.min(140, width * 0.35);
   const height = items.length * rowH + 24;
   const svg = frame(width, height, summary);
   const max = Math.max(1, ...items.map((i) => i.value));
+  const min = Math.min(0, ...items.map((i) => i.value));
   const room = width - labelW - 70;
+  const zero = labelW + (-min / (max - min)) * room;
   items.forEach((item, i) => {
     const top = 20 + i * rowH;
-    const w = (item.value / max) * room;
+    const w = (Math.abs(item.value) / (max - min)) * room;
+    const x = item.value < 0 ? zero - w : zero;
+    const rect = svgEl('rect', { x, y: top + 2, width: Math.max(w, 1), height: rowH - 8, fill: item.colour });
     svg.append(
       svgEl('text', { x: labelW - 6, y: top + 14, 'text-anchor': 'end' }, item.label),
-      svgEl('rect', { x: labelW, y: top + 2, width: Math.max(w, 1), height: rowH - 8, fill: item.colour }),
-      svgEl('text', { x: labelW + w + 6, y: top + 14 }, compact(item.value)),
+      rect,
+      svgEl('text', { x: (item.value < 0 ? zero : zero + w) + 6, y: top + 14 }, compact(item.value)),
     );
   });
+  if (min < 0) svg.append(svgEl('line', { x1: zero, x2: zero, y1: 18, y2: height - 4, class: 'axis' }));
   svg.append(svgEl('text', { x: labelW, y: 12, class: 'unit' }, unit));
   return svg;
 }

@@ -1,0 +1,44 @@
+import type { Db } from '../db/index.js';
+import { searchAny, type ListFilter } from './list-filter.store.js';
+import type { SiteScope } from './sites.js';
+
+/** The latest failed row of a retried message (sms-log.ts), to count the retry on. */
+export const findFailedByKey = (db: Db, key: string) =>
+  db
+    .selectFrom('sms_messages')
+    .select(['id', 'attempts'])
+    .where('log_key', '=', key)
+    .where('status', '=', 'failed')
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+
+/**
+ * Every SMS the filter lets through, newest first (GET /api/v1/admin/sms). A reader limited to
+ * `sites` sees the messages of those sites, and those `sentBy` sent when it is given.
+ */
+export const listSmsLog = (
+  db: Db,
+  filter: ListFilter & { statuses?: readonly string[] | undefined },
+  reader: { sites: SiteScope; sentBy: string | null },
+) =>
+  db
+    .selectFrom('sms_messages')
+    .selectAll()
+    .$if(reader.sites !== null, (w) =>
+      w.where((eb) => {
+        const inSites = eb('site_id', 'in', reader.sites ?? []);
+        return reader.sentBy === null ? inSites : eb.or([inSites, eb('sent_by', '=', reader.sentBy)]);
+      }),
+    )
+    .$if(filter.q !== undefined, (w) =>
+      w.where(searchAny(filter.q ?? '', ['recipient', 'message'], ['recipient'])),
+    )
+    .$if(filter.statuses !== undefined, (w) => w.where('status', 'in', filter.statuses ?? []))
+    .$if(filter.kind !== undefined, (w) => w.where('kind', '=', filter.kind ?? ''))
+    .$if(filter.from !== undefined, (w) => w.where('created_at', '>=', filter.from ?? ''))
+    .$if(filter.to !== undefined, (w) => w.where('created_at', '<', filter.to ?? ''))
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(filter.limit)
+    .offset(filter.offset)
+    .execute();
