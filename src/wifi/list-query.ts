@@ -1,6 +1,7 @@
 import { errorCatalogue } from '../lib/errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import type { ListFilter } from './list-filter.store.js';
+import type { ArchivedFilter } from './plans.store.js';
 
 /**
  * The query string of the admin lists (issue 21): additions to the spec's lists, which answer as
@@ -32,6 +33,8 @@ export const listErrors = errorCatalogue({
   routerInvalid: [422, 'router must be a router id'],
   planInvalid: [422, 'plan must be a plan id'],
   formatInvalid: [422, 'format must be csv or json'],
+  archivedStatusInvalid: [422, 'status must be archived or all'],
+  forceInvalid: [422, 'force must be true or false'],
 });
 
 /** What one list takes besides q, from, to and paging. */
@@ -116,4 +119,21 @@ export function parseListQuery(
 export function pageOf<T>(rows: readonly T[], query: ListQuery): { rows: T[]; more: boolean } {
   const size = query.csv ? CSV_LIMIT : query.page ? query.page.perPage : rows.length;
   return { rows: rows.slice(0, size), more: rows.length > size };
+}
+
+/**
+ * The plans' and routers' lists (docs/decisions/0037): without `status`, the ones not archived, as
+ * before archiving existed; `status=archived` the archived ones, `status=all` both.
+ */
+export function parseArchivedStatus(raw: string | undefined): ArchivedFilter {
+  if (raw === undefined || raw === '') return 'current';
+  if (raw === 'archived' || raw === 'all') return raw;
+  throw listErrors.archivedStatusInvalid();
+}
+
+/** A yes/no query parameter (`force`): absent is false. */
+export function parseFlag(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw listErrors.forceInvalid();
 }
