@@ -14,6 +14,7 @@ import {
 } from '../../wifi/index.js';
 import { formatAnswers } from '../answers.js';
 import { contextOf, withApp } from '../context.js';
+import type { App } from '../../app.js';
 import { formatRecord } from '../output.js';
 
 /**
@@ -36,34 +37,47 @@ const show = (ctx: Ctx, doc: Record<string, unknown>, said: string): void => {
   ctx.out.result(doc, () => `${said}\n${formatRecord(Object.entries(doc))}`);
 };
 
+/** One `<noun> <verb> ID` command that runs `act` and prints the record it answers. */
+function simple(
+  noun: Command,
+  verb: string,
+  description: string,
+  act: (app: App, id: string) => Promise<Record<string, unknown>>,
+  said: string,
+): void {
+  noun
+    .command(verb)
+    .description(description)
+    .argument('<id>', `${noun.name() === 'plans' ? 'plan' : 'device'} id`)
+    .action(async (id: string, _: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      show(ctx, await withApp(ctx, (app) => act(app, id)), said);
+    });
+}
+
 export function registerPlanArchive(plans: Command): void {
-  plans
-    .command('archive')
-    .description('Take a plan off sale and out of the lists; what was sold on it keeps working')
-    .argument('<id>', 'plan id')
-    .action(async (id: string, _: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const plan = await withApp(ctx, (app) => archivePlan(app.deps, id, { actor: cliActor() }));
-      show(ctx, presentPlan(plan), 'archived (off sale)');
-    });
-  plans
-    .command('unarchive')
-    .description('Bring an archived plan back, still off sale (plans update ID --active sells it)')
-    .argument('<id>', 'plan id')
-    .action(async (id: string, _: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const plan = await withApp(ctx, (app) => unarchivePlan(app.deps, id, { actor: cliActor() }));
-      show(ctx, presentPlan(plan), 'unarchived (off sale until you put it on sale)');
-    });
-  plans
-    .command('delete')
-    .description('Delete a plan nothing was ever sold on (else archive it)')
-    .argument('<id>', 'plan id')
-    .action(async (id: string, _: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const plan = await withApp(ctx, (app) => deletePlan(app.deps, id, { actor: cliActor() }));
-      show(ctx, presentPlan(plan), 'deleted');
-    });
+  const who = () => ({ actor: cliActor() });
+  simple(
+    plans,
+    'archive',
+    'Take a plan off sale and out of the lists; what was sold on it keeps working',
+    async (app, id) => presentPlan(await archivePlan(app.deps, id, who())),
+    'archived (off sale)',
+  );
+  simple(
+    plans,
+    'unarchive',
+    'Bring an archived plan back, still off sale (plans update ID --active sells it)',
+    async (app, id) => presentPlan(await unarchivePlan(app.deps, id, who())),
+    'unarchived (off sale until you put it on sale)',
+  );
+  simple(
+    plans,
+    'delete',
+    'Delete a plan nothing was ever sold on (else archive it)',
+    async (app, id) => presentPlan(await deletePlan(app.deps, id, who())),
+    'deleted',
+  );
 }
 
 export function registerDeviceArchive(devices: Command): void {
@@ -86,22 +100,19 @@ export function registerDeviceArchive(devices: Command): void {
         ].join('\n'),
       );
     });
-  devices
-    .command('unarchive')
-    .description('Bring an archived router back: RADIUS answers it again')
-    .argument('<id>', 'device id')
-    .action(async (id: string, _: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const device = await withApp(ctx, (app) => unarchiveDevice(app.deps, id, { actor: cliActor() }));
-      show(ctx, presentDevice(device), 'unarchived');
-    });
-  devices
-    .command('delete')
-    .description('Delete a router that never had a session (else archive it)')
-    .argument('<id>', 'device id')
-    .action(async (id: string, _: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const device = await withApp(ctx, (app) => deleteDevice(app.deps, id, { actor: cliActor() }));
-      show(ctx, presentDevice(device), 'deleted');
-    });
+  const who = () => ({ actor: cliActor() });
+  simple(
+    devices,
+    'unarchive',
+    'Bring an archived router back: RADIUS answers it again',
+    async (app, id) => presentDevice(await unarchiveDevice(app.deps, id, who())),
+    'unarchived',
+  );
+  simple(
+    devices,
+    'delete',
+    'Delete a router that never had a session (else archive it)',
+    async (app, id) => presentDevice(await deleteDevice(app.deps, id, who())),
+    'deleted',
+  );
 }
