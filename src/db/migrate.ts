@@ -56,6 +56,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0031_report_indexes': migration(() => import('../../migrations/0031_report_indexes.js')),
   '0032_admin_lists': migration(() => import('../../migrations/0032_admin_lists.js')),
   '0033_refunds': migration(() => import('../../migrations/0033_refunds.js')),
+  '0034_archive': migration(() => import('../../migrations/0034_archive.js')),
   '0036_admin_lists_more': migration(() => import('../../migrations/0036_admin_lists_more.js')),
 };
 

@@ -99,7 +99,8 @@ export function createCoaClient(deps: CoaDeps, options: CoaOptions = {}): CoaCli
     target: SessionTarget,
     attributes: (vendor: NasVendor) => EncodeAttribute[],
   ): Promise<DisconnectAnswer> => {
-    const nas = await deps.nas.find(target.nasId);
+    // An archived router still gets the Disconnect-Requests of its archiving (docs/decisions/0037).
+    const nas = await deps.nas.find(target.nasId, { archived: true });
     if (!nas) return { answer: 'no_answer' };
     const request = encodeRequest(code, randomInt(256), attributes(nas.vendor), nas.secret);
     const answer = await exchange(deps, target, request, nas.secret, ANSWERS[code], limits);
@@ -119,6 +120,9 @@ export function createCoaClient(deps: CoaDeps, options: CoaOptions = {}): CoaCli
     disconnect: (target) => send(CODE.disconnectRequest, target, () => disconnectAttributes(target)),
     change: (target, terms) =>
       send(CODE.coaRequest, target, (vendor) => changeAttributes(deps.config, vendor, target, terms)),
+    forgetRouter: (nasId) => {
+      deps.nas.forget(nasId);
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { sharedChangeVersion } from '../db/connect.js';
+import { committedChangeVersion, sharedChangeVersion, type Db } from '../db/connect.js';
 import type { Clock } from '../lib/clock.js';
 import { deviceByNasId, type RadiusSecretSource, type WifiDeps } from '../wifi/index.js';
 
@@ -22,6 +22,8 @@ export interface Nas {
   requireMessageAuthenticator: boolean;
   /** SHA-256 fingerprint of the RadSec certificate issued to it last (`AB:CD:…`); null: none pinned. */
   radsecFingerprint: string | null;
+  /** Archived by staff (docs/decisions/0037): unknown to the listeners; only a Disconnect still goes to it. */
+  archived: boolean;
 }
 
 /** Cached entries are reread after this long, so `devices update` applies without a restart. */
@@ -30,6 +32,13 @@ const TTL_MS = 30_000;
 const RELOAD_AFTER_MS = 1_000;
 /** Unknown NAS ids are remembered briefly too, so garbage cannot make every packet a query. */
 const NEGATIVE_TTL_MS = 2_000;
+/**
+ * The version cache entries are kept at: PostgreSQL's change feed for devices (every daemon's and
+ * the CLI's writes); on SQLite, commits by other connections (the CLI's `devices archive`), while
+ * this daemon's own archiving tells the directory through `forget`.
+ */
+const versionOf = (db: Db): number | null =>
+  sharedChangeVersion(db, ['devices']) ?? committedChangeVersion(db, []);
 /** Known routers: registered devices only, so this bound is never reached in practice. */
 const MAX_KNOWN = 10_000;
 /** Unknown ids remembered at once; past this the oldest is forgotten first. */
@@ -51,9 +60,24 @@ export class NasDirectory {
 
   constructor(private readonly deps: Pick<WifiDeps, 'db' | 'vault' | 'config'> & { clock: Clock }) {}
 
-  async find(nasId: string): Promise<Nas | undefined> {
+  /**
+   * The router with this NAS-Identifier; an archived one only when asked (`archived`: the CoA
+   * client, to disconnect its sessions), for the listeners it is unknown.
+   */
+  async find(nasId: string, options: { archived?: boolean } = {}): Promise<Nas | undefined> {
+    const nas = await this.#lookup(nasId);
+    return nas?.archived && options.archived !== true ? undefined : nas;
+  }
+
+  /** Drops what is cached about a NAS id (archived or unarchived here): its next packet rereads it. */
+  forget(nasId: string): void {
+    this.#known.delete(nasId);
+    this.#unknown.delete(nasId);
+  }
+
+  async #lookup(nasId: string): Promise<Nas | undefined> {
     const now = this.deps.clock.now().getTime();
-    const version = sharedChangeVersion(this.deps.db, ['devices']);
+    const version = versionOf(this.deps.db);
     const hit = this.#known.get(nasId);
     if (hit && now - hit.loadedAt < TTL_MS && (version === null || hit.version === version)) return hit.nas;
     const missed = this.#unknown.get(nasId);
@@ -67,7 +91,7 @@ export class NasDirectory {
     const now = this.deps.clock.now().getTime();
     const hit = this.#known.get(nasId);
     if (hit && now - hit.loadedAt < RELOAD_AFTER_MS) return undefined;
-    const fresh = await this.#load(nasId, now, sharedChangeVersion(this.deps.db, ['devices']));
+    const fresh = await this.#load(nasId, now, versionOf(this.deps.db));
     return fresh && fresh.secret !== hit?.nas.secret ? fresh : undefined;
   }
 
@@ -92,6 +116,7 @@ export class NasDirectory {
       vendor: vendorOf(found.device.model),
       requireMessageAuthenticator: found.device.require_message_authenticator === 1,
       radsecFingerprint: found.device.radsec_cert_sha256,
+      archived: found.device.archived_at !== null,
     };
     this.#unknown.delete(nasId);
     if (this.#known.size >= MAX_KNOWN && !this.#known.has(nasId)) this.#known.clear();

@@ -1,7 +1,8 @@
 import { defineRoute, type Route } from '../http/route.js';
 import { SALE_CHANNELS } from './audit.js';
 import type { ListFilter } from './list-filter.store.js';
-import { listAnswer, parseListQuery, type ListSpec } from './list-query.js';
+import { listAnswer, parseArchivedStatus, parseListQuery, type ListSpec } from './list-query.js';
+import { archiveRoutes } from './archive.routes.js';
 import { staffActor } from './audit.js';
 import { counterRoutes } from './counter.routes.js';
 import { deviceBody, planBody, smsBody } from './admin.schema.js';
@@ -106,14 +107,21 @@ export function adminRoutes(deps: Deps): Route[] {
    * A list of what the staff member's sites hold, narrowed to one site by `?site_id=` (DESIGN.md
    * §4.9; an addition to the spec's lists, which behave as before without it).
    */
-  const read = (path: string, load: (view: SiteView, principal: StaffPrincipal) => Promise<unknown>): Route =>
+  const read = (
+    path: string,
+    load: (
+      view: SiteView,
+      principal: StaffPrincipal,
+      query: Readonly<Record<string, string>>,
+    ) => Promise<unknown>,
+  ): Route =>
     defineRoute({
       method: 'GET',
       path,
       api: 'wifi',
       auth: viewer,
       handler: async ({ principal, query }) => ({
-        data: await load({ scope: principal.sites, siteId: query.site_id }, principal),
+        data: await load({ scope: principal.sites, siteId: query.site_id }, principal, query),
       }),
     });
   /**
@@ -150,8 +158,14 @@ export function adminRoutes(deps: Deps): Route[] {
     ...reportRoutes(deps),
     read('/api/v1/admin/overview', (view) => overview(deps, view)),
     read('/api/v1/admin/portal/config', () => Promise.resolve(portalConfig(deps, deps.portal))),
-    read('/api/v1/admin/plans', async (view) => (await listPlans(deps, view)).map(presentPlan)),
-    read('/api/v1/admin/devices', async (view) => (await listDevices(deps, view)).map(presentDevice)),
+    // `?status=archived|all`: archived ones too (docs/decisions/0037); without it, as before.
+    read('/api/v1/admin/plans', async (view, _, query) =>
+      (await listPlans(deps, view, parseArchivedStatus(query.status))).map(presentPlan),
+    ),
+    read('/api/v1/admin/devices', async (view, _, query) =>
+      (await listDevices(deps, view, parseArchivedStatus(query.status))).map(presentDevice),
+    ),
+    ...archiveRoutes(deps, admin),
     list('/api/v1/admin/sessions', SESSION_LIST, SESSION_CSV, async (view, filter) =>
       (await listSessions(deps, view, filter)).map(presentSession),
     ),

@@ -98,7 +98,8 @@ export interface CounterSale {
  * Access sold at the counter for cash, or given away: an invoice (channel `cash` or
  * `complimentary`, sold by the staff member, phone '' when none was given), its payment (the cash
  * taken; 0 for complimentary) and its grant, in one transaction through the same `markPaid` as a
- * mobile-money payment. Any plan of a site in scope may be sold, on sale on the portal or not. The
+ * mobile-money payment. Any plan of a site in scope may be sold, on sale on the portal or not,
+ * unless it is archived. The
  * credentials go by SMS after the commit when a phone was given, as for a paid purchase.
  */
 export async function issueAtCounter(
@@ -110,6 +111,7 @@ export async function issueAtCounter(
   const result = await deps.db.transaction().execute(async (tx) => {
     const plan = await findPlan(tx, sale.planId);
     if (!plan || !inScope(staff.scope, plan.site_id)) throw counterErrors.planInvalid();
+    if (plan.archived_at !== null) throw wifiErrors.planArchived();
     const invoice = await newInvoice(tx, deps, plan, {
       phone: sale.phone ?? '',
       amount_tzs: sale.amount,

@@ -32,5 +32,7 @@ export function presentDevice(row: DeviceView): Record<string, unknown> {
     site_id: row.site_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    // docs/decisions/0037: when it was archived (RADIUS then treats it as unknown); null: not archived.
+    archived_at: row.archived_at,
   };
 }

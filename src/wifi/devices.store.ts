@@ -1,6 +1,7 @@
 import { PostgresAdapter, sql, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { DevicesTable } from '../db/tables/wifi.js';
+import type { ArchivedFilter } from './plans.store.js';
 
 export type DeviceRow = Selectable<DevicesTable>;
 
@@ -47,12 +48,14 @@ export function findClash(
 /** Devices by name, of `sites` (null: every site); the first `limit` of them unless it is null. */
 export function selectDevices(
   db: Db,
-  options: { limit: number | null; sites: readonly string[] | null },
+  options: { limit: number | null; sites: readonly string[] | null; archived?: ArchivedFilter },
 ): Promise<DeviceRow[]> {
   const query = db
     .selectFrom('devices')
     .selectAll()
     .$if(options.sites !== null, (q) => q.where('site_id', 'in', options.sites ?? []))
+    .$if(options.archived === 'current', (q) => q.where('archived_at', 'is', null))
+    .$if(options.archived === 'archived', (q) => q.where('archived_at', 'is not', null))
     .orderBy('name')
     .orderBy('id');
   return (options.limit === null ? query : query.limit(options.limit)).execute();
@@ -84,7 +87,7 @@ export async function markSeen(db: Db, seen: ReadonlyMap<string, string>): Promi
   });
 }
 
-/** How many devices there are, and how many were seen at `since` or later. */
+/** How many devices there are (not archived), and how many were seen at `since` or later. */
 export async function countSeenSince(db: Db, since: string): Promise<{ total: number; seen: number }> {
   const row = await db
     .selectFrom('devices')
@@ -94,7 +97,22 @@ export async function countSeenSince(db: Db, since: string): Promise<{ total: nu
         .sum<number | string | null>(eb.case().when('last_seen_at', '>=', since).then(1).else(0).end())
         .as('seen'),
     ])
+    .where('archived_at', 'is', null)
     .executeTakeFirstOrThrow();
   // Counts and sums come back as strings from some drivers (PostgreSQL's bigint).
   return { total: Number(row.total), seen: Number(row.seen ?? 0) };
+}
+
+/** Whether the router ever had a RADIUS session. */
+export async function deviceEverUsed(db: Db, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('radius_sessions')
+    .select('id')
+    .where('device_id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function deleteDeviceRow(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('devices').where('id', '=', id).execute();
 }

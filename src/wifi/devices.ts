@@ -26,6 +26,7 @@ import {
 } from './devices.store.js';
 import { wifiErrors } from './errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
+import type { ArchivedFilter } from './plans.store.js';
 import { ipv4ToNumber, networkContains, numberToIpv4, parseIpv4Cidr, type Ipv4Network } from './net.js';
 import {
   EVERY_SITE,
@@ -165,6 +166,7 @@ export async function registerDevice(
     last_seen_at: null,
     radsec_cert_sha256: null,
     site_id: siteId,
+    archived_at: null,
   } as DeviceRow;
   await deps.db.transaction().execute(async (tx) => {
     await refuseClash(tx, values, null);
@@ -266,22 +268,29 @@ export async function getDevice(
   return viewDevice(deps, row);
 }
 
-/** GET /api/v1/admin/devices: the devices of the sites in view by name, at most 200. */
+/**
+ * GET /api/v1/admin/devices: the devices of the sites in view by name, at most 200. Archived ones
+ * only when asked (`?status=archived|all`, docs/decisions/0037).
+ */
 export async function listDevices(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
   view: SiteView = EVERY_SITE,
+  archived: ArchivedFilter = 'current',
 ): Promise<DeviceView[]> {
   const sites = await sitesOf(deps.db, view);
-  return (await selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT, sites })).map((d) => viewDevice(deps, d));
+  return (await selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT, sites, archived })).map((d) =>
+    viewDevice(deps, d),
+  );
 }
 
 /** `hotspot-ctl devices list`: every device (of one site), however many (docs/decisions/0007-admin-api.md). */
 export async function listAllDevices(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
   siteId?: string,
+  archived: ArchivedFilter = 'current',
 ): Promise<DeviceView[]> {
   const sites = siteId === undefined ? null : [siteId];
-  return (await selectDevices(deps.db, { limit: null, sites })).map((d) => viewDevice(deps, d));
+  return (await selectDevices(deps.db, { limit: null, sites, archived })).map((d) => viewDevice(deps, d));
 }
 
 /** A router as RADIUS needs it: the shared secret its packets are signed with, in the clear. */
@@ -293,7 +302,8 @@ export interface NasDevice {
 }
 
 /**
- * For RADIUS (listener and CoA): the router with this NAS-Identifier and its shared secret. A
+ * For RADIUS (listener and CoA): the router with this NAS-Identifier and its shared secret, archived
+ * or not (`device.archived_at`: the listeners treat an archived one as unknown). A
  * device without a secret of its own uses RADIUS_SECRET as the configuration has it now, so a
  * changed RADIUS_SECRET applies from the next start without touching the devices.
  */
@@ -335,15 +345,15 @@ export async function findPortalRouter(
   let device: DeviceRow;
   if (request.nasid !== undefined) {
     const named = await findDeviceByNasId(deps.db, request.nasid);
-    if (!named) throw wifiErrors.routerUnknown();
+    // An archived router is unknown to the portal as to RADIUS (docs/decisions/0037).
+    if (!named || named.archived_at !== null) throw wifiErrors.routerUnknown();
     if (address !== null && !networkContains(networkOf(named), address))
       throw wifiErrors.uamipOutsideRouter();
     device = named;
   } else {
     if (address === null) throw wifiErrors.routerParamsMissing();
-    const holding = (await selectDevices(deps.db, { limit: null, sites: null })).filter((d) =>
-      networkContains(networkOf(d), address),
-    );
+    const current = await selectDevices(deps.db, { limit: null, sites: null, archived: 'current' });
+    const holding = current.filter((d) => networkContains(networkOf(d), address));
     const [only, ...others] = holding;
     if (!only) throw wifiErrors.uamipUnknown();
     if (others.length > 0) throw wifiErrors.routerAmbiguous();

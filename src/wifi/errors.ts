@@ -114,6 +114,14 @@ export const wifiErrors = errorCatalogue({
   planDownloadInvalid: [422, 'download_kbps must be a whole number of kbit/s from 64 to 4000000, or null'],
   planUploadInvalid: [422, 'upload_kbps must be a whole number of kbit/s from 64 to 4000000, or null'],
   planRememberDeviceInvalid: [422, 'remember_device must be true or false'],
+  // Archiving (docs/decisions/0037-archive.md)
+  planArchived: [409, 'the plan is archived: unarchive it first'],
+  planAlreadyArchived: [409, 'the plan is already archived'],
+  planNotArchived: [409, 'the plan is not archived'],
+  planInUse: [
+    409,
+    'the plan has been sold or has voucher batches, so it cannot be deleted: archive it instead',
+  ],
 
   // Sites (DESIGN.md §4.9, docs/decisions/0024-sites.md)
   siteNotFound: [404, 'site not found'],
@@ -168,6 +176,13 @@ export const wifiErrors = errorCatalogue({
   deviceTunnelKeyInvalid: [422, 'tunnel_public_key must be a WireGuard public key (44 base64 characters)'],
   deviceNasIdTaken: [409, 'a device with this radius_nas_id is already registered'],
   deviceMacTaken: [409, 'a device with this mac_address is already registered'],
+  deviceAlreadyArchived: [409, 'the router is already archived'],
+  deviceNotArchived: [409, 'the router is not archived'],
+  deviceHasLiveSessions: [
+    409,
+    'the router has live sessions: disconnect them first, or archive with force to disconnect them (the guests keep their access)',
+  ],
+  deviceInUse: [409, 'the router has had sessions, so it cannot be deleted: archive it instead'],
   routerConfigFormatInvalid: [422, 'format must be routeros, coovachilli or openwrt'],
   radiusAddressInvalid: [422, 'radius_address must be an IPv4 address'],
   wireguardNotConfigured: [

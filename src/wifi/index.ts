@@ -54,6 +54,17 @@ export {
   type PortalRouter,
 } from './devices.js';
 export { presentDevice } from './devices.present.js';
+export {
+  archiveDevice,
+  archivePlan,
+  deleteDevice,
+  deletePlan,
+  unarchiveDevice,
+  unarchivePlan,
+  type ArchiveActor,
+  type ArchivedDevice,
+} from './archive.js';
+export type { ArchivedFilter } from './plans.store.js';
 export { routerConfig } from './router-setup.js';
 export { ROUTER_CONFIG_FORMATS, type RouterConfigFormat } from './router-config.js';
 export type { DeviceRequest } from './devices.schema.js';

@@ -2,6 +2,7 @@ import { toCsv, type CsvValue } from '../lib/csv.js';
 import { errorCatalogue } from '../lib/errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import type { ListFilter } from './list-filter.store.js';
+import type { ArchivedFilter } from './plans.store.js';
 
 /**
  * The query string of the admin lists (issue 21): additions to the spec's lists, which answer as
@@ -34,6 +35,8 @@ export const listErrors = errorCatalogue({
   planInvalid: [422, 'plan must be a plan id'],
   formatInvalid: [422, 'format must be csv or json'],
   textInvalid: [422, 'actor, action and target must be at most 100 characters'],
+  archivedStatusInvalid: [422, 'status must be archived or all'],
+  forceInvalid: [422, 'force must be true or false'],
 });
 
 /** What one list takes besides q, from, to and paging. */
@@ -157,4 +160,21 @@ export function listAnswer(
     data: rows,
     headers: { 'X-Page': String(page), 'X-Per-Page': String(perPage), 'X-Has-More': String(more) },
   };
+}
+
+/**
+ * The plans' and routers' lists (docs/decisions/0037): without `status`, the ones not archived, as
+ * before archiving existed; `status=archived` the archived ones, `status=all` both.
+ */
+export function parseArchivedStatus(raw: string | undefined): ArchivedFilter {
+  if (raw === undefined || raw === '') return 'current';
+  if (raw === 'archived' || raw === 'all') return raw;
+  throw listErrors.archivedStatusInvalid();
+}
+
+/** A yes/no query parameter (`force`): absent is false. */
+export function parseFlag(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw listErrors.forceInvalid();
 }

@@ -35,5 +35,7 @@ export function presentPlan(row: PlanRow): Record<string, unknown> {
     site_id: row.site_id,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    // docs/decisions/0037: when it was archived; null: not archived.
+    archived_at: row.archived_at,
   };
 }

@@ -4,6 +4,9 @@ import type { PlansTable } from '../db/tables/wifi.js';
 
 export type PlanRow = Selectable<PlansTable>;
 
+/** The plans or routers a list shows: not archived (`current`), archived, or `all`. */
+export type ArchivedFilter = 'current' | 'archived' | 'all';
+
 export async function insertPlan(db: Db, row: PlanRow): Promise<void> {
   await db.insertInto('plans').values(row).execute();
 }
@@ -23,10 +26,18 @@ export function findPlan(db: Db, id: string): Promise<PlanRow | undefined> {
  */
 export function selectPlans(
   db: Db,
-  options: { activeOnly: boolean; limit: number | null; sites: readonly string[] | null },
+  options: {
+    activeOnly: boolean;
+    limit: number | null;
+    sites: readonly string[] | null;
+    /** Which plans by archiving (docs/decisions/0037); default: every one. */
+    archived?: ArchivedFilter;
+  },
 ): Promise<PlanRow[]> {
   let query = db.selectFrom('plans').selectAll();
   if (options.activeOnly) query = query.where('active', '=', 1);
+  if (options.archived === 'current') query = query.where('archived_at', 'is', null);
+  if (options.archived === 'archived') query = query.where('archived_at', 'is not', null);
   if (options.sites !== null) query = query.where('site_id', 'in', options.sites);
   query = query.orderBy('sort_order').orderBy('price_tzs').orderBy('name').orderBy('id');
   if (options.limit !== null) query = query.limit(options.limit);
@@ -43,4 +54,20 @@ export async function siteRemembersDevices(db: Db, siteId: string): Promise<bool
     .where('remember_device', '=', 1)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Whether anything was ever sold on the plan: an invoice (sale, counter, voucher) or a voucher batch. */
+export async function planEverUsed(db: Db, id: string): Promise<boolean> {
+  const invoice = await db.selectFrom('invoices').select('id').where('plan_id', '=', id).executeTakeFirst();
+  if (invoice) return true;
+  const batch = await db
+    .selectFrom('voucher_batches')
+    .select('id')
+    .where('plan_id', '=', id)
+    .executeTakeFirst();
+  return batch !== undefined;
+}
+
+export async function deletePlanRow(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('plans').where('id', '=', id).execute();
 }

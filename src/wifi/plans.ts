@@ -15,9 +15,16 @@ import {
   type SiteView,
 } from './sites.js';
 import { parsePlanChanges, parsePlanCreate, type PlanRequest, type PlanValues } from './plans.schema.js';
-import { findPlan, insertPlan, selectPlans, updatePlanRow, type PlanRow } from './plans.store.js';
+import {
+  findPlan,
+  insertPlan,
+  selectPlans,
+  updatePlanRow,
+  type ArchivedFilter,
+  type PlanRow,
+} from './plans.store.js';
 
-export type { PlanRow } from './plans.store.js';
+export type { ArchivedFilter, PlanRow } from './plans.store.js';
 
 type Deps = Pick<WifiDeps, 'db' | 'clock'>;
 
@@ -37,6 +44,7 @@ export async function createPlan(
     site_id: siteId,
     created_at: now,
     updated_at: now,
+    archived_at: null,
   };
   await deps.db.transaction().execute(async (tx) => {
     await insertPlan(tx, row);
@@ -67,6 +75,8 @@ export async function updatePlan(
   return deps.db.transaction().execute(async (tx) => {
     const existing = await findPlan(tx, id);
     if (!existing || !inScope(scope, existing.site_id)) throw wifiErrors.planNotFound();
+    // An omitted `active` would put it back on sale (PATCH): unarchive first (docs/decisions/0037).
+    if (existing.archived_at !== null) throw wifiErrors.planArchived();
     const siteId = await siteForChange(tx, scope, request.site_id);
     await updatePlanRow(tx, id, {
       ...toColumns(changes),
@@ -99,18 +109,30 @@ export const replacePlanValues = (
   actor?: WifiActor,
 ): Promise<PlanRow> => updatePlan(deps, id, { ...request, active: request.active ?? true }, scope, actor);
 
-/** GET /api/v1/admin/plans: the plans of the sites in view, on sale or not, in portal order; at most 200. */
-export async function listPlans(deps: Pick<WifiDeps, 'db'>, view: SiteView = EVERY_SITE): Promise<PlanRow[]> {
+/**
+ * GET /api/v1/admin/plans: the plans of the sites in view, on sale or not, in portal order; at
+ * most 200. Archived ones only when asked (`?status=archived|all`, docs/decisions/0037).
+ */
+export async function listPlans(
+  deps: Pick<WifiDeps, 'db'>,
+  view: SiteView = EVERY_SITE,
+  archived: ArchivedFilter = 'current',
+): Promise<PlanRow[]> {
   const sites = await sitesOf(deps.db, view);
-  return selectPlans(deps.db, { activeOnly: false, limit: ADMIN_LIST_LIMIT, sites });
+  return selectPlans(deps.db, { activeOnly: false, limit: ADMIN_LIST_LIMIT, sites, archived });
 }
 
 /** `hotspot-ctl plans list`: every plan (of one site), however many (docs/decisions/0007-admin-api.md). */
-export function listAllPlans(deps: Pick<WifiDeps, 'db'>, siteId?: string): Promise<PlanRow[]> {
+export function listAllPlans(
+  deps: Pick<WifiDeps, 'db'>,
+  siteId?: string,
+  archived: ArchivedFilter = 'current',
+): Promise<PlanRow[]> {
   return selectPlans(deps.db, {
     activeOnly: false,
     limit: null,
     sites: siteId === undefined ? null : [siteId],
+    archived,
   });
 }
 
@@ -126,7 +148,7 @@ export function getPlan(deps: Pick<WifiDeps, 'db'>, id: string): Promise<PlanRow
   return findPlan(deps.db, id);
 }
 
-type PlanColumns = Omit<PlanRow, 'id' | 'site_id' | 'created_at' | 'updated_at'>;
+type PlanColumns = Omit<PlanRow, 'id' | 'site_id' | 'created_at' | 'updated_at' | 'archived_at'>;
 
 /** Domain values → columns; only the values given. */
 function toColumns(values: PlanValues): PlanColumns;

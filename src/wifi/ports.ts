@@ -142,6 +142,11 @@ export interface SessionTerms {
 export interface CoaClient {
   disconnect(target: SessionTarget): Promise<DisconnectAnswer>;
   change(target: SessionTarget, terms: SessionTerms): Promise<DisconnectAnswer>;
+  /**
+   * A router was archived or unarchived: forget what is cached about its NAS id, so the next
+   * packet from it is judged by what the database holds now (absent where nothing is cached).
+   */
+  forgetRouter?(nasId: string): void;
 }
 
 /** A box without the RADIUS feature has nothing to disconnect through. */

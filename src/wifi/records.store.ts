@@ -128,6 +128,8 @@ export const countDevices = (db: Db, sites: Sites) =>
     db
       .selectFrom('devices')
       .select((eb) => eb.fn.countAll<number>().as('n'))
+      // Archived routers are put away (docs/decisions/0037): not counted.
+      .where('archived_at', 'is', null)
       .$if(sites !== null, (q) => q.where('site_id', 'in', sites ?? [])),
   );
 

@@ -597,6 +597,10 @@ export function selectLiveSessionsOfGrant(db: Db, grantId: string): Promise<Live
   return liveSessions(db).where('s.grant_id', '=', grantId).orderBy('s.started_at').execute();
 }
 
+export function selectLiveSessionsOfDevice(db: Db, deviceId: string): Promise<LiveSessionRow[]> {
+  return liveSessions(db).where('s.device_id', '=', deviceId).orderBy('s.started_at').execute();
+}
+
 /** A live session of a live grant with what a CoA-Request needs to restate the grant's terms. */
 export interface LiveSessionTermsRow extends LiveSessionRow {
   grant_id: string;

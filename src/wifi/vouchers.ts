@@ -86,6 +86,7 @@ export async function createBatch(
   const values = parseBatch(request);
   const plan = await findPlan(deps.db, values.planId);
   if (!plan || !inScope(scope, plan.site_id)) throw wifiErrors.voucherPlanInvalid();
+  if (plan.archived_at !== null) throw wifiErrors.planArchived();
   const now = deps.clock.now();
   const validUntil = values.validUntil === null ? null : await endOf(deps, values.validUntil, plan.site_id);
   if (validUntil !== null && validUntil <= now.toISOString()) throw wifiErrors.voucherValidUntilInvalid();

@@ -53,6 +53,7 @@ t.test('a registered device gets a RADIUS secret, sealed at rest and readable fo
     site_id: 'default',
     created_at: '2026-01-15T09:00:00.000Z',
     updated_at: '2026-01-15T09:00:00.000Z',
+    archived_at: null,
   });
   const given = await aDevice(app, {
     radius_nas_id: 'bar-02',

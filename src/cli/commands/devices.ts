@@ -19,6 +19,7 @@ import {
   cliActor,
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
+import { archivedFilter, archivedOptions, registerDeviceArchive } from './archive.js';
 import { siteColumn, siteIdOf, siteOption } from '../sites.js';
 import { parseWholeNumber } from '../option-parsers.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
@@ -36,6 +37,7 @@ const COLUMNS: readonly Column<DeviceView>[] = [
   ['msg_auth', (d) => (d.require_message_authenticator === 1 ? 'required' : 'legacy')],
   ['online', (d) => (d.online ? 'yes' : 'no')],
   ['last_seen', (d) => d.last_seen_at ?? 'never'],
+  ['archived', (d) => d.archived_at ?? ''],
 ];
 
 interface DeviceFlags {
@@ -137,12 +139,14 @@ export function registerDevices(program: Command): void {
   const devices = program.command('devices').description('Routers / access points that use this box');
 
   siteOption(
-    devices.command('list').description('List registered devices (never their secrets)'),
+    archivedOptions(
+      devices.command('list').description('List registered devices, not archived (never their secrets)'),
+    ),
     'only the devices of this site (slug or id)',
-  ).action(async (flags: { site?: string }, cmd: Command) => {
+  ).action(async (flags: { site?: string; archived?: boolean; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
     const { rows, site } = await withApp(ctx, async (app) => ({
-      rows: await listAllDevices(app.deps, await siteIdOf(app, flags.site)),
+      rows: await listAllDevices(app.deps, await siteIdOf(app, flags.site), archivedFilter(flags)),
       site: await siteColumn<DeviceView>(app),
     }));
     ctx.out.result(rows.map(presentDevice), () =>
@@ -282,6 +286,8 @@ export function registerDevices(program: Command): void {
       );
       ctx.out.result({ format: flags.format, file_name: fileName, config: text }, () => text);
     });
+
+  registerDeviceArchive(devices);
 }
 
 /**

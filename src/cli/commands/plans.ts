@@ -12,6 +12,7 @@ import {
   cliActor,
 } from '../../wifi/index.js';
 import { formatAnswers } from '../answers.js';
+import { archivedFilter, archivedOptions, registerPlanArchive } from './archive.js';
 import { siteColumn, siteIdOf, siteOption } from '../sites.js';
 import { contextOf, withApp } from '../context.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
@@ -33,6 +34,7 @@ const COLUMNS: readonly Column<PlanRow>[] = [
   ['download', (p) => speed(p.download_kbps)],
   ['upload', (p) => speed(p.upload_kbps)],
   ['remember_device', (p) => p.remember_device === 1],
+  ['archived', (p) => p.archived_at ?? ''],
 ];
 
 interface PlanFlags {
@@ -106,12 +108,12 @@ export function registerPlans(program: Command): void {
   const plans = program.command('plans').description('Wi-Fi access plans guests can buy');
 
   siteOption(
-    plans.command('list').description('List every plan, on sale or not'),
+    archivedOptions(plans.command('list').description('List every plan, on sale or not (not archived)')),
     'only the plans of this site (slug or id)',
-  ).action(async (flags: { site?: string }, cmd: Command) => {
+  ).action(async (flags: { site?: string; archived?: boolean; all?: boolean }, cmd: Command) => {
     const ctx = contextOf(cmd);
     const { rows, site } = await withApp(ctx, async (app) => ({
-      rows: await listAllPlans(app.deps, await siteIdOf(app, flags.site)),
+      rows: await listAllPlans(app.deps, await siteIdOf(app, flags.site), archivedFilter(flags)),
       site: await siteColumn<PlanRow>(app),
     }));
     ctx.out.result(rows.map(presentPlan), () =>
@@ -186,4 +188,6 @@ export function registerPlans(program: Command): void {
       ].join('\n'),
     );
   });
+
+  registerPlanArchive(plans);
 }

@@ -23,6 +23,8 @@ export interface PlansTable {
   updated_at: string;
   /** 0/1 (migration 0022): the router may log a device back in by its MAC while the grant lasts. */
   remember_device: number;
+  /** When it was archived (migration 0034); null: not archived. An archived plan is inactive. */
+  archived_at: string | null;
 }
 
 export interface DevicesTable {
@@ -63,6 +65,8 @@ export interface DevicesTable {
   radsec_cert_sha256: string | null;
   /** The site it belongs to (migration 0019): `sites.id`, kept valid in code (wifi/sites.ts). */
   site_id: string;
+  /** When it was archived (migration 0034); null: not archived. RADIUS then treats it as unknown. */
+  archived_at: string | null;
 }
 
 export interface InvoicesTable {
