@@ -11,7 +11,7 @@ import { sitesOf, type SiteView } from './sites.js';
 import { findFailedByKey, listSmsLog } from './sms-log.store.js';
 
 /**
- * The SMS log (issue 21; docs/decisions/0037-sms-log.md): every SMS the box sends is a row of
+ * The SMS log (issue 21; docs/decisions/0039-sms-log.md): every SMS the box sends is a row of
  * sms_messages, so the admin SMS page shows the guests' credentials and reminders, the account
  * codes and the staff messages, each with its delivery state. The row is written before the
  * gateway is asked (`sending`: queued) and gets its answer after (`accepted`: sent, or `failed`
