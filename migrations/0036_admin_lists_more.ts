@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Issue 21, the rest of the admin lists (docs/decisions/0037-sms-log.md): the SMS list shows every
+ * Issue 21, the rest of the admin lists (docs/decisions/0039-sms-log.md): the SMS list shows every
  * SMS the box sends, not only staff messages.
  *
  * - `sms_messages.kind`: `staff` (every row before this migration), `credentials`,
