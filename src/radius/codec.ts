@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   encodeList,
   encodedLength,
@@ -9,6 +9,7 @@ import {
   type EncodeAttribute,
   type EncodeContext,
 } from './attributes.js';
+import { hmacMd5 } from './hmac.js';
 
 export {
   hidePassword,
@@ -31,7 +32,8 @@ export {
  * - User-Password is revealed here from the raw attribute (RFC 2865 §5.2), CHAP checked here;
  * - packets are assembled here from the dictionary's attribute numbers and types (the package's
  *   encoder allocates 4 KiB per packet with a deprecated constructor and signs in its own order).
- * MD5 and HMAC-MD5 come from node:crypto.
+ * MD5 comes from node:crypto; HMAC-MD5 is built on it with each secret's pad blocks computed once
+ * (hmac.ts).
  */
 
 export const CODE = {
@@ -171,8 +173,6 @@ function signingForm(bytes: Buffer, authenticator: Buffer, maOffset: number | nu
   if (maOffset !== null) out.fill(0, maOffset, maOffset + MA_LENGTH);
   return out;
 }
-
-const hmacMd5 = (secret: string, data: Buffer): Buffer => createHmac('md5', secret).update(data).digest();
 
 /**
  * RFC 3579 §3.2: HMAC-MD5 keyed with the secret over the packet, with `authenticator` in the
