@@ -52,6 +52,16 @@ export class NasDirectory {
   constructor(private readonly deps: Pick<WifiDeps, 'db' | 'vault' | 'config'> & { clock: Clock }) {}
 
   async find(nasId: string): Promise<Nas | undefined> {
+    const hit = this.cached(nasId);
+    if (hit !== null) return hit;
+    return this.#load(nasId, this.deps.clock.now().getTime(), sharedChangeVersion(this.deps.db, ['devices']));
+  }
+
+  /**
+   * What `find` would answer from the cache, without a promise (the hot path): the router,
+   * undefined for an id known to be unknown, null when it must be read (call `find`).
+   */
+  cached(nasId: string): Nas | undefined | null {
     const now = this.deps.clock.now().getTime();
     const version = sharedChangeVersion(this.deps.db, ['devices']);
     const hit = this.#known.get(nasId);
@@ -59,7 +69,7 @@ export class NasDirectory {
     const missed = this.#unknown.get(nasId);
     if (missed && now - missed.at < NEGATIVE_TTL_MS && (version === null || missed.version === version))
       return undefined;
-    return this.#load(nasId, now, version);
+    return null;
   }
 
   /** Rereads a NAS whose secret just failed; undefined when nothing newer can be had. */
