@@ -15,7 +15,6 @@ import {
   rawValue,
   revealPassword,
   sameBytes,
-  text,
   type EncodeAttribute,
 } from './codec.js';
 import { dataLimitAttributes, rateAttributes } from './limits.js';
@@ -78,34 +77,18 @@ function credentialCheck(req: RadiusRequest): ((password: string) => boolean) | 
 
 export function accessRoute(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>,
-): (req: RadiusRequest) => Promise<RouteResult> {
+): (req: RadiusRequest) => RouteResult | Promise<RouteResult> {
   const reject = (req: RadiusRequest, reason: RejectReason | 'no_credentials'): RouteResult => ({
     reply: encodeReply(req.frame, CODE.accessReject, [['Reply-Message', REJECT_MESSAGES[reason]]], req.nas.secret),
     count: 'auth_rejects',
   });
 
-  return async (req) => {
-    // BlastRADIUS (CVE-2024-3596): Message-Authenticator is required unless the device is marked
-    // legacy; even then a Proxy-State without it is refused (FreeRADIUS limit_proxy_state).
-    if (req.frame.maOffset === null) {
-      if (req.nas.requireMessageAuthenticator) return { drop: 'no_message_authenticator' };
-      if (rawValue(req.frame, ATTR.proxyState)) return { drop: 'proxy_state_without_message_authenticator' };
-    }
-    if (req.frame.code === CODE.statusServer) {
-      // RFC 5997: Status-Server must carry Message-Authenticator; answered like a liveness probe.
-      if (req.frame.maOffset === null) return { drop: 'no_message_authenticator' };
-      return { reply: encodeReply(req.frame, CODE.accessAccept, [], req.nas.secret), count: 'status_server' };
-    }
-    const username = text(req.attrs, 'User-Name');
-    if (username === undefined || username.trim() === '') return { drop: 'malformed', detail: 'no User-Name' };
-    const check = credentialCheck(req);
-    if (!check) return reject(req, 'no_credentials');
-    const mac = normaliseMac(text(req.attrs, 'Calling-Station-Id'));
-    // MAC authentication (CoovaChilli macauth, MikroTik login-by=mac): User-Name is the device's
-    // MAC, the password the same text. Grant usernames are never twelve hex digits (codes.ts).
-    const byMac = normaliseMac(username) !== null;
-    if (byMac && (mac === null || normaliseMac(username) !== mac || !check(username)))
-      return reject(req, 'unknown');
+  /** The grant service's decision, and the reply it makes. */
+  const decide = async (
+    req: RadiusRequest,
+    login: { username: string; check: (password: string) => boolean; mac: string | null; byMac: boolean },
+  ): Promise<RouteResult> => {
+    const { username, check, mac, byMac } = login;
     const decision =
       byMac && mac !== null ? await authorizeDevice(deps, mac) : await authorize(deps, { username, check, mac });
     if (decision.decision === 'reject') return reject(req, decision.reason);
@@ -123,5 +106,31 @@ export function accessRoute(
       ),
       count: 'auth_accepts',
     };
+  };
+
+  // Everything before the grant service answers at once (no promise for a dropped packet).
+  return (req) => {
+    // BlastRADIUS (CVE-2024-3596): Message-Authenticator is required unless the device is marked
+    // legacy; even then a Proxy-State without it is refused (FreeRADIUS limit_proxy_state).
+    if (req.frame.maOffset === null) {
+      if (req.nas.requireMessageAuthenticator) return { drop: 'no_message_authenticator' };
+      if (rawValue(req.frame, ATTR.proxyState)) return { drop: 'proxy_state_without_message_authenticator' };
+    }
+    if (req.frame.code === CODE.statusServer) {
+      // RFC 5997: Status-Server must carry Message-Authenticator; answered like a liveness probe.
+      if (req.frame.maOffset === null) return { drop: 'no_message_authenticator' };
+      return { reply: encodeReply(req.frame, CODE.accessAccept, [], req.nas.secret), count: 'status_server' };
+    }
+    const username = req.attrs.text('User-Name');
+    if (username === undefined || username.trim() === '') return { drop: 'malformed', detail: 'no User-Name' };
+    const check = credentialCheck(req);
+    if (!check) return reject(req, 'no_credentials');
+    const mac = normaliseMac(req.attrs.text('Calling-Station-Id'));
+    // MAC authentication (CoovaChilli macauth, MikroTik login-by=mac): User-Name is the device's
+    // MAC, the password the same text. Grant usernames are never twelve hex digits (codes.ts).
+    const byMac = normaliseMac(username) !== null;
+    if (byMac && (mac === null || normaliseMac(username) !== mac || !check(username)))
+      return reject(req, 'unknown');
+    return decide(req, { username, check, mac, byMac });
   };
 }

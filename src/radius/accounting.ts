@@ -5,7 +5,8 @@ import {
   type AccountingResult,
   type WifiDeps,
 } from '../wifi/index.js';
-import { CODE, encodeReply, integer, text, type Attributes } from './codec.js';
+import { CODE, encodeReply } from './codec.js';
+import type { RequestFields } from './fields.js';
 import { normaliseMac } from './mac.js';
 import type { RadiusRequest, RouteResult } from './server.js';
 
@@ -21,14 +22,14 @@ const SESSION_TYPES = new Set(['Start', 'Interim-Update', 'Stop']);
 const MAX_DELAY_SECONDS = 86_400;
 
 /** Acct-*-Octets plus Acct-*-Gigawords × 2^32 (RFC 2869 §5.1, §5.2). */
-const total = (attrs: Attributes, direction: 'Input' | 'Output'): number =>
-  (integer(attrs, `Acct-${direction}-Gigawords`) ?? 0) * GIGA + (integer(attrs, `Acct-${direction}-Octets`) ?? 0);
+const total = (attrs: RequestFields, direction: 'Input' | 'Output'): number =>
+  (attrs.integer(`Acct-${direction}-Gigawords`) ?? 0) * GIGA + (attrs.integer(`Acct-${direction}-Octets`) ?? 0);
 
 /** An enumerated attribute by name, or its number when the dictionary has no name for it. */
-const enumName = (attrs: Attributes, name: string): string | null => {
-  const named = text(attrs, name);
+const enumName = (attrs: RequestFields, name: 'Acct-Status-Type' | 'Acct-Terminate-Cause'): string | null => {
+  const named = attrs.text(name);
   if (named !== undefined) return named;
-  const n = integer(attrs, name);
+  const n = attrs.integer(name);
   return n === undefined ? null : String(n);
 };
 
@@ -36,22 +37,22 @@ const enumName = (attrs: Attributes, name: string): string | null => {
 export function readAccounting(req: RadiusRequest): AccountingRecord | { malformed: string } {
   const statusType = enumName(req.attrs, 'Acct-Status-Type');
   if (statusType === null) return { malformed: 'no Acct-Status-Type' };
-  const acctSessionId = text(req.attrs, 'Acct-Session-Id') ?? '';
+  const acctSessionId = req.attrs.text('Acct-Session-Id') ?? '';
   // RFC 2866 §5.13 lets a router leave User-Name out: such a session is kept, tied to no grant.
-  const username = text(req.attrs, 'User-Name') ?? '';
+  const username = req.attrs.text('User-Name') ?? '';
   if (SESSION_TYPES.has(statusType) && acctSessionId === '') return { malformed: 'no Acct-Session-Id' };
   return {
     deviceId: req.nas.deviceId,
     statusType,
     acctSessionId,
     username,
-    framedIp: text(req.attrs, 'Framed-IP-Address') ?? null,
-    mac: normaliseMac(text(req.attrs, 'Calling-Station-Id')),
+    framedIp: req.attrs.text('Framed-IP-Address') ?? null,
+    mac: normaliseMac(req.attrs.text('Calling-Station-Id')),
     inputOctets: total(req.attrs, 'Input'),
     outputOctets: total(req.attrs, 'Output'),
-    sessionTime: integer(req.attrs, 'Acct-Session-Time') ?? 0,
+    sessionTime: req.attrs.integer('Acct-Session-Time') ?? 0,
     terminateCause: enumName(req.attrs, 'Acct-Terminate-Cause'),
-    delaySeconds: Math.min(integer(req.attrs, 'Acct-Delay-Time') ?? 0, MAX_DELAY_SECONDS),
+    delaySeconds: Math.min(req.attrs.integer('Acct-Delay-Time') ?? 0, MAX_DELAY_SECONDS),
   };
 }
 
@@ -123,8 +124,8 @@ export class AccountingWriter {
 export function accountingRoute(
   writer: AccountingWriter,
   committed: (result: AccountingResult) => void = () => undefined,
-): (req: RadiusRequest) => Promise<RouteResult> {
-  return async (req) => {
+): (req: RadiusRequest) => RouteResult | Promise<RouteResult> {
+  return (req) => {
     // Message-Authenticator only answers Status-Server (RFC 5997); see 0022-radius-security.md.
     const reply = (count: 'acct_responses' | 'status_server'): RouteResult => ({
       reply: encodeReply(req.frame, CODE.accountingResponse, [], req.nas.secret, {
@@ -139,7 +140,9 @@ export function accountingRoute(
     }
     const record = readAccounting(req);
     if ('malformed' in record) return { drop: 'malformed', detail: record.malformed };
-    committed(await writer.write(record)); // committed: only now may the router forget the packet
-    return reply('acct_responses');
+    return writer.write(record).then((result) => {
+      committed(result); // committed: only now may the router forget the packet
+      return reply('acct_responses');
+    });
   };
 }

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   encodeList,
   encodedLength,
@@ -9,6 +9,7 @@ import {
   type EncodeAttribute,
   type EncodeContext,
 } from './attributes.js';
+import { hmacMd5 } from './hmac.js';
 
 export {
   hidePassword,
@@ -31,7 +32,8 @@ export {
  * - User-Password is revealed here from the raw attribute (RFC 2865 §5.2), CHAP checked here;
  * - packets are assembled here from the dictionary's attribute numbers and types (the package's
  *   encoder allocates 4 KiB per packet with a deprecated constructor and signs in its own order).
- * MD5 and HMAC-MD5 come from node:crypto.
+ * MD5 comes from node:crypto; HMAC-MD5 is built on it with each secret's pad blocks computed once
+ * (hmac.ts).
  */
 
 export const CODE = {
@@ -91,20 +93,16 @@ const SIGNED_REQUESTS: ReadonlySet<number> = new Set([
   CODE.coaRequest,
 ]);
 
-export interface RawAttribute {
-  type: number;
-  /** The value, a view into the packet. */
-  value: Buffer;
-}
-
-/** A datagram whose framing checked out. */
+/**
+ * A datagram whose framing checked out. Its attributes stay in `bytes` (no object per attribute):
+ * `rawValue`, `rawValues` and fields.ts read them from there.
+ */
 export interface Frame {
   code: number;
   identifier: number;
   authenticator: Buffer;
   /** Exactly `length` octets (padding after Length is dropped, RFC 2865 §3). */
   bytes: Buffer;
-  raw: RawAttribute[];
   /** Offset of the Message-Authenticator value in `bytes`, or null when there is none. */
   maOffset: number | null;
 }
@@ -117,8 +115,7 @@ export function frame(datagram: Buffer): FrameResult {
   const length = datagram.readUInt16BE(2);
   if (length < HEADER_LENGTH || length > MAX_PACKET_LENGTH) return { ok: false, reason: 'bad length field' };
   if (datagram.length < length) return { ok: false, reason: 'truncated' };
-  const bytes = datagram.subarray(0, length);
-  const raw: RawAttribute[] = [];
+  const bytes = datagram.length === length ? datagram : datagram.subarray(0, length);
   let maOffset: number | null = null;
   for (let at = HEADER_LENGTH; at < length; ) {
     if (at + 2 > length) return { ok: false, reason: 'attribute header cut off' };
@@ -130,7 +127,6 @@ export function frame(datagram: Buffer): FrameResult {
         return { ok: false, reason: 'bad Message-Authenticator' };
       maOffset = at + 2;
     }
-    raw.push({ type, value: bytes.subarray(at + 2, at + len) });
     at += len;
   }
   return {
@@ -140,22 +136,38 @@ export function frame(datagram: Buffer): FrameResult {
       identifier: bytes[1] ?? 0,
       authenticator: bytes.subarray(AUTH_START, AUTH_END),
       bytes,
-      raw,
       maOffset,
     },
   };
 }
 
 /**
- * Decodes the attributes by name. Null when the package cannot make sense of them (an integer
- * that is not 4 octets, a vendor attribute that overruns…): the packet is malformed.
+ * Decodes the attributes by name with the `radius` package (replies to our CoA requests, tests).
+ * Null when the package cannot make sense of them (an integer shorter than 4 octets, a
+ * vendor attribute that is not one…): the packet is malformed. Requests are read by fields.ts.
  */
 export const decodeAttributes = (f: Frame): Attributes | null => decodeAttributeList(f.bytes);
 
-/** First raw value of an attribute type. */
-export const rawValue = (f: Frame, type: number): Buffer | undefined =>
-  f.raw.find((a) => a.type === type)?.value;
+/** Offset of the first attribute of `type` at or after `from` in a framed packet, or -1. */
+function attributeAt(f: Frame, type: number, from = HEADER_LENGTH): number {
+  const { bytes } = f;
+  for (let at = from; at < bytes.length; at += bytes[at + 1] ?? bytes.length) if (bytes[at] === type) return at;
+  return -1;
+}
 
+/** First raw value of an attribute type (a view into the packet). */
+export function rawValue(f: Frame, type: number): Buffer | undefined {
+  const at = attributeAt(f, type);
+  return at < 0 ? undefined : f.bytes.subarray(at + 2, at + (f.bytes[at + 1] ?? 2));
+}
+
+/** Every raw value of an attribute type, in order (views into the packet). */
+export function rawValues(f: Frame, type: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = attributeAt(f, type); at >= 0; at = attributeAt(f, type, at + (f.bytes[at + 1] ?? 2)))
+    out.push(f.bytes.subarray(at + 2, at + (f.bytes[at + 1] ?? 2)));
+  return out;
+}
 
 /** Equal bytes, compared in constant time when the lengths match. */
 export const sameBytes = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b);
@@ -171,8 +183,6 @@ function signingForm(bytes: Buffer, authenticator: Buffer, maOffset: number | nu
   if (maOffset !== null) out.fill(0, maOffset, maOffset + MA_LENGTH);
   return out;
 }
-
-const hmacMd5 = (secret: string, data: Buffer): Buffer => createHmac('md5', secret).update(data).digest();
 
 /**
  * RFC 3579 §3.2: HMAC-MD5 keyed with the secret over the packet, with `authenticator` in the
@@ -264,9 +274,9 @@ export function encodeReply(
   options: { messageAuthenticator?: boolean } = {},
 ): Buffer {
   const withMa = options.messageAuthenticator ?? true;
-  const proxyStates = request.raw
-    .filter((a) => a.type === ATTR.proxyState)
-    .map((a): EncodeAttribute => [ATTR.proxyState, Buffer.from(a.value)]);
+  const proxyStates = rawValues(request, ATTR.proxyState).map(
+    (value): EncodeAttribute => [ATTR.proxyState, Buffer.from(value)],
+  );
   const out = assemble(
     code,
     request.identifier,

@@ -39,6 +39,10 @@ const NEGATIVE_TTL_MS = 2_000;
  */
 const versionOf = (db: Db): number | null =>
   sharedChangeVersion(db, ['devices']) ?? committedChangeVersion(db, []);
+
+/** Archived routers are unknown to the listeners; only the CoA client asks for them. */
+const visible = (nas: Nas | undefined, options: { archived?: boolean }): Nas | undefined =>
+  nas?.archived === true && options.archived !== true ? undefined : nas;
 /** Known routers: registered devices only, so this bound is never reached in practice. */
 const MAX_KNOWN = 10_000;
 /** Unknown ids remembered at once; past this the oldest is forgotten first. */
@@ -65,8 +69,20 @@ export class NasDirectory {
    * client, to disconnect its sessions), for the listeners it is unknown.
    */
   async find(nasId: string, options: { archived?: boolean } = {}): Promise<Nas | undefined> {
-    const nas = await this.#lookup(nasId);
-    return nas?.archived && options.archived !== true ? undefined : nas;
+    const hit = this.#fromCache(nasId);
+    const nas =
+      hit !== null ? hit : await this.#load(nasId, this.deps.clock.now().getTime(), versionOf(this.deps.db));
+    return visible(nas, options);
+  }
+
+  /**
+   * What `find` would answer the listeners from the cache, without a promise (the hot path): the
+   * router, undefined for an id known to be unknown (or archived), null when it must be read
+   * (call `find`).
+   */
+  cached(nasId: string): Nas | undefined | null {
+    const hit = this.#fromCache(nasId);
+    return hit === null ? null : visible(hit, {});
   }
 
   /** Drops what is cached about a NAS id (archived or unarchived here): its next packet rereads it. */
@@ -75,7 +91,7 @@ export class NasDirectory {
     this.#unknown.delete(nasId);
   }
 
-  async #lookup(nasId: string): Promise<Nas | undefined> {
+  #fromCache(nasId: string): Nas | undefined | null {
     const now = this.deps.clock.now().getTime();
     const version = versionOf(this.deps.db);
     const hit = this.#known.get(nasId);
@@ -83,7 +99,7 @@ export class NasDirectory {
     const missed = this.#unknown.get(nasId);
     if (missed && now - missed.at < NEGATIVE_TTL_MS && (version === null || missed.version === version))
       return undefined;
-    return this.#load(nasId, now, version);
+    return null;
   }
 
   /** Rereads a NAS whose secret just failed; undefined when nothing newer can be had. */

@@ -182,7 +182,7 @@ export class RadsecListener {
         socket.destroy();
         return;
       }
-      for (const packet of packets) void this.#pipeline.handle(packet, peer);
+      for (const packet of packets) this.#pipeline.handle(packet, peer);
     });
     socket.resume();
   }

@@ -1,9 +1,12 @@
 import dgram from 'node:dgram';
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
-import { decodeAttributes, frame, text, verifyRequest, type Attributes, type Frame } from './codec.js';
+import { frame, verifyRequest, type Frame } from './codec.js';
 import { DropLog, LogBudget, type CounterName, type Counters, type DropReason } from './counters.js';
+import { readFields, type RequestFields } from './fields.js';
 import type { LastSeen } from './last-seen.js';
 import type { Nas, NasDirectory } from './nas.js';
 
@@ -12,13 +15,17 @@ import type { Nas, NasDirectory } from './nas.js';
  * radsec.ts). Every packet goes through the same steps (RadiusPipeline): framing, duplicate
  * cache, code check, device by NAS-Identifier, authenticators with the device's secret; then its
  * route (access.ts, accounting.ts) decides. A packet that fails a step is dropped without an
- * answer, counted, and logged at a bounded rate.
+ * answer, counted, and logged at a bounded rate. A packet whose answer needs nothing
+ * asynchronous (a cached router, a route that answers at once) is handled in one synchronous
+ * run, without a promise; only what waits (a database read through the query queue, a commit)
+ * continues asynchronously.
  */
 
 /** A verified request from a known router, handed to a route. */
 export interface RadiusRequest {
   frame: Frame;
-  attrs: Attributes;
+  /** The attributes a login or accounting request needs (fields.ts). */
+  attrs: RequestFields;
   nas: Nas;
   /** "address:port" of the sender, for logs. */
   source: string;
@@ -30,7 +37,10 @@ export type RouteResult =
   /** Answer nothing and count nothing more (the route already did). */
   | { ignore: true };
 
-export type Route = (request: RadiusRequest) => Promise<RouteResult>;
+/** A route answers at once when it can, or with a promise when it must wait. */
+export type Route = (request: RadiusRequest) => RouteResult | Promise<RouteResult>;
+
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => v instanceof Promise;
 
 /** How long an answered request's reply is kept to answer its retransmissions (RFC 5080 §2.2.2). */
 const DUPLICATE_WINDOW_MS = 5_000;
@@ -136,8 +146,8 @@ export class RadiusPipeline {
     this.#drops.drop(reason, { source, nas_id: nasId, ...(detail !== undefined && { detail }) });
   }
 
-  /** One packet (a datagram, or one framed off a RadSec stream). */
-  async handle(msg: Buffer, peer: Peer): Promise<void> {
+  /** One packet (a datagram, or one framed off a RadSec stream). Never throws. */
+  handle(msg: Buffer, peer: Peer): void {
     const { source } = peer;
     const framed = frame(msg);
     if (!framed.ok) {
@@ -162,27 +172,51 @@ export class RadiusPipeline {
       return;
     }
     this.#duplicates.start(key);
-    let reply: Buffer | null = null;
+    let reply: Buffer | null | Promise<Buffer | null>;
     try {
-      reply = await this.#process(f, peer, route);
+      reply = this.#process(f, peer, route);
     } catch (err) {
-      this.deps.counters.bump('dropped_internal_error');
-      // A failing database fails every packet: logged within a budget, like drops.
-      const admitted = this.#errors.admit('internal_error');
-      if (admitted)
-        this.deps.log.error(
-          { event: 'radius.internal_error', listener: this.options.name, source, err, ...admitted },
-          'RADIUS request failed',
-        );
-    } finally {
-      this.#duplicates.finish(key, reply);
+      this.#failed(key, source, err);
+      return;
     }
+    if (isPromise(reply))
+      reply.then(
+        (r) => this.#answer(key, peer, r),
+        (err: unknown) => this.#failed(key, source, err),
+      );
+    else this.#answer(key, peer, reply);
+  }
+
+  /** The request is done: its reply (or none) answers its retransmissions from now on. */
+  #answer(key: string, peer: Peer, reply: Buffer | null): void {
+    this.#duplicates.finish(key, reply);
     if (reply) peer.send(reply);
   }
 
-  /** The device a request names, with the secret its packet is signed with; null when dropped. */
-  async #nasOf(f: Frame, nasId: string, peer: Peer): Promise<Nas | null> {
-    const nas = await this.deps.nas.find(nasId);
+  /** The request failed inside: no answer, so the router's retransmission is processed afresh. */
+  #failed(key: string, source: string, err: unknown): void {
+    this.#duplicates.finish(key, null);
+    this.deps.counters.bump('dropped_internal_error');
+    // A failing database fails every packet: logged within a budget, like drops.
+    const admitted = this.#errors.admit('internal_error');
+    if (admitted)
+      this.deps.log.error(
+        { event: 'radius.internal_error', listener: this.options.name, source, err, ...admitted },
+        'RADIUS request failed',
+      );
+  }
+
+  /**
+   * The device a request names, with the secret its packet is signed with; null when dropped.
+   * At once from the directory's cache, or after reading the device.
+   */
+  #nasOf(f: Frame, nasId: string, peer: Peer): Nas | null | Promise<Nas | null> {
+    const cached = this.deps.nas.cached(nasId);
+    if (cached === null) return this.deps.nas.find(nasId).then((nas) => this.#verified(f, nasId, peer, nas));
+    return this.#verified(f, nasId, peer, cached);
+  }
+
+  #verified(f: Frame, nasId: string, peer: Peer, nas: Nas | undefined): Nas | null | Promise<Nas | null> {
     if (!nas) return this.#fail('unknown_nas', peer.source, nasId);
     const cert = peer.certificate;
     if (cert) {
@@ -193,29 +227,36 @@ export class RadiusPipeline {
       const check = verifyRequest(f, overTls.secret);
       return check === 'ok' ? overTls : this.#fail('bad_authenticator', peer.source, nasId, check);
     }
-    let current = nas;
-    let check = verifyRequest(f, current.secret);
-    if (check !== 'ok') {
-      const fresh = await this.deps.nas.reload(nasId);
-      if (fresh) {
-        current = fresh;
-        check = verifyRequest(f, current.secret);
-      }
-    }
-    return check === 'ok' ? current : this.#fail('bad_authenticator', peer.source, nasId, check);
+    const check = verifyRequest(f, nas.secret);
+    if (check === 'ok') return nas;
+    // A secret that fails may just have been rotated: reread the device (at most once a second).
+    return this.deps.nas.reload(nasId).then((fresh) => {
+      const retry = fresh ? verifyRequest(f, fresh.secret) : check;
+      return fresh && retry === 'ok' ? fresh : this.#fail('bad_authenticator', peer.source, nasId, retry);
+    });
   }
 
   /** The reply to send, or null when the packet is dropped. */
-  async #process(f: Frame, peer: Peer, route: CodeRoute): Promise<Buffer | null> {
+  #process(f: Frame, peer: Peer, route: CodeRoute): Buffer | null | Promise<Buffer | null> {
     const { source } = peer;
-    const attrs = decodeAttributes(f);
+    const attrs = readFields(f);
     if (!attrs) return this.#fail('malformed', source, undefined, 'undecodable attributes');
-    const nasId = text(attrs, 'NAS-Identifier');
+    const nasId = attrs.text('NAS-Identifier');
     if (nasId === undefined) return this.#fail('unknown_nas', source, undefined, 'no NAS-Identifier');
-    const nas = await this.#nasOf(f, nasId, peer);
-    if (!nas) return null;
+    const nas = this.#nasOf(f, nasId, peer);
+    if (isPromise(nas)) return nas.then((n) => (n ? this.#route({ frame: f, attrs, nas: n, source }, nasId, route) : null));
+    return nas ? this.#route({ frame: f, attrs, nas, source }, nasId, route) : null;
+  }
+
+  #route(request: RadiusRequest, nasId: string, route: CodeRoute): Buffer | null | Promise<Buffer | null> {
     this.deps.counters.bump(route.requests);
-    const result = await route.route({ frame: f, attrs, nas, source });
+    const result = route.route(request);
+    return isPromise(result)
+      ? result.then((r) => this.#decided(r, request, nasId))
+      : this.#decided(result, request, nasId);
+  }
+
+  #decided(result: RouteResult, { nas, source }: RadiusRequest, nasId: string): Buffer | null {
     if ('drop' in result) return this.#fail(result.drop, source, nasId, result.detail);
     // A valid packet (DESIGN.md §4.7 router health): one its route dropped (an Access-Request
     // without the Message-Authenticator its router needs: anybody could send that) is none. A
@@ -240,6 +281,24 @@ export class RadiusPipeline {
 export const certificateAccepted = (nas: Pick<Nas, 'radsecFingerprint'>, fingerprint: string): boolean =>
   nas.radsecFingerprint === null || nas.radsecFingerprint === fingerprint;
 
+/**
+ * Replies go to the address a datagram came from, always an IP literal: it is handed back at
+ * once, not through dns.lookup and a tick per reply as dgram does by default. Anything else (a
+ * host name to bind to) goes to dns.lookup.
+ */
+const literalLookup = ((
+  hostname: string,
+  options: unknown,
+  callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family: number) => void,
+) => {
+  const family = isIP(hostname);
+  if (family === 0) {
+    dnsLookup(hostname, options as LookupOptions, callback);
+    return;
+  }
+  callback(null, hostname, family);
+}) as unknown as typeof dnsLookup; // dgram calls it as lookup(host, family, callback)
+
 /** One UDP socket and its pipeline. */
 export class RadiusListener {
   readonly #socket: dgram.Socket;
@@ -250,7 +309,7 @@ export class RadiusListener {
     deps: ServerDeps,
     private readonly options: ListenerOptions,
   ) {
-    this.#socket = dgram.createSocket(options.host.includes(':') ? 'udp6' : 'udp4');
+    this.#socket = dgram.createSocket({ type: options.host.includes(':') ? 'udp6' : 'udp4', lookup: literalLookup });
     this.#pipeline = new RadiusPipeline(deps, options);
     this.#socket.on('message', (msg, rinfo) => {
       const peer: Peer = {
@@ -259,7 +318,7 @@ export class RadiusListener {
           this.#send(reply, rinfo);
         },
       };
-      void this.#pipeline.handle(msg, peer);
+      this.#pipeline.handle(msg, peer);
     });
     this.#socket.on('error', (err) =>
       deps.log.error({ event: 'radius.socket_error', listener: options.name, err }, 'RADIUS socket error'),
