@@ -56,6 +56,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0031_report_indexes': migration(() => import('../../migrations/0031_report_indexes.js')),
   '0032_admin_lists': migration(() => import('../../migrations/0032_admin_lists.js')),
   '0033_refunds': migration(() => import('../../migrations/0033_refunds.js')),
+  '0035_router_down': migration(() => import('../../migrations/0035_router_down.js')),
 };
 
 /**

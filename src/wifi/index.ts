@@ -156,6 +156,7 @@ export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jo
 // Messages to guests (DESIGN.md §4.8)
 export { guestLanguage, type GuestLanguage } from './language.js';
 export { remindGuests, type ReminderOutcome, type ReminderTexts } from './reminders.js';
+export { downAfterSeconds, watchRouters, type RouterWatch } from './router-health.js';
 
 // Staff admin API
 export { authenticateAdmin, ROLE_RANK, mayAct, type StaffPrincipal } from './staff.js';

@@ -61,6 +61,11 @@ export interface DevicesTable {
   radsec_cert_sha256: string | null;
   /** The site it belongs to (migration 0019): `sites.id`, kept valid in code (wifi/sites.ts). */
   site_id: string;
+  /**
+   * Its `last_seen_at` when the router-down job reported it silent with guests on it (migration
+   * 0035, docs/decisions/0038); null: no outage reported, or re-armed since it was heard again.
+   */
+  down_since: string | null;
 }
 
 export interface InvoicesTable {
