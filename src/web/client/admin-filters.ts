@@ -30,6 +30,8 @@ export interface FilteredList<T> {
   /** The search field's hint: what `q` looks in. */
   searchHint: string;
   choices?: readonly Choice[];
+  /** Parameters every load sends, not in the filter bar (a link's `?router=`). */
+  fixed?: Readonly<Record<string, string>>;
 }
 
 function field(label: string, control: HTMLInputElement | HTMLSelectElement): HTMLDivElement {
@@ -94,7 +96,7 @@ export function filteredTable<T>(list: FilteredList<T>): () => Promise<void> {
 
   let page = 1;
   const query = (extra: Record<string, string>): string => {
-    const params = new URLSearchParams();
+    const params = new URLSearchParams(list.fixed);
     if (q.value.trim() !== '') params.set('q', q.value.trim());
     for (const { choice, el } of selects) if (el.value !== '') params.set(choice.name, el.value);
     if (from.value !== '') params.set('from', from.value);
