@@ -45,6 +45,7 @@ export {
   markRoutersSeen,
   routersOnline,
   ONLINE_WITHIN_INTERVALS,
+  downSince,
   type DeviceView,
   radiusSecretSource,
   type DeviceRow,
