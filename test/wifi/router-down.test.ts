@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { ConfigError } from '../../src/config/index.js';
 import { readOutbox } from '../../src/notify/index.js';
@@ -14,6 +12,7 @@ import {
   radclient,
   type RadiusTestApp,
 } from '../helpers/radius.js';
+import { fakeSmsGateway } from '../helpers/sms-gateway.js';
 import { staffClient } from '../helpers/staff.js';
 import { aDevice } from '../helpers/wifi.js';
 
@@ -254,24 +253,8 @@ t.test('an outage is never shorter than 1.5 interim intervals, nor older than a 
   t.same(await watchRouters(late.app.deps), { down: [], back: [] }, 'a day-old silence is not news');
 });
 
-/** A local stand-in for the SMS gateway (SMS_PROVIDER=http) answering `code`; keeps what it got. */
-async function fakeGateway(t: Test, code: number) {
-  const texts: string[] = [];
-  const server = createServer((req: IncomingMessage, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      texts.push((JSON.parse(raw) as { message: string }).message);
-      res.writeHead(code, { 'Content-Type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  t.teardown(() => server.close());
-  return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/send`, texts };
-}
-
 t.test('an SMS the gateway refuses is logged and not sent again: the warning stands once', async (t) => {
-  const gateway = await fakeGateway(t, 503);
+  const gateway = await fakeSmsGateway(t, { code: 503 });
   const app = await quietRadiusApp(t, {
     env: { SMS_PROVIDER: 'http', SMS_HTTP_URL: gateway.url, ROUTER_DOWN_SMS_TO: '0712000100' },
   });
