@@ -38,6 +38,7 @@ import {
   expireInvoices,
   reconcilePayments,
   remindGuests,
+  watchRouters,
   type CoaClient,
 } from './wifi/index.js';
 import { accessRoutes, adminRoutes, loggedSms, staffRoutes, voucherRoutes } from './wifi/index.js';
@@ -253,6 +254,7 @@ function wifiJobs(deps: Deps): ScheduledJob[] {
     { name: 'invoices.expire', cron: atSecond(20), run: () => expireInvoices(deps) },
     { name: 'payments.poll', cron: atSecond(30), run: () => reconcilePayments(deps) },
     { name: 'grants.remind', cron: atSecond(40), run: () => remindGuests(deps, guestSmsTexts) },
+    { name: 'routers.down', cron: atSecond(55), run: () => watchRouters(deps) },
     ...(deps.payments.name === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
       ? [{ name: 'sandbox.autopay', cron: '*/5 * * * * *', run: () => sandboxAutopay(deps) }]
       : []),

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { normalisePhone } from '../lib/phone.js';
 import { baseUrl, SettingError } from './parsers.js';
 import { senderIdFrom, senderIdProblem } from './sender-id.js';
 import { settingList, type Config, type LoadedConfig } from './settings.js';
@@ -170,6 +171,9 @@ function crossChecks(c: LoadedConfig, problems: string[], purpose: 'daemon' | 'd
   if (c.radsecPort !== 0 && c.radsecPort === c.httpPort) {
     problems.push('RADSEC_PORT: must differ from HTTP_PORT');
   }
+  for (const number of c.routerDownSmsTo)
+    if (normalisePhone(number, c.defaultCountryCode) === null)
+      problems.push(`ROUTER_DOWN_SMS_TO: "${number}" is not a phone number`);
   if ((c.radsecCertFile === null) !== (c.radsecKeyFile === null)) {
     problems.push('RADSEC_KEY_FILE: RADSEC_CERT_FILE and RADSEC_KEY_FILE are set together, or neither');
   }
@@ -188,6 +192,8 @@ export function finalizeConfig(
     ...loaded,
     radiusSecret: loaded.radiusSecret ?? generated.radiusSecret,
     paymentWebhookSecret: loaded.paymentWebhookSecret ?? generated.paymentWebhookSecret,
+    // Checked by crossChecks: each is a number.
+    routerDownSmsTo: loaded.routerDownSmsTo.map((n) => normalisePhone(n, loaded.defaultCountryCode) ?? n),
     webauthnRpId: loaded.webauthnRpId ?? base.hostname,
     webauthnOrigin: loaded.webauthnOrigin ?? base.origin,
     // Unset: made from SERVICE_NAME to fit every provider (config/sender-id.ts).

@@ -56,6 +56,19 @@ export const someOf =
     return values.filter((value) => chosen.includes(value));
   };
 
+/**
+ * Comma-separated phone numbers, as people write them (at most 5); empty: none. Only their shape
+ * is checked here: the loader checks each against DEFAULT_COUNTRY_CODE (lib/phone.ts) and turns
+ * it into E.164.
+ */
+export const phoneList: Parser<readonly string[]> = (raw) => {
+  if (raw.trim() === '') return [];
+  const numbers = raw.split(',').map((item) => item.trim());
+  if (numbers.length > 5 || !numbers.every((n) => /^\+?[\d\s\-.()]{6,24}$/.test(n)))
+    return fail('must be up to 5 phone numbers separated by commas');
+  return numbers;
+};
+
 export const onOff: Parser<boolean> = (raw) => {
   const v = raw.trim().toLowerCase();
   if (['on', 'true', '1', 'yes'].includes(v)) return true;

@@ -353,6 +353,19 @@ export const settings = {
     parse: p.someOf(...GUEST_REMINDERS),
     doc: 'SMS reminders to guests: `ends` (10 minutes before their time ends), `data` (80 % of a data allowance used), or `off`',
   }),
+  routerDownAfter: setting({
+    env: 'ROUTER_DOWN_AFTER',
+    default: '10m',
+    parse: duration,
+    doc: 'a router silent this long with guests on it is down: one log warning (and SMS) per outage; at least 1.5 × RADIUS_INTERIM_INTERVAL',
+  }),
+  routerDownSmsTo: setting({
+    env: 'ROUTER_DOWN_SMS_TO',
+    default: '',
+    shownDefault: '— (no SMS)',
+    parse: p.phoneList,
+    doc: "the owner's phone numbers (comma-separated, up to 5): one SMS when a router is down, one when it is back",
+  }),
   paymentProvider: setting({
     env: 'PAYMENT_PROVIDER',
     default: 'sandbox',

@@ -57,6 +57,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0032_admin_lists': migration(() => import('../../migrations/0032_admin_lists.js')),
   '0033_refunds': migration(() => import('../../migrations/0033_refunds.js')),
   '0034_archive': migration(() => import('../../migrations/0034_archive.js')),
+  '0035_router_down': migration(() => import('../../migrations/0035_router_down.js')),
   '0036_admin_lists_more': migration(() => import('../../migrations/0036_admin_lists_more.js')),
 };
 

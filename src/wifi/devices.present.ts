@@ -1,9 +1,10 @@
-import { radiusSecretSource, type DeviceView } from './devices.js';
+import { downSince, radiusSecretSource, type DeviceView } from './devices.js';
 
 /**
  * A device as staff and the CLI see it: never its secrets, only whether it has a RADIUS secret of
  * its own (`own`) or uses RADIUS_SECRET (`global`), and whether a uam secret is set; and its
- * health (DESIGN.md §4.7): when its last RADIUS packet came, and whether that makes it online.
+ * health (DESIGN.md §4.7): when its last RADIUS packet came, whether that makes it online, its
+ * open sessions in lists, and since when it has been down when the router-down job said so.
  */
 export function presentDevice(row: DeviceView): Record<string, unknown> {
   return {
@@ -29,6 +30,9 @@ export function presentDevice(row: DeviceView): Record<string, unknown> {
     radsec_certificate: row.radsec_cert_sha256 !== null,
     last_seen_at: row.last_seen_at,
     online: row.online,
+    // Issue 21 (docs/decisions/0038): open sessions (lists only), and a reported outage.
+    ...(row.live_sessions !== undefined && { live_sessions: row.live_sessions }),
+    down_since: downSince(row),
     site_id: row.site_id,
     created_at: row.created_at,
     updated_at: row.updated_at,

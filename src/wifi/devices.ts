@@ -27,6 +27,7 @@ import {
 import { wifiErrors } from './errors.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import type { ArchivedFilter } from './plans.store.js';
+import { countOpenSessionsByDevice } from './router-health.store.js';
 import { ipv4ToNumber, networkContains, numberToIpv4, parseIpv4Cidr, type Ipv4Network } from './net.js';
 import {
   EVERY_SITE,
@@ -47,8 +48,30 @@ export type { DeviceRow } from './devices.store.js';
  */
 export const ONLINE_WITHIN_INTERVALS = 2.5;
 
-/** A device as staff see it: its row and whether it is online now. */
-export type DeviceView = DeviceRow & { online: boolean };
+/**
+ * A device as staff see it: its row and whether it is online now; in lists, its open sessions
+ * too (issue 21).
+ */
+export type DeviceView = DeviceRow & { online: boolean; live_sessions?: number };
+
+/**
+ * When the router went quiet, for a router whose outage the router-down job reported and that
+ * has not been heard from since (docs/decisions/0038); null otherwise.
+ */
+export const downSince = (row: Pick<DeviceRow, 'down_since' | 'last_seen_at'>): string | null =>
+  row.down_since !== null && row.down_since === row.last_seen_at ? row.down_since : null;
+
+/** Views of `rows` with each one's open sessions, counted in one query. */
+async function withLiveSessions(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
+  rows: DeviceRow[],
+): Promise<DeviceView[]> {
+  const live = await countOpenSessionsByDevice(
+    deps.db,
+    rows.map((d) => d.id),
+  );
+  return rows.map((d) => ({ ...viewDevice(deps, d), live_sessions: live.get(d.id) ?? 0 }));
+}
 
 const onlineSince = (deps: Pick<WifiDeps, 'clock' | 'config'>): string =>
   new Date(
@@ -164,6 +187,7 @@ export async function registerDevice(
     created_at: now,
     updated_at: now,
     last_seen_at: null,
+    down_since: null,
     radsec_cert_sha256: null,
     site_id: siteId,
     archived_at: null,
@@ -269,8 +293,8 @@ export async function getDevice(
 }
 
 /**
- * GET /api/v1/admin/devices: the devices of the sites in view by name, at most 200. Archived ones
- * only when asked (`?status=archived|all`, docs/decisions/0037).
+ * GET /api/v1/admin/devices: the devices of the sites in view by name, at most 200, with their
+ * open sessions. Archived ones only when asked (`?status=archived|all`, docs/decisions/0037).
  */
 export async function listDevices(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
@@ -278,9 +302,7 @@ export async function listDevices(
   archived: ArchivedFilter = 'current',
 ): Promise<DeviceView[]> {
   const sites = await sitesOf(deps.db, view);
-  return (await selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT, sites, archived })).map((d) =>
-    viewDevice(deps, d),
-  );
+  return withLiveSessions(deps, await selectDevices(deps.db, { limit: ADMIN_LIST_LIMIT, sites, archived }));
 }
 
 /** `hotspot-ctl devices list`: every device (of one site), however many (docs/decisions/0007-admin-api.md). */
@@ -290,7 +312,7 @@ export async function listAllDevices(
   archived: ArchivedFilter = 'current',
 ): Promise<DeviceView[]> {
   const sites = siteId === undefined ? null : [siteId];
-  return (await selectDevices(deps.db, { limit: null, sites, archived })).map((d) => viewDevice(deps, d));
+  return withLiveSessions(deps, await selectDevices(deps.db, { limit: null, sites, archived }));
 }
 
 /** A router as RADIUS needs it: the shared secret its packets are signed with, in the clear. */

@@ -45,6 +45,7 @@ export {
   markRoutersSeen,
   routersOnline,
   ONLINE_WITHIN_INTERVALS,
+  downSince,
   type DeviceView,
   radiusSecretSource,
   type DeviceRow,
@@ -168,6 +169,7 @@ export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jo
 export { guestLanguage, type GuestLanguage } from './language.js';
 export { remindGuests, type ReminderOutcome, type ReminderTexts } from './reminders.js';
 export { loggedSms, SMS_KINDS, SMS_STATES } from './sms-log.js';
+export { downAfterSeconds, watchRouters, type RouterWatch } from './router-health.js';
 
 // Staff admin API
 export { authenticateAdmin, ROLE_RANK, mayAct, type StaffPrincipal } from './staff.js';

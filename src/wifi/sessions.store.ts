@@ -77,7 +77,7 @@ const valueOf = <T>(eb: ExpressionBuilder<DB, 'radius_sessions'>, x: T | Express
   isExpression(x) ? x : (eb.val(x) as unknown as Expression<T>);
 
 /** The cause of a session closed by closeSilentSessions: our guess, not the router's word. */
-const STALE = 'Stale';
+export const STALE = 'Stale';
 
 /** Whether the session row being updated was closed as silent and may be open again. */
 const reopens = (eb: ExpressionBuilder<DB, 'radius_sessions'>) =>

@@ -59,16 +59,20 @@ async function doctor(env: Record<string, string>, ...args: string[]) {
   };
 }
 
-/** Sets a router's last RADIUS packet, as the daemon's listener would. */
-async function heardAt(dataDir: string, at: string): Promise<void> {
+/**
+ * Sets a router's last RADIUS packet, as the daemon's listener would, and with `down` the outage
+ * the router-down job reports (docs/decisions/0038).
+ */
+async function heardAt(dataDir: string, at: string, down = false): Promise<void> {
+  const downSince = down ? at : null;
   const pg = unwatchedDb(dataDir);
   if (pg) {
-    await pg.updateTable('devices').set({ last_seen_at: at }).execute();
+    await pg.updateTable('devices').set({ last_seen_at: at, down_since: downSince }).execute();
     await pg.destroy();
     return;
   }
   const db = new Database(path.join(dataDir, DATABASE_FILE));
-  db.prepare('update devices set last_seen_at = ?').run(at);
+  db.prepare('update devices set last_seen_at = ?, down_since = ?').run(at, downSince);
   db.close();
 }
 
@@ -327,6 +331,13 @@ t.test('routers: none, never heard, silent past the online window (the injected 
   t.match(silent.check('router Lobby AP'), {
     status: 'warn',
     detail: 'silent for 3 h (last RADIUS packet 2026-03-02T10:00:00.000Z); CoA 10.1.0.1:3799 not probed',
+  });
+  // Reported down by the router-down job (silent with guests on it): said, inside the online window too.
+  await heardAt(dataDir, heard.toISOString(), true);
+  t.match((await doctor(env, '--now', isoAfter(heard, 12 * 60))).check('router Lobby AP'), {
+    status: 'warn',
+    detail:
+      'DOWN with guests on it: silent for 12 min (last RADIUS packet 2026-03-02T10:00:00.000Z); CoA 10.1.0.1:3799 not probed',
   });
 });
 

@@ -746,3 +746,38 @@ t.test(
     t.throws(() => secondSale.run(at), { code: 'SQLITE_CONSTRAINT_UNIQUE' }, 'one payment per invoice again');
   },
 );
+
+t.test('0035 gives routers a down_since, null for every router, and undoes cleanly', async (t) => {
+  const { db, sqlite } = openDatabase(path.join(t.testdir(), 'router-down.db'));
+  t.teardown(() => db.destroy());
+  t.error((await migratorBefore(db, '0035').migrateToLatest()).error);
+  const at = '2026-01-15T09:00:00.000Z';
+  sqlite
+    .prepare(
+      `insert into devices (id, name, model, mac_address, local_network, uam_server, radius_nas_id,
+       radius_client_ip, coa_port, uam_auth, require_message_authenticator, created_at, updated_at,
+       last_seen_at, site_id)
+       values ('d1', 'Lobby AP', 'hAP', 'AA:BB:CC:DD:EE:01', '10.1.0.0/24', 'http://10.1.0.10/portal',
+       'lobby-01', '10.1.0.1', 3799, 'chap', 1, ?, ?, ?, 'default')`,
+    )
+    .run(at, at, at);
+  const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+  const columns = () => read(`select name from pragma_table_info('devices')`).map((c) => c.name);
+  const before = { columns: columns(), rows: read('select * from devices') };
+
+  const upTo0035 = migratorBefore(db, '0036');
+  t.same(
+    ((await upTo0035.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
+    [['0035_router_down', 'Success']],
+  );
+  t.same(columns(), [...before.columns, 'down_since']);
+  t.same(
+    read('select * from devices'),
+    before.rows.map((r) => ({ ...r, down_since: null })),
+    'no outage reported yet',
+  );
+
+  t.error((await upTo0035.migrateDown()).error);
+  t.same(columns(), before.columns);
+  t.same(read('select * from devices'), before.rows);
+});

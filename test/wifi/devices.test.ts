@@ -50,6 +50,7 @@ t.test('a registered device gets a RADIUS secret, sealed at rest and readable fo
     radsec_certificate: false,
     last_seen_at: null,
     online: false,
+    down_since: null,
     site_id: 'default',
     created_at: '2026-01-15T09:00:00.000Z',
     updated_at: '2026-01-15T09:00:00.000Z',

@@ -1,5 +1,3 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { sha256Hex } from '../../src/lib/crypto.js';
 import { readOutbox } from '../../src/notify/index.js';
@@ -13,6 +11,7 @@ import {
 } from '../../src/wifi/index.js';
 import { claimReminder } from '../../src/wifi/reminders.store.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers/app.js';
+import { fakeSmsGateway } from '../helpers/sms-gateway.js';
 import { CoaListener } from '../helpers/coa-listener.js';
 import { SECRET, acctRequest, quietRadiusApp, radclient, type RadiusTestApp } from '../helpers/radius.js';
 import { aPaidPurchase, aPlan } from '../helpers/wifi.js';
@@ -209,25 +208,9 @@ t.test('two daemons running the job at once send one SMS per reminder', async (t
   t.same(await remind(b), []);
 });
 
-/** A local stand-in for the SMS gateway (SMS_PROVIDER=http): answers `status.code`, counts what it got. */
-async function fakeGateway(t: Test, status: { code: number }) {
-  const texts: string[] = [];
-  const server = createServer((req: IncomingMessage, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      texts.push((JSON.parse(raw) as { message: string }).message);
-      res.writeHead(status.code, { 'Content-Type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  t.teardown(() => server.close());
-  return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/send`, texts };
-}
-
 t.test('a reminder the gateway refused goes out on a later run, once', async (t) => {
   const status = { code: 503 };
-  const gateway = await fakeGateway(t, status);
+  const gateway = await fakeSmsGateway(t, status);
   const app = await quietApp(t, { env: { SMS_PROVIDER: 'http', SMS_HTTP_URL: gateway.url } });
   const guest = await aGuest(app, HOUR, { phone: '0712000013' });
   app.clock.advance('50m');

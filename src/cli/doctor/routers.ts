@@ -1,6 +1,6 @@
 import type { Config } from '../../config/index.js';
 import type { DeviceRow } from '../../wifi/devices.store.js';
-import { ONLINE_WITHIN_INTERVALS } from '../../wifi/index.js';
+import { downSince, ONLINE_WITHIN_INTERVALS } from '../../wifi/index.js';
 import { formatSeconds, ok, type Check } from './checks.js';
 
 /**
@@ -12,7 +12,7 @@ export function routerChecks(
   config: Config,
   devices: readonly Pick<
     DeviceRow,
-    'name' | 'radius_nas_id' | 'radius_client_ip' | 'coa_port' | 'last_seen_at'
+    'name' | 'radius_nas_id' | 'radius_client_ip' | 'coa_port' | 'last_seen_at' | 'down_since'
   >[],
   now: Date,
 ): Check[] {
@@ -33,11 +33,13 @@ export function routerChecks(
     if (d.last_seen_at === null)
       return { name, status: 'warn', detail: `never sent a RADIUS packet; ${coa}`, fix };
     const silent = (now.getTime() - Date.parse(d.last_seen_at)) / 1000;
-    if (silent > window)
+    // Down: the router-down job reported it silent with guests on it (docs/decisions/0038).
+    const down = downSince(d) === null ? '' : 'DOWN with guests on it: ';
+    if (silent > window || down !== '')
       return {
         name,
         status: 'warn',
-        detail: `silent for ${formatSeconds(silent)} (last RADIUS packet ${d.last_seen_at}); ${coa}`,
+        detail: `${down}silent for ${formatSeconds(silent)} (last RADIUS packet ${d.last_seen_at}); ${coa}`,
         fix,
       };
     return ok(name, `last RADIUS packet ${formatSeconds(Math.max(0, silent))} ago; ${coa}`);

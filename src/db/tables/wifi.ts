@@ -67,6 +67,11 @@ export interface DevicesTable {
   site_id: string;
   /** When it was archived (migration 0034); null: not archived. RADIUS then treats it as unknown. */
   archived_at: string | null;
+  /**
+   * Its `last_seen_at` when the router-down job reported it silent with guests on it (migration
+   * 0035, docs/decisions/0038); null: no outage reported, or re-armed since it was heard again.
+   */
+  down_since: string | null;
 }
 
 export interface InvoicesTable {

@@ -41,6 +41,9 @@ interface Device {
   radius_secret_source: 'own' | 'global';
   last_seen_at: string | null;
   online: boolean;
+  /** Issue 21: its open sessions, and since when it has been down with guests on it. */
+  live_sessions: number;
+  down_since: string | null;
   gateway_ip: string | null;
   site_id: string;
 }
@@ -78,9 +81,19 @@ const SETUP_FIELDS = { format: 'setup-format', radius_address: 'setup-address' }
 const input = (id: string): HTMLInputElement => $(id, HTMLInputElement);
 let editing: Device | null = null;
 
-/** A pill that says Online or Offline (not by colour alone), then when the router was last heard. */
+/**
+ * A pill that says Online or Offline (not by colour alone), then when the router was last heard;
+ * Down, and since when, for a router the router-down job reported (docs/decisions/0038).
+ */
 function health(d: Device): Node[] {
   const box = document.createElement('span');
+  if (d.down_since !== null) {
+    box.append(
+      badge('down', t('devices.down')),
+      element('span', t('devices.offlineSince', { time: time(d.down_since) }), 'heard'),
+    );
+    return [box];
+  }
   box.append(
     badge(d.online ? 'online' : 'offline', t(d.online ? 'devices.online' : 'devices.offline')),
     element(
@@ -92,6 +105,14 @@ function health(d: Device): Node[] {
   return [box];
 }
 
+/** The router's open sessions, linking to the sessions list of that router. */
+function liveSessions(d: Device): Node[] {
+  const link = element('a', String(d.live_sessions));
+  link.href = `/admin/sessions?router=${encodeURIComponent(d.id)}`;
+  link.setAttribute('aria-label', t('devices.liveSessionsAria', { name: d.name, n: d.live_sessions }));
+  return [link];
+}
+
 const load = (): Promise<Device[] | null> =>
   loadTable<Device>(
     'devices',
@@ -99,6 +120,7 @@ const load = (): Promise<Device[] | null> =>
     [
       { head: 'device.name', cell: (d) => d.name },
       { head: 'devices.status', cell: health, nowrap: true },
+      { head: 'devices.liveSessions', cell: liveSessions },
       { head: 'device.model', cell: (d) => d.model },
       { head: 'device.mac', cell: (d) => d.mac_address, nowrap: true },
       { head: 'device.network', cell: (d) => d.local_network, nowrap: true },

@@ -34,6 +34,8 @@ export interface FilteredList<T> {
   choices?: readonly Choice[];
   /** Text filters besides the search: the query parameter and its label's string key. */
   texts?: readonly { name: string; label: string }[];
+  /** Parameters every load sends, not in the filter bar (a link's `?router=`). */
+  fixed?: Readonly<Record<string, string>>;
 }
 
 function field(label: string, control: HTMLInputElement | HTMLSelectElement): HTMLDivElement {
@@ -105,7 +107,7 @@ export function filteredTable<T>(list: FilteredList<T>): () => Promise<void> {
 
   let page = 1;
   const query = (extra: Record<string, string>): string => {
-    const params = new URLSearchParams();
+    const params = new URLSearchParams(list.fixed);
     if (q.value.trim() !== '') params.set('q', q.value.trim());
     for (const { choice, el } of selects) if (el.value !== '') params.set(choice.name, el.value);
     for (const { name, el } of texts) if (el.value.trim() !== '') params.set(name, el.value.trim());

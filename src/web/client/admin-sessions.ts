@@ -8,6 +8,7 @@ import {
   badge,
   bytes,
   can,
+  element,
   failure,
   type RowAction,
   shortDuration,
@@ -92,9 +93,23 @@ async function disconnect(s: Session, keep: boolean): Promise<void> {
   await reload();
 }
 
+/** `?router=<id>` (the devices page's link): only that router's sessions, with a way back to all. */
+const router = new URLSearchParams(location.search).get('router');
+if (router !== null && router !== '') {
+  const all = new URL(location.href);
+  all.searchParams.delete('router');
+  const back = element('a', t('sessions.allRouters'));
+  back.href = `${all.pathname}${all.search}`;
+  const note = element('p', `${t('sessions.oneRouter')} `, 'hint');
+  note.id = 'sessions-router';
+  note.append(back);
+  $('sessions').before(note);
+}
+
 const reload = filteredTable<Session>({
   id: 'sessions',
   path: '/sessions',
+  ...(router !== null && router !== '' && { fixed: { router } }),
   searchHint: t('sessions.searchHint'),
   choices: [{ name: 'status', label: 'list.status', values: ['active', 'ended'] }],
   columns: [

@@ -148,6 +148,7 @@ const TONES: Readonly<Record<string, 'good' | 'warn' | 'bad' | 'info' | ''>> = {
   unused: 'info',
   queued: 'warn',
   pending: 'warn',
+  down: 'warn',
   failed: 'bad',
   offline: 'bad',
   revoked: 'bad',

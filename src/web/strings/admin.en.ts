@@ -215,6 +215,10 @@ export const adminEn = {
   'devices.offline': 'Offline',
   'devices.lastHeard': 'last heard {time}',
   'devices.never': 'never heard from',
+  'devices.down': 'Down',
+  'devices.offlineSince': 'offline since {time}, guests were on it',
+  'devices.liveSessions': 'Live sessions',
+  'devices.liveSessionsAria': 'Sessions of {name}: {n}',
   'devices.onlineNote':
     'Online: the router sent a RADIUS packet in the last {minutes} minutes. A router with no guests sends none, so it shows Offline then: see when it was last heard.',
   'devices.setupNote':
@@ -269,6 +273,8 @@ export const adminEn = {
   'sessions.title': 'RADIUS sessions',
   'sessions.intro':
     'Sessions as the routers reported them: those online first, then the most recently started.',
+  'sessions.oneRouter': 'Only the sessions of one router.',
+  'sessions.allRouters': 'Show every router',
   'sessions.user': 'User',
   'sessions.router': 'Router',
   'sessions.mac': 'MAC',
