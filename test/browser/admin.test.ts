@@ -376,7 +376,7 @@ t.test(
       .waitFor();
     await page
       .locator('#messages tr', { hasText: 'Your access ends in 10 minutes' })
-      .getByText('accepted')
+      .getByText('sent', { exact: true }) // the SMS log's state of a message the gateway took
       .waitFor();
     t.same(foreign, []);
   },
