@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Column } from '../output.js';
 import {
   archiveDevice,
   archivePlan,
@@ -30,6 +31,12 @@ export function archivedOptions(cmd: Command): Command {
 
 export const archivedFilter = (flags: { archived?: boolean; all?: boolean }): ArchivedFilter =>
   flags.all ? 'all' : flags.archived ? 'archived' : 'current';
+
+/** The human table's `archived` column, when the list can hold archived records at all. */
+export const archivedColumn = <T extends { archived_at: string | null }>(flags: {
+  archived?: boolean;
+  all?: boolean;
+}): Column<T>[] => (archivedFilter(flags) === 'current' ? [] : [['archived', (r) => r.archived_at ?? '']]);
 
 type Ctx = ReturnType<typeof contextOf>;
 

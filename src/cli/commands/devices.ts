@@ -19,7 +19,7 @@ import {
   cliActor,
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
-import { archivedFilter, archivedOptions, registerDeviceArchive } from './archive.js';
+import { archivedColumn, archivedFilter, archivedOptions, registerDeviceArchive } from './archive.js';
 import { siteColumn, siteIdOf, siteOption } from '../sites.js';
 import { parseWholeNumber } from '../option-parsers.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
@@ -37,7 +37,6 @@ const COLUMNS: readonly Column<DeviceView>[] = [
   ['msg_auth', (d) => (d.require_message_authenticator === 1 ? 'required' : 'legacy')],
   ['online', (d) => (d.online ? 'yes' : 'no')],
   ['last_seen', (d) => d.last_seen_at ?? 'never'],
-  ['archived', (d) => d.archived_at ?? ''],
 ];
 
 interface DeviceFlags {
@@ -150,7 +149,9 @@ export function registerDevices(program: Command): void {
       site: await siteColumn<DeviceView>(app),
     }));
     ctx.out.result(rows.map(presentDevice), () =>
-      rows.length === 0 ? 'no devices yet\n' : formatTable(rows, [...COLUMNS, ...site]),
+      rows.length === 0
+        ? 'no devices yet\n'
+        : formatTable(rows, [...COLUMNS, ...archivedColumn<DeviceView>(flags), ...site]),
     );
   });
 

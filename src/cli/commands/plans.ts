@@ -12,7 +12,7 @@ import {
   cliActor,
 } from '../../wifi/index.js';
 import { formatAnswers } from '../answers.js';
-import { archivedFilter, archivedOptions, registerPlanArchive } from './archive.js';
+import { archivedColumn, archivedFilter, archivedOptions, registerPlanArchive } from './archive.js';
 import { siteColumn, siteIdOf, siteOption } from '../sites.js';
 import { contextOf, withApp } from '../context.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
@@ -34,7 +34,6 @@ const COLUMNS: readonly Column<PlanRow>[] = [
   ['download', (p) => speed(p.download_kbps)],
   ['upload', (p) => speed(p.upload_kbps)],
   ['remember_device', (p) => p.remember_device === 1],
-  ['archived', (p) => p.archived_at ?? ''],
 ];
 
 interface PlanFlags {
@@ -117,7 +116,9 @@ export function registerPlans(program: Command): void {
       site: await siteColumn<PlanRow>(app),
     }));
     ctx.out.result(rows.map(presentPlan), () =>
-      rows.length === 0 ? 'no plans yet\n' : formatTable(rows, [...COLUMNS, ...site]),
+      rows.length === 0
+        ? 'no plans yet\n'
+        : formatTable(rows, [...COLUMNS, ...archivedColumn<PlanRow>(flags), ...site]),
     );
   });
 
