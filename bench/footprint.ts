@@ -11,7 +11,9 @@
  * spawn() to the first 200, polling every 5 ms. Idle RSS is VmRSS from /proc/<pid>/status read
  * FOOTPRINT_IDLE_SECONDS (default 5) after that first 200, with no request in between; peak is
  * VmHWM at the same moment. Side figures: `hotspot-ctl --version` and `hotspot-ctl status` (on the
- * stopped restart directory), spawn to exit, next to `node -e 0`.
+ * stopped restart directory), spawn to exit, next to `node -e 0`. One more restart per round runs
+ * the daemon from dist/src instead of the bundle bin/hotspot-ctl loads (docs/decisions/0044): the
+ * figures before the bundle, in the same rounds.
  *
  *   npm run bench:footprint   (FOOTPRINT_RUNS, default 10; FOOTPRINT_IDLE_SECONDS, default 5;
  *                              FOOTPRINT_ROOT, another built checkout to measure instead;
@@ -34,6 +36,16 @@ const RUNS = Number(process.env.FOOTPRINT_RUNS ?? 10);
 const IDLE_SECONDS = Number(process.env.FOOTPRINT_IDLE_SECONDS ?? 5);
 const POLL_MS = 5;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+/**
+ * The same daemon loaded from dist/src's ~600 modules instead of the bundle bin/hotspot-ctl
+ * prefers (docs/decisions/0044-bundle.md), and without its start-up V8 flag: how it started
+ * before the bundle, measured in the same rounds.
+ */
+const UNBUNDLED = `
+import(${JSON.stringify(path.join(ROOT, 'dist/src/cli/index.js'))}).then(async ({ main }) =>
+  process.exit(await main(process.argv.slice(2))));
+`;
 
 /** The baseline: what any Node HTTP server costs before it does anything. */
 const BARE_SERVER = `
@@ -172,8 +184,15 @@ async function main(): Promise<void> {
   const work = mkdtempSync(path.join(tmpdir(), 'hotspot-footprint-'));
   const bare = path.join(work, 'bare.mjs');
   writeFileSync(bare, BARE_SERVER);
+  const unbundled = path.join(work, 'unbundled.cjs');
+  writeFileSync(unbundled, UNBUNDLED);
   const load0 = loadavg()[0] ?? 0;
-  const samples = { bare: [] as Sample[], first: [] as Sample[], restart: [] as Sample[] };
+  const samples = {
+    bare: [] as Sample[],
+    first: [] as Sample[],
+    restart: [] as Sample[],
+    unbundled: [] as Sample[],
+  };
   const side = { node: [] as number[], version: [] as number[], status: [] as number[] };
   try {
     for (let round = 0; round < RUNS; round++) {
@@ -182,6 +201,9 @@ async function main(): Promise<void> {
       samples.bare.push(await measureServer([...NODE_ARGS, bare], {}));
       samples.first.push(await measureServer(daemon, { HOTSPOT_DATA_DIR: dataDir }));
       samples.restart.push(await measureServer(daemon, { HOTSPOT_DATA_DIR: dataDir }));
+      samples.unbundled.push(
+        await measureServer([...NODE_ARGS, unbundled, 'serve'], { HOTSPOT_DATA_DIR: dataDir }),
+      );
       side.node.push(await measureCommand(['-e', '0'], {}));
       side.version.push(await measureCommand([BIN, '--version'], {}));
       side.status.push(
@@ -202,6 +224,7 @@ async function main(): Promise<void> {
     ['bare node:http', samples.bare],
     ['hotspot-ctl, first start', samples.first],
     ['hotspot-ctl, restart', samples.restart],
+    ['hotspot-ctl, restart from dist/src (no bundle)', samples.unbundled],
   ];
   const bareStart = spread(samples.bare.map((s) => s.startMs)).median;
   const bareRss = spread(samples.bare.map((s) => s.rssMb)).median;

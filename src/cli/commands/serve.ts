@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { buildApp } from '../../app.js';
 import { lockForDaemon } from '../../db/index.js';
@@ -56,6 +57,9 @@ export function registerServe(program: Command): void {
             : []),
         ].join('\n'),
       );
+      // bin/hotspot-ctl held the young generation small for the start; traffic may grow it again
+      // (V8's default factor, docs/decisions/0044-bundle.md).
+      setFlagsFromString('--semi-space-growth-factor=2');
       await waitForSignal();
       app.deps.log.info({ event: 'daemon.stopping' }, 'shutting down');
       // A second signal while we wait for in-flight work means "now".
