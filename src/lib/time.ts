@@ -54,25 +54,43 @@ export function wallClock(
   };
 }
 
-/** Midnight of `at`'s day in `timeZone` (an IANA name such as Africa/Dar_es_Salaam), as an instant. */
+/** The wall clock of `ms` in `timeZone` read as if it were UTC, in ms (whole seconds). */
+function wallAsUtc(ms: number, timeZone: string): number {
+  const w = wallClock(new Date(ms), timeZone);
+  return Date.UTC(
+    Number(w.year),
+    Number(w.month) - 1,
+    Number(w.day),
+    Number(w.hour),
+    Number(w.minute),
+    Number(w.second),
+  );
+}
+
+/** `timeZone`'s offset from UTC at the instant `ms`, in ms. */
+const offsetAt = (ms: number, timeZone: string): number =>
+  wallAsUtc(ms, timeZone) - Math.floor(ms / 1000) * 1000;
+
+/**
+ * The first instant of `at`'s day in `timeZone` (an IANA name such as Africa/Dar_es_Salaam):
+ * its midnight, taken with the offset in force at midnight, not at `at` (they differ on the day
+ * a clock changes). Where a clock change skips midnight itself (America/Santiago, Asia/Beirut
+ * in some years), the day starts when the clock jumps.
+ */
 export function startOfDay(at: Date, timeZone: string): Date {
   const w = wallClock(at, timeZone);
-  const parts = {
-    year: Number(w.year),
-    month: Number(w.month),
-    day: Number(w.day),
-    hour: Number(w.hour),
-    minute: Number(w.minute),
-    second: Number(w.second),
-  };
-  const wallClockAsUtc = Date.UTC(
-    parts.year,
-    parts.month - 1,
-    parts.day,
-    parts.hour,
-    parts.minute,
-    parts.second,
-  );
-  const offsetMs = wallClockAsUtc - Math.floor(at.getTime() / 1000) * 1000;
-  return new Date(Date.UTC(parts.year, parts.month - 1, parts.day) - offsetMs);
+  const midnight = Date.UTC(Number(w.year), Number(w.month) - 1, Number(w.day));
+  // Midnight with `at`'s offset, then with the offset at that guess (twice: a change between the two).
+  let guess = midnight - offsetAt(at.getTime(), timeZone);
+  for (let i = 0; i < 2; i++) guess = midnight - offsetAt(guess, timeZone);
+  if (wallAsUtc(guess, timeZone) >= midnight) return new Date(guess);
+  // Midnight does not exist that day: the first instant (whole minute) whose wall clock is the day.
+  let before = guess; // on the day before
+  let after = guess + 3 * 3_600_000; // no clock jumps by more than three hours
+  while (after - before > 60_000) {
+    const mid = before + Math.floor((after - before) / 120_000) * 60_000;
+    if (wallAsUtc(mid, timeZone) >= midnight) after = mid;
+    else before = mid;
+  }
+  return new Date(after);
 }
