@@ -69,12 +69,18 @@ function parseLogo(value: unknown): SiteLogo | null {
   return { type, data: bytes.toString('base64') };
 }
 
-/** An IANA name the runtime knows, in its canonical spelling (utc → UTC); null otherwise. */
+/**
+ * An IANA name the runtime knows, in the runtime's spelling when it is the same name (utc → UTC);
+ * null otherwise. A current name the runtime keeps as an alias of an older one stays as given:
+ * Node 20's ICU resolves Asia/Kolkata to Asia/Calcutta and Europe/Kyiv to Europe/Kiev.
+ */
 export function parseTimeZone(value: unknown): string | null {
   if (typeof value !== 'string' || !/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value.trim()))
     return null;
+  const given = value.trim();
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: value.trim() }).resolvedOptions().timeZone;
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: given }).resolvedOptions().timeZone;
+    return resolved.toLowerCase() === given.toLowerCase() ? resolved : given;
   } catch {
     return null;
   }

@@ -180,6 +180,20 @@ t.test(
   },
 );
 
+t.test('a site keeps the current name of its time zone where the runtime knows an older one', async (t) => {
+  const app = await startTestApp(t);
+  const admin = await staffClient(app, 'admin');
+  for (const [slug, given, kept] of [
+    ['kolkata', 'Asia/Kolkata', 'Asia/Kolkata'], // Node 20's ICU resolves it to Asia/Calcutta
+    ['kyiv', 'Europe/Kyiv', 'Europe/Kyiv'], // … and this one to Europe/Kiev
+    ['zulu', 'utc', 'UTC'], // the same name in the runtime's spelling
+  ] as const) {
+    const created = await admin.post('/api/v1/admin/sites', { slug, name: slug, time_zone: given });
+    t.equal(created.status, 201, given);
+    t.equal(created.body.data.time_zone, kept, `${given} is kept as ${kept}`);
+  }
+});
+
 t.test('the portal’s plans are those of the site of the router the guest came through', async (t) => {
   const { app } = await twoSites(t);
   const guest = new Client(app.base);
