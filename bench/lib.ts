@@ -19,6 +19,19 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A UDP port free on loopback now (asked of a child process, so it can be called synchronously). */
+export const freeUdpPortSync = (): number =>
+  Number(
+    execFileSync(
+      process.execPath,
+      [
+        '-e',
+        "const s=require('dgram').createSocket('udp4');s.bind(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})",
+      ],
+      { encoding: 'utf8' },
+    ).trim(),
+  );
+
 export interface Daemon {
   base: string;
   dataDir: string;

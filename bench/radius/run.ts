@@ -12,7 +12,7 @@ import { uuid } from '../../src/lib/crypto.js';
 import { createLogger } from '../../src/lib/log.js';
 import { CODE, encodeRequest } from '../../src/radius/codec.js';
 import { createPlan, issue, registerDevice } from '../../src/wifi/index.js';
-import { startPgCluster, type PgCluster } from '../lib.js';
+import { freeUdpPortSync, startPgCluster, type PgCluster } from '../lib.js';
 import { configure, cpuSeconds, start, type Guest } from './freeradius.js';
 import type { PhaseResult } from './venues.js';
 
@@ -66,14 +66,7 @@ const venueSecret = (v: number) => `venue-secret-${String(v).padStart(4, '0')}-0
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 
-const freePort = (): number =>
-  Number(
-    execFileSync(
-      process.execPath,
-      ['-e', "const s=require('dgram').createSocket('udp4');s.bind(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"],
-      { encoding: 'utf8' },
-    ).trim(),
-  );
+const freePort = freeUdpPortSync;
 
 async function ourServer(dir: string, kind: StoreKind, databaseUrl: string | null) {
   const env = {
