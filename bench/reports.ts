@@ -6,9 +6,11 @@
  * way in the same run: a plain `select count(*)` of the sessions on the daemon's own connection,
  * which on SQLite runs synchronously on the event loop. SQLite always; PostgreSQL too when
  * HOTSPOT_BENCH_PG_URL is given (an empty database or schema it may fill).
- * BENCH_SESSIONS and BENCH_PAYMENTS change the sizes.
+ * BENCH_SESSIONS and BENCH_PAYMENTS change the sizes. BENCH_DB_DIR keeps the SQLite database in
+ * that directory (and the PostgreSQL one where it is) and reuses it when it is there already, so
+ * that a change can be measured again without filling anew; BENCH_SKIP_SQLITE=1 runs PostgreSQL only.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -156,7 +158,9 @@ async function fill(store: Store): Promise<void> {
       CHUNK / 4,
     );
   }
-  await sql`analyze`.execute(db); // fresh statistics, as a live database has
+  // Fresh statistics, as a live database has; on PostgreSQL also the visibility map autovacuum
+  // keeps on a live database (index-only scans read it).
+  await sql`${sql.raw(store.kind === 'postgres' ? 'vacuum analyze' : 'analyze')}`.execute(db);
   const count = async (table: 'payments' | 'radius_sessions' | 'invoices') =>
     Number(
       (
@@ -171,14 +175,30 @@ async function fill(store: Store): Promise<void> {
   );
 }
 
+/** Whether the database holds a filled bench already (BENCH_DB_DIR). */
+async function filledBefore(store: Store): Promise<boolean> {
+  const row = await store.db
+    .selectFrom('radius_sessions')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n) > 0;
+}
+
 async function run(kind: string, databaseUrl: string | null): Promise<void> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'hotspot-bench-reports-'));
+  const keep = process.env.BENCH_DB_DIR;
+  if (keep) mkdirSync(keep, { recursive: true });
+  const dataDir = keep ?? mkdtempSync(path.join(tmpdir(), 'hotspot-bench-reports-'));
   const store = await openStore({ dataDir, databaseUrl }, { now: () => new Date(NOW) });
   try {
-    await migrateToLatest(store.db);
-    process.stdout.write(`${kind}: filling…\n`);
-    const filled = await timed(() => fill(store));
-    process.stdout.write(`  filled in ${(filled.ms / 1000).toFixed(1)} s\n`);
+    const migrated = await timed(() => migrateToLatest(store.db));
+    process.stdout.write(`${kind}: migrated in ${(migrated.ms / 1000).toFixed(1)} s\n`);
+    if (keep && (await filledBefore(store))) {
+      process.stdout.write(`  reusing the filled database (BENCH_DB_DIR)\n`);
+    } else {
+      process.stdout.write(`  filling…\n`);
+      const filled = await timed(() => fill(store));
+      process.stdout.write(`  filled in ${(filled.ms / 1000).toFixed(1)} s\n`);
+    }
     const deps = {
       db: store.db,
       clock: new ManualClock(new Date(NOW).toISOString()),
@@ -206,9 +226,9 @@ async function run(kind: string, databaseUrl: string | null): Promise<void> {
     }
   } finally {
     await store.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keep) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-await run('SQLite', null);
+if (process.env.BENCH_SKIP_SQLITE !== '1') await run('SQLite', null);
 if (process.env.HOTSPOT_BENCH_PG_URL) await run('PostgreSQL', process.env.HOTSPOT_BENCH_PG_URL);

@@ -59,6 +59,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0034_archive': migration(() => import('../../migrations/0034_archive.js')),
   '0035_router_down': migration(() => import('../../migrations/0035_router_down.js')),
   '0036_admin_lists_more': migration(() => import('../../migrations/0036_admin_lists_more.js')),
+  '0039_report_speed': migration(() => import('../../migrations/0039_report_speed.js')),
 };
 
 /**

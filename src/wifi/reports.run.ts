@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Compilable } from 'kysely';
+import { sql, type Compilable } from 'kysely';
 import { databaseFile, type Db } from '../db/index.js';
 
 /**
@@ -9,7 +9,7 @@ import { databaseFile, type Db } from '../db/index.js';
  * HTTP for its whole length. So on SQLite the compiled query goes to a worker thread with its own
  * connection to the same file (WAL lets it read beside the daemon's writer; it never writes:
  * `query_only`), and the rows come back as a message. PostgreSQL is asynchronous already: the
- * query runs through kysely as any other.
+ * query runs through kysely as any other, with JIT off.
  */
 
 /** The worker, plain JavaScript so that it runs the same from `src/` (tests) and `dist/`. */
@@ -19,6 +19,8 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('query_only = ON');
 db.pragma('busy_timeout = 5000');
+// A report's small sorts (one site-day's groups) stay in memory rather than in temporary files.
+db.pragma('temp_store = MEMORY');
 parentPort.on('message', (m) => {
   try {
     parentPort.postMessage({ id: m.id, rows: db.prepare(m.sql).all(...m.params) });
@@ -74,12 +76,22 @@ function readerFor(file: string): Reader {
 /** The rows of `query`: on SQLite read by the worker, on PostgreSQL through kysely. */
 export async function readRows<R>(db: Db, query: Compilable<R>): Promise<R[]> {
   const file = databaseFile(db);
-  if (file === null) return (await db.executeQuery(query.compile())).rows;
-  const { sql, parameters } = query.compile();
+  if (file === null)
+    // PostgreSQL would JIT-compile a report's query (its correlated subqueries look costly to the
+    // planner) for longer than the query runs: JIT is off on its connection while it runs.
+    return db.connection().execute(async (conn) => {
+      await sql`set jit = off`.execute(conn);
+      try {
+        return (await conn.executeQuery(query.compile())).rows;
+      } finally {
+        await sql`reset jit`.execute(conn);
+      }
+    });
+  const compiled = query.compile();
   const reader = readerFor(file);
   const id = reader.next++;
   const rows = new Promise<unknown[]>((resolve, reject) => reader.pending.set(id, { resolve, reject }));
   reader.worker.ref(); // a report in flight keeps the CLI alive until its rows arrive
-  reader.worker.postMessage({ id, sql, params: parameters });
+  reader.worker.postMessage({ id, sql: compiled.sql, params: compiled.parameters });
   return (await rows) as R[];
 }

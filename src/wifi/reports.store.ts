@@ -1,13 +1,20 @@
-import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Compilable,
+  type ExpressionBuilder,
+  type Expression,
+  type RawBuilder,
+  type SqlBool,
+} from 'kysely';
 import type { Db, DB } from '../db/index.js';
 
 /**
- * The reports' reads (docs/decisions/0036-reports.md). Each returns a query for reports.run.ts to
- * run off the event loop. Time is cut into UTC quarter hours by plain text functions on the
- * stored ISO-8601 instants (`substr`, the same on SQLite and PostgreSQL): `hour` is
- * `YYYY-MM-DDTHH`, `quarter` 0-3. Every real time zone's offset is a whole number of quarter
- * hours, so each quarter hour lies in one local hour of every zone; reports.ts folds them into
- * the site's local days and hours.
+ * The reports' reads (docs/decisions/0036-reports.md, 0043-report-speed.md). Each returns a query
+ * for reports.run.ts to run off the event loop. Reports by day or hour are read one local day of
+ * one site at a time: reports.ts cuts each site's range into its local days (UTC instants found
+ * with Node's zone data), the query lists them as a VALUES table `b`, and for each a correlated
+ * subquery reads that range of an index and aggregates it there. So neither store sorts a year of
+ * rows, and each site-day comes back as one row: its groups packed into one text (`packed`).
  */
 
 /** One site's rows between two instants: [from, to). */
@@ -17,10 +24,54 @@ export interface SiteRange {
   to: string;
 }
 
-const hourOf = (column: string) => sql<string>`substr(${sql.ref(column)}, 1, 13)`;
-const quarterOf = (column: string) => sql<number>`cast(substr(${sql.ref(column)}, 15, 2) as integer) / 15`;
+/** One local day of a site, or the part of it on one side of a UTC offset change: [from, to). */
+export interface SiteDay extends SiteRange {
+  /** The local day, as days since 1970-01-01. */
+  day: number;
+  /** The site's UTC offset throughout, in minutes. */
+  offsetMinutes: number;
+}
+
+/** A stretch of time inside one local day of every site (between two sites' local midnights): [from, to). */
+export interface Stretch {
+  index: number;
+  from: string;
+  to: string;
+}
+
+/** A site-day's (or stretch's) groups: each group's fields joined by FIELD, the groups by GROUP; null without rows. */
+export interface PackedRow {
+  packed: string | null;
+}
+
+/** The separators of packed groups: control characters, which no id, channel or status holds. */
+export const FIELD = '\u001f';
+export const GROUP = '\u001e';
+
+/** At most this many days per statement (5 parameters each: well inside both stores' limits). */
+export const DAYS_PER_QUERY = 1000;
+
 /** 1 for a refund (a negative payment row), else 0. */
 const refundFlag = sql<number>`case when payments.amount_tzs < 0 then 1 else 0 end`;
+
+/** A raw query in the form reports.run.ts runs. */
+const compilable = <R>(db: Db, query: RawBuilder<R>): Compilable<R> => ({ compile: () => query.compile(db) });
+
+/** `fields` (columns of the subquery `x`) as text, joined into one packed text per site-day. */
+const packed = (fields: readonly string[]) =>
+  sql<string | null>`string_agg(${sql.join(
+    fields.map((f) => sql`cast(${sql.ref(`x.${f}`)} as text)`),
+    sql` || ${FIELD} || `,
+  )}, ${GROUP})`;
+
+/** The site-days as the table `b (site_id, day, lo, hi, off)` (integers cast: PostgreSQL reads parameters as text). */
+const siteDaysTable = (days: readonly SiteDay[]) =>
+  sql`with b (site_id, day, lo, hi, off) as (values ${sql.join(
+    days.map(
+      (d) =>
+        sql`(${d.siteId}, cast(${d.day} as integer), ${d.from}, ${d.to}, cast(${d.offsetMinutes} as integer))`,
+    ),
+  )})`;
 
 /** `siteColumn` is one of the ranges' sites and `timeColumn` inside its range. */
 function inRanges<T extends keyof DB>(
@@ -30,144 +81,128 @@ function inRanges<T extends keyof DB>(
   timeColumn: string,
 ): Expression<SqlBool> {
   if (ranges.length === 0) return sql<SqlBool>`1 = 0`;
-  return eb.or(
-    ranges.map(
-      (r) =>
-        sql<SqlBool>`(${sql.ref(siteColumn)} = ${r.siteId} and ${sql.ref(timeColumn)} >= ${r.from} and ${sql.ref(timeColumn)} < ${r.to})`,
+  // The sites and the bounds of all ranges first: indexes on the site and time columns read just them.
+  const first = ranges.reduce((a, r) => (r.from < a ? r.from : a), ranges[0]?.from ?? '');
+  const last = ranges.reduce((a, r) => (r.to > a ? r.to : a), ranges[0]?.to ?? '');
+  return eb.and([
+    sql<SqlBool>`${sql.ref(siteColumn)} in (${sql.join(ranges.map((r) => r.siteId))})`,
+    sql<SqlBool>`${sql.ref(timeColumn)} >= ${first}`,
+    sql<SqlBool>`${sql.ref(timeColumn)} < ${last}`,
+    eb.or(
+      ranges.map(
+        (r) =>
+          sql<SqlBool>`(${sql.ref(siteColumn)} = ${r.siteId} and ${sql.ref(timeColumn)} >= ${r.from} and ${sql.ref(timeColumn)} < ${r.to})`,
+      ),
     ),
-  );
+  ]);
 }
 
-/** Payments (signed: refunds are negative rows) per site, quarter hour, channel and sign. */
-export const revenueSlots = (db: Db, ranges: readonly SiteRange[]) =>
-  db
-    .selectFrom('payments')
-    .innerJoin('invoices', 'invoices.id', 'payments.invoice_id')
-    .where((eb) => inRanges(eb, ranges, 'invoices.site_id', 'payments.paid_at'))
-    .select((eb) => [
-      'invoices.site_id as site_id',
-      hourOf('payments.paid_at').as('hour'),
-      quarterOf('payments.paid_at').as('quarter'),
-      'payments.channel as channel',
-      refundFlag.as('refund'),
-      eb.fn.countAll<number | string>().as('n'),
-      eb.fn.sum<number | string>('payments.amount_tzs').as('total'),
-    ])
-    .groupBy([
-      'invoices.site_id',
-      hourOf('payments.paid_at'),
-      quarterOf('payments.paid_at'),
-      'payments.channel',
-      refundFlag,
-    ]);
+/**
+ * Payments (signed: refunds are negative rows) per stretch, packed per site, plan, router, channel
+ * and sign: `site, plan, router, channel, refund, n, total`. A sale's router is the router of the
+ * first RADIUS session of its grant; plan and router are empty for none (a sale whose guest never
+ * came online has no router). Stretches rather than site-days: payments carry no site, so each is
+ * read once, and its invoice tells the site.
+ */
+export const revenuePerStretch = (db: Db, stretches: readonly Stretch[], sites: readonly string[]) =>
+  compilable(
+    db,
+    sql<{ stretch: number } & PackedRow>`with b (i, lo, hi) as (values ${sql.join(
+      stretches.map((s) => sql`(cast(${s.index} as integer), ${s.from}, ${s.to})`),
+    )})
+    select b.i as stretch, (
+      select ${packed(['site_id', 'plan_id', 'device_id', 'channel', 'refund', 'n', 'total'])}
+      from (
+        select invoices.site_id as site_id, coalesce(invoices.plan_id, '') as plan_id,
+          coalesce((
+            select radius_sessions.device_id from radius_sessions
+            where radius_sessions.grant_id = grants.id
+            order by radius_sessions.started_at, radius_sessions.id
+            limit 1
+          ), '') as device_id,
+          payments.channel as channel, ${refundFlag} as refund, count(*) as n,
+          sum(payments.amount_tzs) as total
+        -- A cross join keeps SQLite reading payments by time first (PostgreSQL plans it as any join).
+        from payments cross join invoices
+          left join grants on grants.invoice_id = invoices.id
+        where invoices.id = payments.invoice_id and payments.paid_at >= b.lo and payments.paid_at < b.hi
+          and invoices.site_id in (${sql.join(sites.length > 0 ? sites : [''])})
+        group by 1, 2, 3, 4, 5
+      ) x
+    ) as packed
+    from b`,
+  );
 
-/** Payments per plan of the invoice, and sign. */
-export const revenueByPlan = (db: Db, ranges: readonly SiteRange[]) =>
-  db
-    .selectFrom('payments')
-    .innerJoin('invoices', 'invoices.id', 'payments.invoice_id')
-    .where((eb) => inRanges(eb, ranges, 'invoices.site_id', 'payments.paid_at'))
-    .select((eb) => [
-      'invoices.plan_id as key',
-      refundFlag.as('refund'),
-      eb.fn.countAll<number | string>().as('n'),
-      eb.fn.sum<number | string>('payments.amount_tzs').as('total'),
-    ])
-    .groupBy(['invoices.plan_id', refundFlag]);
+/** Mobile-money invoices (the payment funnel) per site-day of creation, packed per status: `status, n`. */
+export const funnelPerDay = (db: Db, days: readonly SiteDay[]) =>
+  compilable(
+    db,
+    sql<{ site_id: string; day: number } & PackedRow>`${siteDaysTable(days)}
+    select b.site_id as site_id, b.day as day, (
+      select ${packed(['status', 'n'])}
+      from (
+        select invoices.status as status, count(*) as n
+        from invoices
+        where invoices.site_id = b.site_id and invoices.channel = 'mobile_money'
+          and invoices.created_at >= b.lo and invoices.created_at < b.hi
+        group by invoices.status
+      ) x
+    ) as packed
+    from b`,
+  );
+
+/** The RADIUS sessions of the site's routers that start in `b`'s range. */
+const sessionsOfDay = sql`radius_sessions.device_id in (select devices.id from devices where devices.site_id = b.site_id)
+  and radius_sessions.started_at >= b.lo and radius_sessions.started_at < b.hi`;
+
+/** RADIUS sessions by their start, per site-day, packed per router with their octets: `device_id, n, upload, download`. */
+export const sessionsPerDay = (db: Db, days: readonly SiteDay[]) =>
+  compilable(
+    db,
+    sql<{ site_id: string; day: number } & PackedRow>`${siteDaysTable(days)}
+    select b.site_id as site_id, b.day as day, (
+      select ${packed(['device_id', 'n', 'upload', 'download'])}
+      from (
+        select radius_sessions.device_id as device_id, count(*) as n,
+          sum(radius_sessions.input_octets) as upload, sum(radius_sessions.output_octets) as download
+        from radius_sessions
+        where ${sessionsOfDay}
+        group by radius_sessions.device_id
+      ) x
+    ) as packed
+    from b`,
+  );
 
 /**
- * Payments per router: the router of the first RADIUS session of the sale's grant (a sale whose
- * guest never came online has none: null), and sign.
+ * RADIUS sessions by their start, per site-day, packed per local hour: `hour, n`. The offset is
+ * the same throughout a site-day (reports.ts cuts a day where it changes), so the local hour is
+ * the UTC minute of the day plus the offset, modulo a day.
  */
-export const revenueByRouter = (db: Db, ranges: readonly SiteRange[]) =>
-  db
-    .selectFrom((qb) =>
-      qb
-        .selectFrom('payments')
-        .innerJoin('invoices', 'invoices.id', 'payments.invoice_id')
-        .leftJoin('grants', 'grants.invoice_id', 'invoices.id')
-        .where((eb) => inRanges(eb, ranges, 'invoices.site_id', 'payments.paid_at'))
-        .select((eb) => [
-          eb
-            .selectFrom('radius_sessions')
-            .select('radius_sessions.device_id')
-            .whereRef('radius_sessions.grant_id', '=', 'grants.id')
-            .orderBy('radius_sessions.started_at')
-            .orderBy('radius_sessions.id')
-            .limit(1)
-            .as('device_id'),
-          refundFlag.as('refund'),
-          'payments.amount_tzs as amount_tzs',
-        ])
-        .as('p'),
-    )
-    .select((eb) => [
-      'p.device_id as key',
-      'p.refund as refund',
-      eb.fn.countAll<number | string>().as('n'),
-      eb.fn.sum<number | string>('p.amount_tzs').as('total'),
-    ])
-    .groupBy(['p.device_id', 'p.refund']);
-
-/** Mobile-money invoices (the payment funnel) per site, quarter hour of creation, and status. */
-export const funnelSlots = (db: Db, ranges: readonly SiteRange[]) =>
-  db
-    .selectFrom('invoices')
-    .where('invoices.channel', '=', 'mobile_money')
-    .where((eb) => inRanges(eb, ranges, 'invoices.site_id', 'invoices.created_at'))
-    .select((eb) => [
-      'invoices.site_id as site_id',
-      hourOf('invoices.created_at').as('hour'),
-      quarterOf('invoices.created_at').as('quarter'),
-      'invoices.status as status',
-      eb.fn.countAll<number | string>().as('n'),
-    ])
-    .groupBy([
-      'invoices.site_id',
-      hourOf('invoices.created_at'),
-      quarterOf('invoices.created_at'),
-      'invoices.status',
-    ]);
-
-/** RADIUS sessions by their start, per site (of the router) and quarter hour, with their octets. */
-export const sessionSlots = (db: Db, ranges: readonly SiteRange[]) =>
-  db
-    .selectFrom('radius_sessions')
-    .innerJoin('devices', 'devices.id', 'radius_sessions.device_id')
-    .where((eb) => inRanges(eb, ranges, 'devices.site_id', 'radius_sessions.started_at'))
-    .select((eb) => [
-      'devices.site_id as site_id',
-      hourOf('radius_sessions.started_at').as('hour'),
-      quarterOf('radius_sessions.started_at').as('quarter'),
-      eb.fn.countAll<number | string>().as('n'),
-      eb.fn.sum<number | string>('radius_sessions.input_octets').as('upload'),
-      eb.fn.sum<number | string>('radius_sessions.output_octets').as('download'),
-    ])
-    .groupBy([
-      'devices.site_id',
-      hourOf('radius_sessions.started_at'),
-      quarterOf('radius_sessions.started_at'),
-    ]);
-
-/** RADIUS sessions by their start, per router, with their octets. */
-export const sessionsByRouter = (db: Db, ranges: readonly SiteRange[]) =>
-  db
-    .selectFrom('radius_sessions')
-    .innerJoin('devices', 'devices.id', 'radius_sessions.device_id')
-    .where((eb) => inRanges(eb, ranges, 'devices.site_id', 'radius_sessions.started_at'))
-    .select((eb) => [
-      'radius_sessions.device_id as key',
-      eb.fn.countAll<number | string>().as('n'),
-      eb.fn.sum<number | string>('radius_sessions.input_octets').as('upload'),
-      eb.fn.sum<number | string>('radius_sessions.output_octets').as('download'),
-    ])
-    .groupBy('radius_sessions.device_id');
+export const sessionsPerHour = (db: Db, days: readonly SiteDay[]) =>
+  compilable(
+    db,
+    sql<{ site_id: string; day: number } & PackedRow>`${siteDaysTable(days)}
+    select b.site_id as site_id, b.day as day, (
+      select ${packed(['hour', 'n'])}
+      from (
+        select (cast(substr(radius_sessions.started_at, 12, 2) as integer) * 60
+          + cast(substr(radius_sessions.started_at, 15, 2) as integer) + b.off + 1440) % 1440 / 60 as hour,
+          count(*) as n
+        from radius_sessions
+        where ${sessionsOfDay}
+        group by 1
+      ) x
+    ) as packed
+    from b`,
+  );
 
 /** The guests who spent most (signed payments of their invoices), at most `limit`; sales without a phone are nobody's. */
 export const topGuests = (db: Db, ranges: readonly SiteRange[], limit: number) =>
   db
     .selectFrom('payments')
-    .innerJoin('invoices', 'invoices.id', 'payments.invoice_id')
+    // As in revenuePerStretch: payments by time first.
+    .crossJoin('invoices')
+    .whereRef('invoices.id', '=', 'payments.invoice_id')
     .where('invoices.phone', '!=', '')
     .where((eb) => inRanges(eb, ranges, 'invoices.site_id', 'payments.paid_at'))
     .select((eb) => [

@@ -1,19 +1,23 @@
+import type { Compilable } from 'kysely';
 import { errorCatalogue } from '../lib/errors.js';
 import { wallClock } from '../lib/time.js';
 import { SALE_CHANNELS } from './audit.js';
 import type { WifiDeps } from './deps.js';
 import { readRows } from './reports.run.js';
 import {
-  funnelSlots,
-  revenueByPlan,
-  revenueByRouter,
-  revenueSlots,
-  sessionsByRouter,
-  sessionSlots,
+  DAYS_PER_QUERY,
+  FIELD,
+  funnelPerDay,
+  GROUP,
+  revenuePerStretch,
+  sessionsPerDay,
+  sessionsPerHour,
   topGuests,
   voucherBatches,
   voucherStates,
+  type SiteDay,
   type SiteRange,
+  type Stretch,
 } from './reports.store.js';
 import { sitesOf, timeZoneOf, type SiteScope } from './sites.js';
 import { selectSites } from './sites.store.js';
@@ -179,6 +183,20 @@ export class LocalTime {
     while (this.day(at) < day) at += QUARTER;
     return at;
   }
+
+  /** The first quarter hour in (from, to) whose offset differs from `from`'s (quarter hours; at most one change between them), or undefined. */
+  changeIn(from: number, to: number): number | undefined {
+    const before = this.offset(from);
+    let hi = to - QUARTER;
+    if (hi <= from || this.offset(hi) === before) return undefined;
+    let lo = from;
+    while (hi - lo > QUARTER) {
+      const mid = lo + Math.floor((hi - lo) / 2 / QUARTER) * QUARTER;
+      if (this.offset(mid) === before) lo = mid;
+      else hi = mid;
+    }
+    return hi;
+  }
 }
 
 /** One LocalTime per zone, kept between reports (a few thousand offsets a zone-year; renewed past a bound). */
@@ -314,24 +332,70 @@ const NOT_SUMMED = new Set(['weekday', 'hour', 'rank', 'price_tzs']);
 
 const num = (v: number | string | bigint | null | undefined): number => Number(v ?? 0);
 
-/** A slot row's UTC quarter hour. */
-const slotStart = (r: { hour: string; quarter: number | string }): number =>
-  Date.parse(`${r.hour}:00:00.000Z`) + num(r.quarter) * QUARTER;
+const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
- * Rows per period with `columns` zeroed, and a function that finds the row of a site's quarter
- * hour (undefined outside the range).
+ * Each site's local days of the range as UTC instants; with `split`, a day whose UTC offset
+ * changes (DST) is cut in two there, so that the offset is the same throughout each part.
  */
+function siteDays(scope: Scope, split: boolean): SiteDay[] {
+  const days: SiteDay[] = [];
+  for (const site of scope.sites) {
+    for (let day = scope.from; day <= scope.to; day++) {
+      const start = site.time.dayStart(day);
+      const end = site.time.dayStart(day + 1);
+      const change = split ? site.time.changeIn(start, end) : undefined;
+      const cuts = change === undefined ? [start, end] : [start, change, end];
+      for (let i = 0; i + 1 < cuts.length; i++) {
+        const from = cuts[i] ?? start;
+        days.push({
+          siteId: site.id,
+          day,
+          from: iso(from),
+          to: iso(cuts[i + 1] ?? end),
+          offsetMinutes: site.time.offset(from) / MINUTE,
+        });
+      }
+    }
+  }
+  return days;
+}
+
+/**
+ * The range cut at every site's local midnights: each stretch lies inside one local day of every
+ * site (a payment's site is known only from its invoice, so payments are read once per stretch).
+ */
+function stretchesOf(scope: Scope): Stretch[] {
+  const cuts = new Set<number>();
+  for (const site of scope.sites)
+    for (let day = scope.from; day <= scope.to + 1; day++) cuts.add(site.time.dayStart(day));
+  const sorted = [...cuts].sort((a, b) => a - b);
+  return sorted.slice(1).map((to, index) => ({ index, from: iso(sorted[index] ?? to), to: iso(to) }));
+}
+
+/** The rows of `query` over `items` in statements of at most DAYS_PER_QUERY items each. */
+async function readChunked<T, R>(
+  deps: Pick<WifiDeps, 'db'>,
+  items: readonly T[],
+  query: (chunk: readonly T[]) => Compilable<R>,
+): Promise<R[]> {
+  const rows: R[] = [];
+  for (let i = 0; i < items.length; i += DAYS_PER_QUERY)
+    rows.push(...(await readRows(deps.db, query(items.slice(i, i + DAYS_PER_QUERY)))));
+  return rows;
+}
+
+/** A packed row's groups, each as its fields (text). */
+const unpack = (packed: string | null): string[][] =>
+  packed === null ? [] : packed.split(GROUP).map((g) => g.split(FIELD));
+
+/** Rows per period with `columns` zeroed, and the row of a local day. */
 function periodTable(scope: Scope, columns: readonly string[]) {
   const rows = new Map<string, ReportRow>();
   for (const p of periodsOf(scope.from, scope.to, scope.group))
     rows.set(p, Object.fromEntries([['period', p], ...columns.map((c) => [c, 0])]) as ReportRow);
-  const zones = new Map(scope.sites.map((s) => [s.id, s.time]));
   const byDay = new Map<number, ReportRow | undefined>();
-  const rowOf = (siteId: string, slot: { hour: string; quarter: number | string }): ReportRow | undefined => {
-    const time = zones.get(siteId);
-    if (!time) return undefined;
-    const day = time.day(slotStart(slot));
+  const rowOf = (day: number): ReportRow | undefined => {
     if (day < scope.from || day > scope.to) return undefined;
     let row = byDay.get(day);
     if (!row) byDay.set(day, (row = rows.get(dateOf(periodOf(day, scope.group)))));
@@ -354,15 +418,17 @@ const REVENUE_COLUMNS = [
 ];
 const BREAKDOWN_COLUMNS = ['sales', 'refunds', 'revenue_tzs'];
 
+interface Signed {
+  key: string | null;
+  refund: number | string;
+  n: number | string;
+  total: number | string;
+}
+
 /** Sales and refunds per key, from rows `{key, refund, n, total}`, named by `nameOf`. */
 function breakdown(
   keyColumn: string,
-  rows: readonly {
-    key: string | null;
-    refund: number | string;
-    n: number | string;
-    total: number | string;
-  }[],
+  rows: readonly Signed[],
   nameOf: (key: string | null) => string,
 ): ReportTable {
   const byKey = new Map<string | null, ReportRow>();
@@ -382,6 +448,19 @@ function breakdown(
   return { columns: [keyColumn, 'name', ...BREAKDOWN_COLUMNS], rows: sorted };
 }
 
+/** Adds sales or refunds to `key`'s (empty: none, null) in `into`. */
+function tally(into: Map<string, Signed>, key: string, refund: boolean, n: number, total: number): void {
+  const id = `${key}${FIELD}${refund ? '1' : '0'}`;
+  const t = into.get(id) ?? { key: key === '' ? null : key, refund: refund ? 1 : 0, n: 0, total: 0 };
+  into.set(id, { ...t, n: num(t.n) + n, total: num(t.total) + total });
+}
+
+/** By key, as a grouped query would list them (nulls first): the order ties keep in breakdowns. */
+const byKey = <T extends { key: string | null }>(rows: T[]): T[] =>
+  rows.sort((a, b) =>
+    a.key === b.key ? 0 : a.key === null ? -1 : b.key === null ? 1 : a.key < b.key ? -1 : 1,
+  );
+
 async function namesOf(deps: Pick<WifiDeps, 'db'>, table: 'plans' | 'devices'): Promise<Map<string, string>> {
   const rows = await deps.db.selectFrom(table).select(['id', 'name']).execute();
   return new Map(rows.map((r) => [r.id, r.name]));
@@ -390,26 +469,44 @@ async function namesOf(deps: Pick<WifiDeps, 'db'>, table: 'plans' | 'devices'): 
 const revenue: Builder = async (deps, scope) => {
   const table = periodTable(scope, REVENUE_COLUMNS);
   const channels = new Map<string, ReportRow>();
-  for (const r of await readRows(deps.db, revenueSlots(deps.db, scope.ranges))) {
-    const row = table.rowOf(r.site_id, r);
-    if (!row) continue;
-    const refund = num(r.refund) === 1;
-    const n = num(r.n);
-    const total = num(r.total);
-    add(row, refund ? 'refunds' : 'sales', n);
-    add(row, refund ? 'refunds_tzs' : 'sales_tzs', total);
-    add(row, 'revenue_tzs', total);
-    if (`${r.channel}_tzs` in row) add(row, `${r.channel}_tzs`, total);
-    let c = channels.get(r.channel);
-    if (!c)
-      channels.set(
-        r.channel,
-        (c = { channel: r.channel, name: r.channel, sales: 0, refunds: 0, revenue_tzs: 0 }),
-      );
-    add(c, refund ? 'refunds' : 'sales', n);
-    add(c, 'revenue_tzs', total);
+  const plans = new Map<string, Signed>();
+  const routers = new Map<string, Signed>();
+  const zones = new Map(scope.sites.map((s) => [s.id, s.time]));
+  const stretches = stretchesOf(scope);
+  const sites = scope.sites.map((s) => s.id);
+  const read = await readChunked(deps, stretches, (chunk) => revenuePerStretch(deps.db, chunk, sites));
+  for (const r of read) {
+    const stretch = stretches[num(r.stretch)];
+    if (!stretch) continue;
+    const start = Date.parse(stretch.from);
+    for (const [
+      siteId = '',
+      planId = '',
+      deviceId = '',
+      channel = '',
+      refundText,
+      nText,
+      totalText,
+    ] of unpack(r.packed)) {
+      const time = zones.get(siteId);
+      const row = time && table.rowOf(time.day(start));
+      if (!row) continue;
+      const refund = num(refundText) === 1;
+      const n = num(nText);
+      const total = num(totalText);
+      add(row, refund ? 'refunds' : 'sales', n);
+      add(row, refund ? 'refunds_tzs' : 'sales_tzs', total);
+      add(row, 'revenue_tzs', total);
+      if (`${channel}_tzs` in row) add(row, `${channel}_tzs`, total);
+      let c = channels.get(channel);
+      if (!c) channels.set(channel, (c = { channel, name: channel, sales: 0, refunds: 0, revenue_tzs: 0 }));
+      add(c, refund ? 'refunds' : 'sales', n);
+      add(c, 'revenue_tzs', total);
+      tally(plans, planId, refund, n, total);
+      tally(routers, deviceId, refund, n, total);
+    }
   }
-  const plans = await namesOf(deps, 'plans');
+  const planNames = await namesOf(deps, 'plans');
   const devices = await namesOf(deps, 'devices');
   return {
     columns: table.columns,
@@ -425,13 +522,11 @@ const revenue: Builder = async (deps, scope) => {
           ),
         ),
       },
-      by_plan: breakdown('plan_id', await readRows(deps.db, revenueByPlan(deps.db, scope.ranges)), (k) =>
-        k === null ? '(none)' : (plans.get(k) ?? k),
+      by_plan: breakdown('plan_id', byKey([...plans.values()]), (k) =>
+        k === null ? '(none)' : (planNames.get(k) ?? k),
       ),
-      by_router: breakdown(
-        'device_id',
-        await readRows(deps.db, revenueByRouter(deps.db, scope.ranges)),
-        (k) => (k === null ? '(never online)' : (devices.get(k) ?? k)),
+      by_router: breakdown('device_id', byKey([...routers.values()]), (k) =>
+        k === null ? '(never online)' : (devices.get(k) ?? k),
       ),
     },
   };
@@ -441,11 +536,14 @@ const FUNNEL_STATUSES = ['paid', 'failed', 'expired', 'pending'] as const;
 
 const funnel: Builder = async (deps, scope) => {
   const table = periodTable(scope, ['started', ...FUNNEL_STATUSES, 'other']);
-  for (const r of await readRows(deps.db, funnelSlots(deps.db, scope.ranges))) {
-    const row = table.rowOf(r.site_id, r);
+  const days = siteDays(scope, false);
+  for (const r of await readChunked(deps, days, (chunk) => funnelPerDay(deps.db, chunk))) {
+    const row = table.rowOf(num(r.day));
     if (!row) continue;
-    add(row, 'started', num(r.n));
-    add(row, (FUNNEL_STATUSES as readonly string[]).includes(r.status) ? r.status : 'other', num(r.n));
+    for (const [status = '', n] of unpack(r.packed)) {
+      add(row, 'started', num(n));
+      add(row, (FUNNEL_STATUSES as readonly string[]).includes(status) ? status : 'other', num(n));
+    }
   }
   return { columns: table.columns, rows: table.rows };
 };
@@ -454,31 +552,37 @@ const USAGE_COLUMNS = ['sessions', 'download_bytes', 'upload_bytes', 'bytes'];
 
 const usage: Builder = async (deps, scope) => {
   const table = periodTable(scope, USAGE_COLUMNS);
-  for (const r of await readRows(deps.db, sessionSlots(deps.db, scope.ranges))) {
-    const row = table.rowOf(r.site_id, r);
-    if (!row) continue;
-    add(row, 'sessions', num(r.n));
-    add(row, 'download_bytes', num(r.download));
-    add(row, 'upload_bytes', num(r.upload));
-    add(row, 'bytes', num(r.download) + num(r.upload));
-  }
+  const routers = new Map<string, ReportRow>();
   const devices = await namesOf(deps, 'devices');
-  const routers = (await readRows(deps.db, sessionsByRouter(deps.db, scope.ranges)))
-    .map((r): ReportRow => ({
-      device_id: r.key,
-      name: devices.get(r.key) ?? r.key,
-      sessions: num(r.n),
-      download_bytes: num(r.download),
-      upload_bytes: num(r.upload),
-      bytes: num(r.download) + num(r.upload),
-    }))
+  const days = siteDays(scope, false);
+  for (const r of await readChunked(deps, days, (chunk) => sessionsPerDay(deps.db, chunk))) {
+    const row = table.rowOf(num(r.day));
+    if (!row) continue;
+    for (const [deviceId = '', n, upload, download] of unpack(r.packed)) {
+      let router = routers.get(deviceId);
+      if (!router) {
+        router = { device_id: deviceId, name: devices.get(deviceId) ?? deviceId };
+        for (const c of USAGE_COLUMNS) router[c] = 0;
+        routers.set(deviceId, router);
+      }
+      for (const into of [row, router]) {
+        add(into, 'sessions', num(n));
+        add(into, 'download_bytes', num(download));
+        add(into, 'upload_bytes', num(upload));
+        add(into, 'bytes', num(download) + num(upload));
+      }
+    }
+  }
+  const byRouter = [...routers.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, row]) => row)
     .sort(
       (a, b) => (b.bytes as number) - (a.bytes as number) || String(a.name).localeCompare(String(b.name)),
     );
   return {
     columns: table.columns,
     rows: table.rows,
-    tables: { by_router: { columns: ['device_id', 'name', ...USAGE_COLUMNS], rows: routers } },
+    tables: { by_router: { columns: ['device_id', 'name', ...USAGE_COLUMNS], rows: byRouter } },
   };
 };
 
@@ -489,16 +593,13 @@ const busyHours: Builder = async (deps, scope) => {
   const rows: ReportRow[] = [];
   for (let w = 0; w < 7; w++)
     for (let h = 0; h < 24; h++) rows.push({ weekday: w + 1, day: WEEKDAYS[w] ?? '', hour: h, sessions: 0 });
-  const zones = new Map(scope.sites.map((s) => [s.id, s.time]));
-  for (const r of await readRows(deps.db, sessionSlots(deps.db, scope.ranges))) {
-    const time = zones.get(r.site_id);
-    if (!time) continue;
-    const at = slotStart(r);
-    const day = time.day(at);
-    if (day < scope.from || day > scope.to) continue;
-    const local = new Date(time.local(at));
-    const row = rows[((local.getUTCDay() + 6) % 7) * 24 + local.getUTCHours()];
-    if (row) add(row, 'sessions', num(r.n));
+  const days = siteDays(scope, true);
+  for (const r of await readChunked(deps, days, (chunk) => sessionsPerHour(deps.db, chunk))) {
+    const weekday = (num(r.day) + 3) % 7; // 1970-01-01, day 0, was a Thursday
+    for (const [hour, n] of unpack(r.packed)) {
+      const row = rows[weekday * 24 + num(hour)];
+      if (row) add(row, 'sessions', num(n));
+    }
   }
   return { columns: ['weekday', 'day', 'hour', 'sessions'], rows };
 };
