@@ -9,7 +9,7 @@
 // The npm dependencies stay outside, loaded from node_modules as before, except kysely (pure ES
 // modules, 262 files on every start): native addons must, and the CommonJS ones load fast as
 // they are. Identifiers are not minified, so stack traces keep their names.
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -19,8 +19,7 @@ const INSIDE = new Set(['kysely']);
 
 const { dependencies } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const outdir = path.join(root, 'dist/bundle');
-rmSync(outdir, { recursive: true, force: true });
-await build({
+const result = await build({
   absWorkingDir: root,
   entryPoints: { index: 'dist/src/cli/index.js' },
   outdir,
@@ -35,4 +34,13 @@ await build({
   minifySyntax: true,
   legalComments: 'none',
   logLevel: 'warning',
+  metafile: true,
 });
+
+// Chunks are named by their content, so one this build did not write is stale: removed after the
+// build, not before, so that a daemon or test already running from dist/bundle still finds every
+// unchanged chunk it imports later (a migration, the PostgreSQL store).
+const written = new Set(Object.keys(result.metafile.outputs).map((file) => path.resolve(root, file)));
+for (const dir of [outdir, path.join(outdir, 'chunks')].filter((d) => existsSync(d)))
+  for (const entry of readdirSync(dir, { withFileTypes: true }))
+    if (entry.isFile() && !written.has(path.join(dir, entry.name))) rmSync(path.join(dir, entry.name));
