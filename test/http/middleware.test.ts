@@ -248,6 +248,45 @@ t.test('a handler slower than the timeout gets the timeout answer; its late resu
   gate.release?.();
 });
 
+t.test('one timer serves every request: each times out at its own deadline, never before', async (t) => {
+  const gate: { entered: boolean; release?: () => void } = { entered: false };
+  const { base, clock, logs } = await startTestApp(t, {
+    extraRoutes: () => probeRoutes(gate),
+    requestTimeoutMs: 5000,
+  });
+  const first = rawRequest(`${base}/probe/hang`);
+  await waitFor(() => gate.entered, 'the first handler to start');
+  const releaseFirst = gate.release;
+  clock.advance('3s');
+  gate.entered = false;
+  const second = rawRequest(`${base}/api/v1/probe/hang`);
+  await waitFor(() => gate.entered, 'the second handler to start');
+  const releaseSecond = gate.release;
+  // A request answered in time between them leaves nothing behind to fire.
+  t.equal((await rawRequest(`${base}/healthz`)).status, 200);
+
+  clock.advance(2500); // 5.5 s after the first, 2.5 s after the second
+  const firstRes = await first;
+  t.equal(firstRes.status, 503, 'the first request timed out at its deadline');
+  t.same(firstRes.json(), { success: false, message: 'request timed out' });
+  t.equal(logs.events('http.timeout').length, 1, 'the second is not answered with it');
+
+  clock.advance('2s'); // 4.5 s after the second
+  t.equal(logs.events('http.timeout').length, 1, 'nor before its own deadline');
+  clock.advance('1s');
+  const secondRes = await second;
+  t.equal(secondRes.status, 503, 'the second request timed out at its own deadline');
+  t.same(secondRes.json(), { message: 'request timed out' });
+  t.equal(logs.events('http.timeout').length, 2);
+  releaseFirst?.();
+  releaseSecond?.();
+
+  // Afterwards: a fast request is never answered late, however far the clock moves.
+  t.equal((await rawRequest(`${base}/healthz`)).status, 200);
+  clock.advance('1h');
+  t.equal(logs.events('http.timeout').length, 2, 'no timeout for requests that were answered');
+});
+
 t.test(
   'unexpected errors are a bare 500, logged with the request id; AppErrors keep status and details',
   async (t) => {
