@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { strictObject } from '../../src/http/body.js';
 import type { RateLimitStore } from '../../src/http/rate-limit.js';
 import { defineRoute, type Route } from '../../src/http/route.js';
@@ -219,12 +219,17 @@ t.test('malformed JSON, unknown fields and a wrong content type are 4xx in the f
   t.same(good.json(), { data: { echoed: 'a' } });
 });
 
-t.test('a handler slower than the timeout gets the timeout answer; its late result is dropped', async (t) => {
+/** An app whose request timeout is 5 s, with the probe routes (`gate` sees the hanging handlers). */
+async function hangingApp(t: Test) {
   const gate: { entered: boolean; release?: () => void } = { entered: false };
-  const { base, clock, logs } = await startTestApp(t, {
-    extraRoutes: () => probeRoutes(gate),
-    requestTimeoutMs: 5000,
-  });
+  return {
+    gate,
+    ...(await startTestApp(t, { extraRoutes: () => probeRoutes(gate), requestTimeoutMs: 5000 })),
+  };
+}
+
+t.test('a handler slower than the timeout gets the timeout answer; its late result is dropped', async (t) => {
+  const { gate, base, clock, logs } = await hangingApp(t);
   const pending = rawRequest(`${base}/probe/hang`);
   await waitFor(() => gate.entered, 'the handler to start');
   clock.advance('4s');
@@ -249,11 +254,7 @@ t.test('a handler slower than the timeout gets the timeout answer; its late resu
 });
 
 t.test('one timer serves every request: each times out at its own deadline, never before', async (t) => {
-  const gate: { entered: boolean; release?: () => void } = { entered: false };
-  const { base, clock, logs } = await startTestApp(t, {
-    extraRoutes: () => probeRoutes(gate),
-    requestTimeoutMs: 5000,
-  });
+  const { gate, base, clock, logs } = await hangingApp(t);
   const first = rawRequest(`${base}/probe/hang`);
   await waitFor(() => gate.entered, 'the first handler to start');
   const releaseFirst = gate.release;
