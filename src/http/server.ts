@@ -109,6 +109,11 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     const entry = open.get(this);
     if (!entry) return;
     open.delete(this);
+    if (open.size === 0 && sweep !== null) {
+      // Nothing left to time out: no timer outlives the last request (an idle daemon has none).
+      sweep.cancel();
+      sweep = null;
+    }
     const { req } = entry;
     // routeName is "<METHOD> <path template>" (route.ts); the template alone is the label.
     const route = req.routeName?.slice(req.routeName.indexOf(' ') + 1) ?? 'unmatched';
