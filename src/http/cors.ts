@@ -17,20 +17,33 @@ const WIFI = {
 };
 const EXPOSE = 'X-Request-Id, X-Passkey-Token';
 
-export function corsMiddleware(config: Pick<Config, 'corsAllowedOrigins' | 'adminOrigin' | 'portalOrigin'>) {
+/**
+ * The CORS step for one request: sets the headers, and answers a preflight itself. Returns true
+ * when it answered (a preflight), false when the request goes on. A request without an Origin
+ * header (every server-to-server call: token grants, userinfo) costs one header.
+ */
+export function corsStep(
+  config: Pick<Config, 'corsAllowedOrigins' | 'adminOrigin' | 'portalOrigin'>,
+): (req: HttpRequest, res: ServerResponse) => boolean {
   const identityOrigins = new Set(config.corsAllowedOrigins);
   const wifiOrigins = new Set(
     [config.adminOrigin, config.portalOrigin].filter((o): o is string => o !== null),
   );
 
-  return (req: HttpRequest, res: ServerResponse, next: () => void): void => {
+  return (req, res) => {
+    res.setHeader('Vary', 'Origin');
     const origin = req.headers.origin;
+    if (origin === undefined) {
+      // Not allowed, so no CORS headers; a preflight without an origin is still refused.
+      if (req.method !== 'OPTIONS' || req.headers['access-control-request-method'] === undefined)
+        return false;
+      sendError(res, req.family, 403, 'origin not allowed');
+      return true;
+    }
     const policy = req.family === 'wifi' ? WIFI : IDENTITY;
-    const allowed =
-      origin !== undefined && (req.family === 'wifi' ? wifiOrigins : identityOrigins).has(origin);
+    const allowed = (req.family === 'wifi' ? wifiOrigins : identityOrigins).has(origin);
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
 
-    res.setHeader('Vary', 'Origin');
     // An allowed origin receives the whole set on every response (the identity spec lists them
     // without limiting them to preflights); browsers read the methods/headers/max-age on preflight.
     if (allowed) {
@@ -42,14 +55,14 @@ export function corsMiddleware(config: Pick<Config, 'corsAllowedOrigins' | 'admi
     }
     if (!preflight) {
       if (allowed) res.setHeader('Access-Control-Expose-Headers', EXPOSE);
-      next();
-      return;
+      return false;
     }
     if (!allowed) {
       sendError(res, req.family, 403, 'origin not allowed');
-      return;
+      return true;
     }
     res.statusCode = 204;
     res.end();
+    return true;
   };
 }

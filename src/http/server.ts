@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import polka, { type NextHandler } from 'polka';
 import type { Config } from '../config/index.js';
-import type { Clock } from '../lib/clock.js';
+import type { Clock, Timer } from '../lib/clock.js';
 import { lazy } from '../lib/lazy.js';
 import { uuid } from '../lib/crypto.js';
 import { isAppError } from '../lib/errors.js';
 import type { Logger } from '../lib/log.js';
 import { clientIp } from './client-ip.js';
-import { corsMiddleware } from './cors.js';
+import { corsStep } from './cors.js';
 import { errorBody, sendError, sendJson } from './envelope.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RequestCounts } from './request-counts.js';
@@ -44,8 +44,10 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   const { config, clock, log, limiter } = options;
   const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const runtime: HttpRuntime = { limiter, log, clock };
-  const open = new Set<ServerResponse>();
+  /** Requests not yet closed, in arrival order, with their timeout deadline (clock ms). */
+  const open = new Map<ServerResponse, { req: HttpRequest; started: number; deadline: number }>();
   let closing = false;
+  let closed = false;
 
   const app = polka<HttpRequest>({
     onNoMatch: (req, res) => {
@@ -67,7 +69,72 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
   // more than the rest of the log call: about 45 µs a request in bench:oauth.
   const accessLog = log.child({}, { redact: { paths: [], censor: '[redacted]' } });
 
-  // 1. Request id, client address, family, access log.
+  // compression (and the MIME database it reads) is loaded by the first request that can take a
+  // compressed answer, not at start: bench/footprint.ts.
+  const gzip = lazy('compression', async () => (await import('compression')).default());
+  const cors = corsStep(config);
+
+  /**
+   * The request timeout: one timer for all requests instead of one each (docs/decisions/0042).
+   * It is set for the earliest deadline of the requests still waiting and, when it fires, answers
+   * every request due and is set again for the next deadline. A request that finished in time
+   * costs its map entry only; under steady load the timer fires about once per timeout.
+   */
+  let sweep: Timer | null = null;
+  const armSweep = (): void => {
+    if (sweep !== null || closed) return;
+    let earliest = Infinity;
+    for (const [res, entry] of open)
+      if (!entry.req.timedOut && !res.headersSent && entry.deadline < earliest) earliest = entry.deadline;
+    if (earliest === Infinity) return;
+    sweep = clock.setTimer(Math.max(0, earliest - clock.now().getTime()), runSweep);
+  };
+  const runSweep = (): void => {
+    sweep = null;
+    const now = clock.now().getTime();
+    for (const [res, { req, deadline }] of open) {
+      if (deadline > now || res.headersSent || req.timedOut) continue;
+      req.timedOut = true;
+      log.warn(
+        { event: 'http.timeout', route: req.routeName ?? 'unmatched', request_id: req.id },
+        'request timed out',
+      );
+      sendJson(res, 503, errorBody(req.family, 'request timed out'), { Connection: 'close' });
+    }
+    armSweep();
+  };
+
+  /** Once per answered request: metrics, the access line, and the shutdown's idle sweep. */
+  function finished(this: ServerResponse): void {
+    const entry = open.get(this);
+    if (!entry) return;
+    open.delete(this);
+    if (open.size === 0 && sweep !== null) {
+      // Nothing left to time out: no timer outlives the last request (an idle daemon has none).
+      sweep.cancel();
+      sweep = null;
+    }
+    const { req } = entry;
+    // routeName is "<METHOD> <path template>" (route.ts); the template alone is the label.
+    const route = req.routeName?.slice(req.routeName.indexOf(' ') + 1) ?? 'unmatched';
+    options.requestCounts?.add(req.method, route, this.statusCode);
+    accessLog.info(
+      {
+        event: 'http.request',
+        method: req.method,
+        route: req.routeName ?? 'unmatched',
+        status: this.statusCode,
+        duration_ms: Math.round((performance.now() - entry.started) * 10) / 10,
+        request_id: req.id,
+      },
+      'request',
+    );
+    if (closing) server.closeIdleConnections();
+  }
+
+  // The one middleware every request passes (a short path: one function, one close listener):
+  // request id, client address, family, access log; the request timeout; CORS per family; gzip
+  // only for a client that accepts it.
   app.use((req: HttpRequest, res: ServerResponse, next: NextHandler) => {
     const started = performance.now();
     const given = req.headers['x-request-id'];
@@ -75,54 +142,17 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
     req.ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], config.trustProxy);
     req.family = familyOf(req.path);
     res.setHeader('X-Request-Id', req.id);
-    open.add(res);
+    open.set(res, { req, started, deadline: clock.now().getTime() + timeoutMs });
+    if (sweep === null) armSweep();
     if (closing) res.setHeader('Connection', 'close');
-    res.on('close', () => {
-      open.delete(res);
-      // routeName is "<METHOD> <path template>" (route.ts); the template alone is the label.
-      const route = req.routeName?.slice(req.routeName.indexOf(' ') + 1) ?? 'unmatched';
-      options.requestCounts?.add(req.method, route, res.statusCode);
-      accessLog.info(
-        {
-          event: 'http.request',
-          method: req.method,
-          route: req.routeName ?? 'unmatched',
-          status: res.statusCode,
-          duration_ms: Math.round((performance.now() - started) * 10) / 10,
-          request_id: req.id,
-        },
-        'request',
-      );
-      if (closing) server.closeIdleConnections();
-    });
-    void next();
-  });
-
-  // 2. Request timeout: answer for the handler if it has not answered in time.
-  app.use((req: HttpRequest, res: ServerResponse, next: NextHandler) => {
-    const timer = clock.setTimer(timeoutMs, () => {
-      if (res.headersSent) return;
-      req.timedOut = true;
-      log.warn(
-        { event: 'http.timeout', route: req.routeName ?? 'unmatched', request_id: req.id },
-        'request timed out',
-      );
-      sendJson(res, 503, errorBody(req.family, 'request timed out'), { Connection: 'close' });
-    });
-    res.on('close', () => {
-      timer.cancel();
-    });
-    void next();
-  });
-
-  // 3. CORS per family; 4. gzip.
-  app.use(corsMiddleware(config));
-  // compression (and the MIME database it reads) is loaded by the first request that can take a
-  // compressed answer, not at start: bench/footprint.ts.
-  const gzip = lazy('compression', async () => (await import('compression')).default());
-  app.use((req: HttpRequest, res: ServerResponse, next: NextHandler) => {
+    res.on('close', finished);
+    if (cors(req, res)) return;
     // Only wrap the response when the client can take a compressed one.
-    if (!/\b(gzip|deflate|br)\b/.test(req.headers['accept-encoding'] ?? '')) return next();
+    const accepts = req.headers['accept-encoding'];
+    if (accepts === undefined || !/\b(gzip|deflate|br)\b/.test(accepts)) {
+      void next();
+      return;
+    }
     gzip().then(
       (middleware) => middleware(req, res, (err) => void next(err instanceof Error ? err : undefined)),
       (err: unknown) => void next(err instanceof Error ? err : new Error(String(err))),
@@ -134,6 +164,27 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
       route.handle(req, res, runtime),
     );
   }
+
+  // polka matches a path against every route's pattern, in order, on every request (about 110
+  // patterns). The match depends only on the method and the path, and the routes are fixed from
+  // here on, so the answer for a route's own static path is kept: a bounded map, one entry per
+  // static route at most (anything else, parameters or unknown paths, is matched as before).
+  const staticPaths = new Set(
+    options.routes.filter((r) => !/[:*]/.test(r.path)).map((r) => `${r.method} ${r.path}`),
+  );
+  const matched = new Map<string, ReturnType<typeof app.find>>();
+  const find = app.find.bind(app);
+  app.find = (method, path) => {
+    const key = `${method} ${path}`;
+    let found = matched.get(key);
+    if (found === undefined) {
+      found = find(method, path);
+      if (!staticPaths.has(key)) return found;
+      matched.set(key, found);
+    }
+    // polka keeps the params object as req.params, and decodes into it: each request its own.
+    return { params: { ...found.params }, handlers: found.handlers };
+  };
 
   const server = createServer((req, res) => {
     void app.handler(req as HttpRequest, res, undefined as unknown as NextHandler);
@@ -162,7 +213,7 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
           resolve();
           return;
         }
-        for (const res of open) if (!res.headersSent) res.setHeader('Connection', 'close');
+        for (const res of open.keys()) if (!res.headersSent) res.setHeader('Connection', 'close');
         const cutoff = clock.setTimer(graceMs, () => {
           if (open.size > 0)
             log.warn({ event: 'http.shutdown_cut', in_flight: open.size }, 'cutting requests');
@@ -170,6 +221,9 @@ export function createHttpServer(options: HttpServerOptions): HttpServer {
         });
         server.close(() => {
           cutoff.cancel();
+          closed = true;
+          sweep?.cancel();
+          sweep = null;
           resolve();
         });
         server.closeIdleConnections();

@@ -60,6 +60,8 @@ export class Keyring {
   #version: number | null = null;
   readonly #private = new Map<string, KeyObject>();
   readonly #public = new Map<string, KeyObject>();
+  /** The version was read in this turn of the event loop and found unchanged (see #reload). */
+  #checkedThisTurn = false;
 
   constructor(deps: Deps) {
     this.#deps = deps;
@@ -70,12 +72,23 @@ export class Keyring {
   }
 
   async #reload(force = false): Promise<void> {
+    // Under load one turn of the event loop reads many requests (token grants, bearer checks):
+    // the table's version is read once per turn, not once per request (docs/decisions/0042). A
+    // rotation committed by the CLI during the turn is seen in the next one: the same race as a
+    // commit just after the turn.
+    if (!force && this.#checkedThisTurn) return;
     const now = this.#deps.clock.now().getTime();
     // The CLI's or another daemon's rotation is seen at the next use (connect.ts
     // committedChangeVersion): SQLite's data_version, or PostgreSQL's change feed.
     const version = committedChangeVersion(this.#deps.db, ['signing_keys']);
     const unchanged = version === null || version === this.#version; // null: the feed is down
-    if (!force && now - this.#loadedAt < RELOAD_MS && unchanged) return;
+    if (!force && now - this.#loadedAt < RELOAD_MS && unchanged) {
+      this.#checkedThisTurn = true;
+      setImmediate(() => {
+        this.#checkedThisTurn = false;
+      });
+      return;
+    }
     this.#rows = await listKeys(this.#deps.db);
     this.#loadedAt = now;
     this.#version = version;

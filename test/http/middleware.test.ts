@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { strictObject } from '../../src/http/body.js';
 import type { RateLimitStore } from '../../src/http/rate-limit.js';
 import { defineRoute, type Route } from '../../src/http/route.js';
@@ -219,12 +219,17 @@ t.test('malformed JSON, unknown fields and a wrong content type are 4xx in the f
   t.same(good.json(), { data: { echoed: 'a' } });
 });
 
-t.test('a handler slower than the timeout gets the timeout answer; its late result is dropped', async (t) => {
+/** An app whose request timeout is 5 s, with the probe routes (`gate` sees the hanging handlers). */
+async function hangingApp(t: Test) {
   const gate: { entered: boolean; release?: () => void } = { entered: false };
-  const { base, clock, logs } = await startTestApp(t, {
-    extraRoutes: () => probeRoutes(gate),
-    requestTimeoutMs: 5000,
-  });
+  return {
+    gate,
+    ...(await startTestApp(t, { extraRoutes: () => probeRoutes(gate), requestTimeoutMs: 5000 })),
+  };
+}
+
+t.test('a handler slower than the timeout gets the timeout answer; its late result is dropped', async (t) => {
+  const { gate, base, clock, logs } = await hangingApp(t);
   const pending = rawRequest(`${base}/probe/hang`);
   await waitFor(() => gate.entered, 'the handler to start');
   clock.advance('4s');
@@ -246,6 +251,41 @@ t.test('a handler slower than the timeout gets the timeout answer; its late resu
   t.equal(wifiRes.status, 503);
   t.same(wifiRes.json(), { message: 'request timed out' }, 'the Wi-Fi API keeps its {message} envelope');
   gate.release?.();
+});
+
+t.test('one timer serves every request: each times out at its own deadline, never before', async (t) => {
+  const { gate, base, clock, logs } = await hangingApp(t);
+  const first = rawRequest(`${base}/probe/hang`);
+  await waitFor(() => gate.entered, 'the first handler to start');
+  const releaseFirst = gate.release;
+  clock.advance('3s');
+  gate.entered = false;
+  const second = rawRequest(`${base}/api/v1/probe/hang`);
+  await waitFor(() => gate.entered, 'the second handler to start');
+  const releaseSecond = gate.release;
+  // A request answered in time between them leaves nothing behind to fire.
+  t.equal((await rawRequest(`${base}/healthz`)).status, 200);
+
+  clock.advance(2500); // 5.5 s after the first, 2.5 s after the second
+  const firstRes = await first;
+  t.equal(firstRes.status, 503, 'the first request timed out at its deadline');
+  t.same(firstRes.json(), { success: false, message: 'request timed out' });
+  t.equal(logs.events('http.timeout').length, 1, 'the second is not answered with it');
+
+  clock.advance('2s'); // 4.5 s after the second
+  t.equal(logs.events('http.timeout').length, 1, 'nor before its own deadline');
+  clock.advance('1s');
+  const secondRes = await second;
+  t.equal(secondRes.status, 503, 'the second request timed out at its own deadline');
+  t.same(secondRes.json(), { message: 'request timed out' });
+  t.equal(logs.events('http.timeout').length, 2);
+  releaseFirst?.();
+  releaseSecond?.();
+
+  // Afterwards: a fast request is never answered late, however far the clock moves.
+  t.equal((await rawRequest(`${base}/healthz`)).status, 200);
+  clock.advance('1h');
+  t.equal(logs.events('http.timeout').length, 2, 'no timeout for requests that were answered');
 });
 
 t.test(
