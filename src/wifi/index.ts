@@ -44,6 +44,8 @@ export {
   findPortalRouter,
   markRoutersSeen,
   routersOnline,
+  routersUp,
+  routerUp,
   ONLINE_WITHIN_INTERVALS,
   downSince,
   type DeviceView,
