@@ -44,3 +44,22 @@ export const listSmsLog = (
     filter,
     SMS_WINDOW,
   ).execute();
+
+/**
+ * Deletes up to `batch` rows created before `before`, oldest first; returns how many. One short
+ * statement (a bounded subquery on sms_messages_created), so it never holds the write lock long.
+ */
+export async function deleteSmsBefore(db: Db, before: string, batch: number): Promise<number> {
+  const result = await db
+    .deleteFrom('sms_messages')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('sms_messages')
+        .select('id')
+        .where('created_at', '<', before)
+        .orderBy('created_at')
+        .limit(batch),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
