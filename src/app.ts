@@ -39,6 +39,7 @@ import {
   reconcilePayments,
   remindGuests,
   watchRouters,
+  pruneSmsLog,
   type CoaClient,
 } from './wifi/index.js';
 import { accessRoutes, adminRoutes, loggedSms, staffRoutes, voucherRoutes } from './wifi/index.js';
@@ -255,6 +256,8 @@ function wifiJobs(deps: Deps): ScheduledJob[] {
     { name: 'payments.poll', cron: atSecond(30), run: () => reconcilePayments(deps) },
     { name: 'grants.remind', cron: atSecond(40), run: () => remindGuests(deps, guestSmsTexts) },
     { name: 'routers.down', cron: atSecond(55), run: () => watchRouters(deps) },
+    // Once a day, at a quiet hour (docs/decisions/0041-sms-retention.md).
+    { name: 'sms.prune', cron: '35 41 3 * * *', run: () => pruneSmsLog(deps) },
     ...(deps.payments.name === 'sandbox' && deps.config.sandboxAutopaySeconds > 0
       ? [{ name: 'sandbox.autopay', cron: '*/5 * * * * *', run: () => sandboxAutopay(deps) }]
       : []),

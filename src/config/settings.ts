@@ -43,6 +43,19 @@ const interimInterval: Parser<number> = (raw) => {
 /** A duration, or 0 for "off". */
 const durationOrOff: Parser<number> = (raw) => (raw.trim() === '0' ? 0 : duration(raw));
 
+/**
+ * How long to keep a log: at least a day, or `0`/`off` to keep it forever. A bare number is
+ * seconds, as everywhere, so `365` (six minutes) is refused rather than emptying the log
+ * (docs/decisions/0041-sms-retention.md).
+ */
+const retention: Parser<number> = (raw) => {
+  if (['0', 'off'].includes(raw.trim().toLowerCase())) return 0;
+  const seconds = duration(raw);
+  if (seconds < 86_400)
+    throw new SettingError('must be at least 1d (like 90d, 365d), or 0/off to keep it forever');
+  return seconds;
+};
+
 export const SMS_PROVIDERS = ['outbox', 'http', 'beem', 'africastalking'] as const;
 export const PAYMENT_PROVIDERS = ['sandbox', 'selcom', 'azampay'] as const;
 export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
@@ -365,6 +378,12 @@ export const settings = {
     shownDefault: '— (no SMS)',
     parse: p.phoneList,
     doc: "the owner's phone numbers (comma-separated, up to 5): one SMS when a router is down, one when it is back",
+  }),
+  smsLogRetention: setting({
+    env: 'SMS_LOG_RETENTION',
+    default: '365d',
+    parse: retention,
+    doc: 'SMS log (admin SMS page) rows older than this are deleted each night; at least 1d, or `0`/`off` to keep them forever',
   }),
   paymentProvider: setting({
     env: 'PAYMENT_PROVIDER',

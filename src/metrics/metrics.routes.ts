@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import type { Config } from '../config/index.js';
 import { readCookie } from '../http/cookies.js';
 import { defineRoute, type Route } from '../http/route.js';
 import type { HttpRequest } from '../http/types.js';
@@ -9,7 +8,7 @@ import { ADMIN_COOKIE, authenticateAdmin } from '../wifi/index.js';
 import { isMetricsToken } from './metrics-token.js';
 import { collectMetrics, CONTENT_TYPE, type MetricsSources } from './metrics.js';
 
-type Deps = MetricsSources & { config: Config };
+type Deps = MetricsSources;
 
 const notFound = (): AppError => new AppError('not_found', 404, 'not found');
 const forbidden = (): AppError =>

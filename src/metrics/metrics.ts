@@ -3,6 +3,8 @@ import type { Clock } from '../lib/clock.js';
 import { isoNow } from '../lib/time.js';
 import type { RequestCounts } from '../http/request-counts.js';
 import type { Counters } from '../radius/counters.js';
+import type { Config } from '../config/index.js';
+import { routersUp } from '../wifi/index.js';
 import { invoicesByStatus, liveGrants, openSessions, paymentsByChannel } from './metrics.store.js';
 
 /**
@@ -18,6 +20,7 @@ import { invoicesByStatus, liveGrants, openSessions, paymentsByChannel } from '.
 export interface MetricsSources {
   db: Db;
   clock: Clock;
+  config: Config;
   radius: Counters;
   jobFailures: ReadonlyMap<string, number>;
   httpRequests: RequestCounts;
@@ -91,7 +94,8 @@ function radiusFamilies(c: Counters): Family[] {
 
 export async function collectMetrics(src: MetricsSources): Promise<string> {
   const now = isoNow(src.clock);
-  const [sessions, grants, invoices, payments] = [
+  const [routers, sessions, grants, invoices, payments] = [
+    await routersUp(src),
     await openSessions(src.db),
     await liveGrants(src.db, now),
     await invoicesByStatus(src.db),
@@ -119,6 +123,16 @@ export async function collectMetrics(src: MetricsSources): Promise<string> {
       type: 'gauge',
       help: `RADIUS sessions started and not stopped (${SHARED}).`,
       samples: [{ value: sessions }],
+    },
+    {
+      // Issue 21 (docs/decisions/0038): the devices page's rule (wifi routerUp), archived routers left out.
+      name: 'hotspot_router_online',
+      type: 'gauge',
+      help: `Routers not archived: 1 online, 0 offline or down, as the devices page shows them (${SHARED}).`,
+      samples: routers.map((r) => ({
+        labels: { router_id: r.id, router: r.name, site_id: r.site_id },
+        value: r.up ? 1 : 0,
+      })),
     },
     {
       name: 'hotspot_grants_live',

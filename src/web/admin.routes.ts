@@ -106,7 +106,7 @@ export function adminPageRoutes(deps: Deps, assets: Assets): Route[] {
       title: 'plans.title',
       script: 'admin-plans.js',
       main: html`${sectionHead('plans.title', 'plans.intro', !can.plans)} ${statusBox('plans-status')}
-      ${tableSlot('plans', 'plans.title')} ${can.plans ? planForm(sites) : ''}`,
+      ${tableSlot('plans', 'plans.title')} ${can.plans ? html`${planForm(sites)} ${confirmDialog()}` : ''}`,
     })),
     section('/admin/devices', (can, sites) => ({
       section: 'devices',

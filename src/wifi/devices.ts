@@ -93,6 +93,26 @@ export async function markRoutersSeen(
   await markSeen(deps.db, seen);
 }
 
+/**
+ * Whether a router is up as the devices page shows it (docs/decisions/0038): heard from within the
+ * online window and with no outage the router-down job reported. The page's Down pill is
+ * `down_since`; Online/Offline is `online`.
+ */
+export const routerUp = (view: DeviceView): boolean => view.online && downSince(view) === null;
+
+/** For GET /metrics (`hotspot_router_online`): every router not archived, and whether it is up. */
+export async function routersUp(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
+): Promise<{ id: string; name: string; site_id: string; up: boolean }[]> {
+  const rows = await selectDevices(deps.db, { limit: null, sites: null, archived: 'current' });
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    site_id: row.site_id,
+    up: routerUp(viewDevice(deps, row)),
+  }));
+}
+
 /** For `hotspot-ctl status`: how many routers are registered and how many are online. */
 export async function routersOnline(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,

@@ -44,6 +44,8 @@ export {
   findPortalRouter,
   markRoutersSeen,
   routersOnline,
+  routersUp,
+  routerUp,
   ONLINE_WITHIN_INTERVALS,
   downSince,
   type DeviceView,
@@ -168,7 +170,7 @@ export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jo
 // Messages to guests (DESIGN.md §4.8)
 export { guestLanguage, type GuestLanguage } from './language.js';
 export { remindGuests, type ReminderOutcome, type ReminderTexts } from './reminders.js';
-export { loggedSms, SMS_KINDS, SMS_STATES } from './sms-log.js';
+export { loggedSms, pruneSmsLog, PRUNE_BATCH, SMS_KINDS, SMS_STATES } from './sms-log.js';
 export { downAfterSeconds, watchRouters, type RouterWatch } from './router-health.js';
 
 // Staff admin API

@@ -1,4 +1,5 @@
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { DB } from '../db/index.js';
 
 /**
  * The filters of an admin list (list-query.ts parses them from the query string) and the SQL
@@ -53,4 +54,32 @@ export function searchAny(
       : phones.map((c) => sql<SqlBool>`${sql.ref(c)} like ${likePattern(digits)} escape '\\'`)),
   ];
   return sql<SqlBool>`(${sql.join(tests, sql` or `)})`;
+}
+
+/** Which columns a list's window reads: its time (newest first), tie-break and search columns. */
+export interface WindowColumns {
+  time: string;
+  tie: string;
+  search: readonly string[];
+  phones?: readonly string[];
+}
+
+/**
+ * The tail every time-ordered list shares: the search, the `from`/`to` window on its time, newest
+ * first (ties by `tie`), and the page (limit/offset).
+ */
+export function pagedWindow<TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  filter: ListFilter,
+  columns: WindowColumns,
+): SelectQueryBuilder<DB, TB, O> {
+  const time = sql.ref(columns.time);
+  return query
+    .$if(filter.q !== undefined, (w) => w.where(searchAny(filter.q ?? '', columns.search, columns.phones)))
+    .$if(filter.from !== undefined, (w) => w.where(sql<SqlBool>`${time} >= ${filter.from ?? ''}`))
+    .$if(filter.to !== undefined, (w) => w.where(sql<SqlBool>`${time} < ${filter.to ?? ''}`))
+    .orderBy(time, 'desc')
+    .orderBy(sql.ref(columns.tie))
+    .limit(filter.limit)
+    .offset(filter.offset);
 }

@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
-import { searchAny, type ListFilter } from './list-filter.store.js';
+import { pagedWindow, type ListFilter } from './list-filter.store.js';
+import { SMS_WINDOW } from './sms-log.store.js';
 import type { SmsMessagesTable } from '../db/tables/wifi.js';
 
 export const insertMessage = (db: Db, row: Insertable<SmsMessagesTable>) =>
@@ -11,19 +12,13 @@ export const updateMessage = (db: Db, id: string, patch: Updateable<SmsMessagesT
 
 /** The newest staff messages the filter lets through, only those `sentBy` sent unless it is null. */
 export const listMessages = (db: Db, filter: ListFilter, sentBy: string | null) =>
-  db
-    .selectFrom('sms_messages')
-    .selectAll()
-    .where('kind', '=', 'staff')
-    .$if(sentBy !== null, (q) => q.where('sent_by', '=', sentBy))
-    .$if(filter.q !== undefined, (w) =>
-      w.where(searchAny(filter.q ?? '', ['recipient', 'message'], ['recipient'])),
-    )
-    .$if(filter.status !== undefined, (w) => w.where('status', '=', filter.status ?? ''))
-    .$if(filter.from !== undefined, (w) => w.where('created_at', '>=', filter.from ?? ''))
-    .$if(filter.to !== undefined, (w) => w.where('created_at', '<', filter.to ?? ''))
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .execute();
+  pagedWindow(
+    db
+      .selectFrom('sms_messages')
+      .selectAll()
+      .where('kind', '=', 'staff')
+      .$if(sentBy !== null, (q) => q.where('sent_by', '=', sentBy))
+      .$if(filter.status !== undefined, (w) => w.where('status', '=', filter.status ?? '')),
+    filter,
+    SMS_WINDOW,
+  ).execute();

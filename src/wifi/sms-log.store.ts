@@ -1,6 +1,14 @@
 import type { Db } from '../db/index.js';
-import { searchAny, type ListFilter } from './list-filter.store.js';
+import { pagedWindow, type ListFilter, type WindowColumns } from './list-filter.store.js';
 import type { SiteScope } from './sites.js';
+
+/** The SMS lists' search, time window and order (messages.store.ts shares it). */
+export const SMS_WINDOW: WindowColumns = {
+  time: 'created_at',
+  tie: 'id',
+  search: ['recipient', 'message'],
+  phones: ['recipient'],
+};
 
 /** The latest failed row of a retried message (sms-log.ts), to count the retry on. */
 export const findFailedByKey = (db: Db, key: string) =>
@@ -21,24 +29,37 @@ export const listSmsLog = (
   filter: ListFilter & { statuses?: readonly string[] | undefined },
   reader: { sites: SiteScope; sentBy: string | null },
 ) =>
-  db
-    .selectFrom('sms_messages')
-    .selectAll()
-    .$if(reader.sites !== null, (w) =>
-      w.where((eb) => {
-        const inSites = eb('site_id', 'in', reader.sites ?? []);
-        return reader.sentBy === null ? inSites : eb.or([inSites, eb('sent_by', '=', reader.sentBy)]);
-      }),
+  pagedWindow(
+    db
+      .selectFrom('sms_messages')
+      .selectAll()
+      .$if(reader.sites !== null, (w) =>
+        w.where((eb) => {
+          const inSites = eb('site_id', 'in', reader.sites ?? []);
+          return reader.sentBy === null ? inSites : eb.or([inSites, eb('sent_by', '=', reader.sentBy)]);
+        }),
+      )
+      .$if(filter.statuses !== undefined, (w) => w.where('status', 'in', filter.statuses ?? []))
+      .$if(filter.kind !== undefined, (w) => w.where('kind', '=', filter.kind ?? '')),
+    filter,
+    SMS_WINDOW,
+  ).execute();
+
+/**
+ * Deletes up to `batch` rows created before `before`, oldest first; returns how many. One short
+ * statement (a bounded subquery on sms_messages_created), so it never holds the write lock long.
+ */
+export async function deleteSmsBefore(db: Db, before: string, batch: number): Promise<number> {
+  const result = await db
+    .deleteFrom('sms_messages')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('sms_messages')
+        .select('id')
+        .where('created_at', '<', before)
+        .orderBy('created_at')
+        .limit(batch),
     )
-    .$if(filter.q !== undefined, (w) =>
-      w.where(searchAny(filter.q ?? '', ['recipient', 'message'], ['recipient'])),
-    )
-    .$if(filter.statuses !== undefined, (w) => w.where('status', 'in', filter.statuses ?? []))
-    .$if(filter.kind !== undefined, (w) => w.where('kind', '=', filter.kind ?? ''))
-    .$if(filter.from !== undefined, (w) => w.where('created_at', '>=', filter.from ?? ''))
-    .$if(filter.to !== undefined, (w) => w.where('created_at', '<', filter.to ?? ''))
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .limit(filter.limit)
-    .offset(filter.offset)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

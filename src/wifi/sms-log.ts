@@ -8,7 +8,8 @@ import type { ListFilter } from './list-filter.store.js';
 import { insertMessage, updateMessage } from './messages.store.js';
 import { maskPhone } from './reports.js';
 import { sitesOf, type SiteView } from './sites.js';
-import { findFailedByKey, listSmsLog } from './sms-log.store.js';
+import { deleteSmsBefore, findFailedByKey, listSmsLog } from './sms-log.store.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * The SMS log (issue 21; docs/decisions/0039-sms-log.md): every SMS the box sends is a row of
@@ -146,4 +147,33 @@ export async function smsLog(
     { sites, sentBy: view.scope !== null && !narrowed ? reader.userId : null },
   );
   return rows.map((m) => presentSmsLog(m, reader.maskPhones));
+}
+
+/** Rows one statement of the prune deletes at most. */
+export const PRUNE_BATCH = 1000;
+
+/**
+ * The daily `sms.prune` job (docs/decisions/0041-sms-retention.md): deletes the SMS log's rows
+ * created more than SMS_LOG_RETENTION ago (none when it is 0: kept forever), a batch per
+ * statement with a turn of the event loop between them, so RADIUS and HTTP never wait long
+ * behind it. A row exactly at the limit stays.
+ */
+export async function pruneSmsLog(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'log'> & { config: Pick<WifiDeps['config'], 'smsLogRetention'> },
+  batch: number = PRUNE_BATCH,
+): Promise<{ deleted: number; batches: number }> {
+  const keep = deps.config.smsLogRetention;
+  if (keep === 0) return { deleted: 0, batches: 0 };
+  const before = new Date(deps.clock.now().getTime() - keep * 1000).toISOString();
+  let deleted = 0;
+  let batches = 0;
+  for (;;) {
+    const n = await deleteSmsBefore(deps.db, before, batch);
+    batches++;
+    deleted += n;
+    if (n < batch) break;
+    await nextTurn();
+  }
+  if (deleted > 0) deps.log.info({ event: 'sms_log.pruned', deleted, before }, 'old SMS log rows deleted');
+  return { deleted, batches };
 }

@@ -2,8 +2,10 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
+import { watchRouters } from '../../src/wifi/index.js';
 import { acctRequest, aGuest, papRequest, quietRadiusApp, radclient } from '../helpers/radius.js';
 import { staffClient } from '../helpers/staff.js';
+import { aDevice } from '../helpers/wifi.js';
 
 const FROM_AFAR = { 'X-Forwarded-For': '10.99.0.7' }; // believed: the tests' peer is loopback (TRUST_PROXY)
 
@@ -158,5 +160,70 @@ t.test(
     t.equal((await scrape(app.base, bearer(second))).status, 403, 'revoked: refused');
     t.same(JSON.parse((await runCli(['metrics', 'revoke', '--json'], env)).stdout), { revoked: false });
     t.equal((await scrape(app.base)).status, 200, 'loopback still reads it');
+  },
+);
+
+t.test(
+  'hotspot_router_online: one sample per router not archived, 1 online, 0 silent or reported down',
+  async (t) => {
+    const app = await quietRadiusApp(t, { env: { METRICS: 'on' } });
+    const bar = await aDevice(app.app, {
+      name: 'Bar "AP"',
+      mac_address: 'AA:BB:CC:DD:EE:02',
+      radius_nas_id: 'bar-01',
+    });
+    const cellar = await aDevice(app.app, {
+      name: 'Cellar AP',
+      mac_address: 'AA:BB:CC:DD:EE:03',
+      radius_nas_id: 'cellar-01',
+    });
+    const admin = await staffClient(app, 'admin');
+    const archived = await admin.post(`/api/v1/admin/devices/${cellar.device.id}/archive`, {});
+    t.equal(archived.status, 200, JSON.stringify(archived.body));
+    const online = (families: Families) =>
+      Object.fromEntries(
+        (families.find((f) => f.name === 'hotspot_router_online')?.metrics ?? []).map((m) => [
+          m.labels?.router ?? '?',
+          { value: Number(m.value), id: m.labels?.router_id, site: m.labels?.site_id },
+        ]),
+      );
+
+    const first = await scrape(app.base);
+    t.match(
+      first.families.find((f) => f.name === 'hotspot_router_online'),
+      {
+        type: 'GAUGE',
+        help: /devices page/,
+      },
+    );
+    t.same(
+      online(first.families),
+      {
+        'Lobby AP': { value: 0, id: app.deviceId, site: 'default' },
+        'Bar "AP"': { value: 0, id: bar.device.id, site: 'default' },
+      },
+      'never heard from: 0; the archived router has no sample; a quote in a name survives the parser',
+    );
+
+    const guest = await aGuest(app);
+    const started = await radclient(
+      app.acct,
+      'acct',
+      acctRequest(guest.username, 'm1', ['Acct-Status-Type = Start']),
+    );
+    t.match(started.replies, [{ code: 'Accounting-Response' }], started.output);
+    await app.app.radius.flushLastSeen();
+    t.equal(online((await scrape(app.base)).families)['Lobby AP']?.value, 1, 'heard from: 1');
+
+    app.clock.advance('11m');
+    const before = await scrape(app.base);
+    t.equal(online(before.families)['Lobby AP']?.value, 1, 'silent 11 minutes, still in the online window');
+    const run = await watchRouters(app.app.deps);
+    t.equal(run.down.length, 1, 'the router-down job reports it');
+    t.equal(
+      online((await scrape(app.base)).families)['Lobby AP']?.value,
+      0,
+      'reported down: 0, as the page shows Down',
+    );
   },
 );

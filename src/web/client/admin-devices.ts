@@ -1,4 +1,5 @@
 import { dataOf, ok } from './api.js';
+import { archiveActions, archivedPill, archiveFilter, withStatus } from './admin-archive.js';
 import { $, clearErrors, go, show } from './dom.js';
 import { apiError, onSubmit, requiredValue, t } from './forms.js';
 import {
@@ -43,6 +44,7 @@ interface Device {
   online: boolean;
   /** Issue 21: its open sessions, and since when it has been down with guests on it. */
   live_sessions: number;
+  archived_at: string | null;
   down_since: string | null;
   gateway_ip: string | null;
   site_id: string;
@@ -80,6 +82,7 @@ const SETUP_FIELDS = { format: 'setup-format', radius_address: 'setup-address' }
 
 const input = (id: string): HTMLInputElement => $(id, HTMLInputElement);
 let editing: Device | null = null;
+const chosenStatus = archiveFilter('devices', () => load());
 
 /**
  * A pill that says Online or Offline (not by colour alone), then when the router was last heard;
@@ -116,9 +119,9 @@ function liveSessions(d: Device): Node[] {
 const load = (): Promise<Device[] | null> =>
   loadTable<Device>(
     'devices',
-    '/devices',
+    withStatus('/devices', chosenStatus()),
     [
-      { head: 'device.name', cell: (d) => d.name },
+      { head: 'device.name', cell: (d) => [document.createTextNode(d.name), ...archivedPill(d)] },
       { head: 'devices.status', cell: health, nowrap: true },
       { head: 'devices.liveSessions', cell: liveSessions },
       { head: 'device.model', cell: (d) => d.model },
@@ -159,6 +162,15 @@ const load = (): Promise<Device[] | null> =>
               return Promise.resolve();
             },
           },
+          ...archiveActions(
+            {
+              kind: 'devices',
+              statusId: 'devices-status',
+              reload: load,
+              liveSessions: (r) => r.live_sessions,
+            },
+            d,
+          ),
         ]
       : undefined,
   );

@@ -1,4 +1,5 @@
 import { dataOf, ok } from './api.js';
+import { archiveActions, archivedPill, archiveFilter, withStatus } from './admin-archive.js';
 import { $, clearErrors, show } from './dom.js';
 import { apiError, onSubmit, requiredValue, t } from './forms.js';
 import {
@@ -44,6 +45,7 @@ interface Plan {
   upload_kbps: number | null;
   remember_device: boolean;
   site_id: string;
+  archived_at: string | null;
 }
 
 /** POST /api/v1/admin/plans/{id}/apply-to-live. */
@@ -81,13 +83,14 @@ const speed = (kbps: number | null): string =>
 const input = (id: string): HTMLInputElement => $(id, HTMLInputElement);
 const unit = (id: string): HTMLSelectElement => $(`${id}-unit`, HTMLSelectElement);
 let editing: Plan | null = null;
+const chosenStatus = archiveFilter('plans', () => load());
 
 const load = (): Promise<Plan[] | null> =>
   loadTable<Plan>(
     'plans',
-    '/plans',
+    withStatus('/plans', chosenStatus()),
     [
-      { head: 'plan.name', cell: (p) => p.name },
+      { head: 'plan.name', cell: (p) => [document.createTextNode(p.name), ...archivedPill(p)] },
       { head: 'plan.price', cell: (p) => tzs(p.price_tzs), nowrap: true },
       { head: 'plan.duration', cell: (p) => shortDuration(p.duration_seconds) },
       {
@@ -115,6 +118,7 @@ const load = (): Promise<Plan[] | null> =>
               return Promise.resolve();
             },
           },
+          ...archiveActions({ kind: 'plans', statusId: 'plans-status', reload: load }, p),
         ]
       : undefined,
   );

@@ -595,6 +595,33 @@ export const adminEn = {
   'reports.th.price_tzs': 'Price (TZS)',
   'reports.th.face_value_tzs': 'Face value (TZS)',
   'reports.th.unused_value_tzs': 'Unused value (TZS)',
+  'archive.showActive': 'Active',
+  'archive.showArchived': 'Archived',
+  'archive.showAll': 'All',
+  'archive.pill': 'Archived',
+  'archive.archive': 'Archive',
+  'archive.unarchive': 'Unarchive',
+  'archive.delete': 'Delete',
+  'archive.archiveAria': 'Archive {name}',
+  'archive.unarchiveAria': 'Unarchive {name}',
+  'archive.deleteAria': 'Delete {name}',
+  'archive.archived': '{name} archived.',
+  'archive.unarchived': '{name} unarchived.',
+  'archive.deleted': '{name} deleted.',
+  'archive.plans.archiveQuestion':
+    'Archive the plan {name}? It comes off sale and out of the list; access already sold keeps working.',
+  'archive.plans.unarchiveQuestion':
+    'Unarchive the plan {name}? It comes back to the list, still off sale until you put it on sale.',
+  'archive.plans.deleteQuestion':
+    'Delete the plan {name} for good? Only a plan nothing was ever sold or printed with can be deleted.',
+  'archive.devices.archiveQuestion':
+    'Archive the router {name}? RADIUS then treats it as unknown: it cannot sign guests in.',
+  'archive.devices.unarchiveQuestion': 'Unarchive the router {name}? It can sign guests in again.',
+  'archive.devices.deleteQuestion':
+    'Delete the router {name} for good? Only a router that never had a session can be deleted.',
+  'archive.forceQuestion':
+    '{name} has {n} live sessions. Disconnect them and archive it? The guests keep their time and may sign in on another router.',
+  'archive.force': 'Disconnect {n} live sessions and archive',
 } as const;
 
 export type AdminKey = keyof typeof adminEn;
