@@ -114,7 +114,7 @@ t.test(
       'no',
       '0',
       'on sale',
-      'Edit',
+      'EditArchiveDelete', // the row's buttons: an owner may archive and delete a plan
     ]);
 
     // Edit it: the form comes back filled in, in the units it was entered in.
@@ -533,7 +533,7 @@ t.test(
       'no',
       '0',
       'on sale',
-      'Edit',
+      'EditArchiveDelete',
     ]);
     const [created] = await plans();
     t.match(created, { name: 'Fast hour', download_kbps: 4000, upload_kbps: 1000 });
