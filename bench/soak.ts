@@ -23,7 +23,7 @@ import { CODE, encodeRequest } from '../src/radius/codec.js';
 import { fmt, freeUdpPortSync, http, ROOT, startDaemon } from './lib.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
-const GUESTS = Number(process.env.SOAK_GUESTS ?? 200);
+const GUESTS = Number(process.env.SOAK_GUESTS ?? 20);
 const RADIUS_RATE = Number(process.env.SOAK_RADIUS_RATE ?? 400);
 const FUZZ_RATE = Number(process.env.SOAK_FUZZ_RATE ?? 200);
 const HTTP_RATE = Number(process.env.SOAK_HTTP_RATE ?? 50);
