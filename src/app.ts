@@ -12,7 +12,14 @@ import {
   pruneResetCodeMisses,
   type BearerVerifier,
 } from './identity/index.js';
-import { grantStats, Keyring, oauthRoutes, pruneOAuthGrants, verifyBearer } from './oauth/index.js';
+import {
+  grantStats,
+  Keyring,
+  makeKeyPair,
+  oauthRoutes,
+  pruneOAuthGrants,
+  verifyBearer,
+} from './oauth/index.js';
 import { MemoryRateLimitStore, RateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { SqlRateLimitStore } from './http/rate-limit.sql.js';
 import type { Route } from './http/route.js';
@@ -100,6 +107,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Built first: a provider without its credentials stops start-up before anything opens.
   const adapters = createPaymentAdapters({ config, clock, log });
   const vault = openVault(config.dataDir);
+  // A new data directory's database will need its first signing key: made on the thread pool
+  // while the database is created and migrated (bench/footprint.ts, first start).
+  const spareKey = config.newDataDir === true && options.migrate !== false ? makeKeyPair() : undefined;
+  spareKey?.catch(() => undefined); // unused when a shared database has keys; a failure: a new try
   const store = await openStore(config, {
     now: () => clock.now(),
     onListenError: (err) => log.warn({ event: 'db.listen_failed', err }, 'database change feed interrupted'),
@@ -124,7 +135,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     vault,
     background,
   };
-  const keys = new Keyring(core);
+  const keys = new Keyring(core, spareKey === undefined ? {} : { spare: spareKey });
   if (options.migrate !== false) {
     try {
       await checkVault(db, vault, clock);
