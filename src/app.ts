@@ -237,6 +237,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         local: true,
         run: () => radius.flushLastSeen(),
       });
+      // Timed only now: loading the cron library does not delay the first answers.
+      await scheduler.start();
       return { http: address, radius: radiusAddresses };
     },
     async close({ graceMs = 10_000 } = {}) {

@@ -1,6 +1,14 @@
-import schedule from 'node-schedule';
+import type { Job } from 'node-schedule';
 import type { Exclusive } from './db/store.js';
+import { lazy } from './lib/lazy.js';
 import type { Logger } from './lib/log.js';
+
+/**
+ * node-schedule (with cron-parser and luxon, ~60 ms of a start on a small box) is loaded by
+ * `start()`, after the daemon listens (bench/footprint.ts).
+ */
+const nodeSchedule = lazy('node-schedule', async () => (await import('node-schedule')).default);
+type NodeSchedule = Awaited<ReturnType<typeof nodeSchedule>>;
 
 export interface ScheduledJob {
   name: string;
@@ -21,11 +29,14 @@ const everywhere: Exclusive = async (_name, work) => {
 
 /**
  * Runs plain job functions on a cron schedule. A job that throws or rejects is logged and runs
- * again next time; a job still running when its next turn comes is skipped, not doubled.
+ * again next time; a job still running when its next turn comes is skipped, not doubled. Jobs
+ * added before `start()` are timed from then on.
  */
 export class Scheduler {
   readonly #log: Logger;
-  readonly #jobs = new Map<string, schedule.Job>();
+  /** node-schedule, once `start()` loaded it. */
+  #schedule: NodeSchedule | null = null;
+  readonly #jobs = new Map<string, Job>();
   readonly #definitions = new Map<string, ScheduledJob>();
   /** Runs in progress, by job name. */
   readonly #running = new Map<string, Promise<void>>();
@@ -40,12 +51,23 @@ export class Scheduler {
   }
 
   add(job: ScheduledJob): void {
-    if (this.#jobs.has(job.name)) throw new Error(`job ${job.name} is already scheduled`);
-    const scheduled = schedule.scheduleJob(job.name, job.cron, (fireDate: Date) => {
+    if (this.#definitions.has(job.name)) throw new Error(`job ${job.name} is already scheduled`);
+    this.#definitions.set(job.name, job);
+    if (this.#schedule) this.#time(this.#schedule, job);
+  }
+
+  /** Times every job added so far, and each one added later as it comes. */
+  async start(): Promise<void> {
+    const schedule = await nodeSchedule();
+    this.#schedule = schedule;
+    for (const job of this.#definitions.values()) if (!this.#jobs.has(job.name)) this.#time(schedule, job);
+  }
+
+  #time(schedule: NodeSchedule, job: ScheduledJob): void {
+    const timed = schedule.scheduleJob(job.name, job.cron, (fireDate: Date) => {
       void this.runNow(job, fireDate);
     });
-    this.#jobs.set(job.name, scheduled);
-    this.#definitions.set(job.name, job);
+    this.#jobs.set(job.name, timed);
   }
 
   /** Runs a scheduled job by name at once, exactly as its schedule would (tests, operators). */
@@ -55,7 +77,7 @@ export class Scheduler {
     await this.runNow(job);
   }
 
-  /** When node-schedule will next run the job (wall-clock time), or null when it will not. */
+  /** When node-schedule will next run the job (wall-clock time), or null when it will not (or not started). */
   nextRun(name: string): Date | null {
     const next = this.#jobs.get(name)?.nextInvocation();
     return next ? new Date(next.getTime()) : null;
@@ -95,11 +117,12 @@ export class Scheduler {
   }
 
   get names(): string[] {
-    return [...this.#jobs.keys()];
+    return [...this.#definitions.keys()];
   }
 
   /** Cancels every schedule and resolves once the runs already in progress have finished. */
   async stop(): Promise<void> {
+    this.#schedule = null; // jobs added from now on wait for another start()
     for (const job of this.#jobs.values()) job.cancel();
     this.#jobs.clear();
     this.#definitions.clear();

@@ -77,10 +77,20 @@ t.test('trigger runs a scheduled job by name, as its schedule would; nextRun say
   await scheduler.trigger('boom');
   t.match(logs.events('job.failed'), [{ job: 'boom' }], 'failures handled as on schedule');
   await t.rejects(scheduler.trigger('nope'), /no job named nope/);
+  t.equal(scheduler.nextRun('count'), null, 'not timed before start()');
+  await scheduler.start();
   const next = scheduler.nextRun('count');
   t.ok(next instanceof Date);
   t.same([next?.getHours(), next?.getMinutes()], [3, 0], 'the cron is in local time');
   t.equal(scheduler.nextRun('nope'), null);
   await scheduler.stop();
   t.equal(scheduler.nextRun('count'), null, 'nothing after stop()');
+});
+
+t.test('a job added after start() is timed at once', async (t) => {
+  const scheduler = new Scheduler(createLogger('silent'));
+  t.teardown(() => scheduler.stop());
+  await scheduler.start();
+  scheduler.add({ name: 'late', cron: '30 4 * * *', run: () => undefined });
+  t.same([scheduler.nextRun('late')?.getHours(), scheduler.nextRun('late')?.getMinutes()], [4, 30]);
 });
