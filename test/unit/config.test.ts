@@ -97,6 +97,19 @@ t.test('a bad value is one line naming the variable', async (t) => {
   );
 });
 
+t.test(
+  'VENUE_TIMEZONE takes what ICU lists and what only its formatter knows, and nothing else',
+  async (t) => {
+    // ICU's list of zones holds Asia/Calcutta and Africa/Dar_es_Salaam but not UTC or Asia/Kolkata.
+    for (const zone of ['Africa/Dar_es_Salaam', 'Asia/Calcutta', 'Asia/Kolkata', 'UTC', 'America/Santiago'])
+      t.equal(loadConfig({ env: { VENUE_TIMEZONE: ` ${zone} ` }, ...NO_FILE }).venueTimezone, zone, zone);
+    t.same(
+      problemsOf(() => loadConfig({ env: { VENUE_TIMEZONE: 'Mars/Olympus_Mons' }, ...NO_FILE })),
+      ['VENUE_TIMEZONE: must be an IANA time zone such as Africa/Dar_es_Salaam (got "Mars/Olympus_Mons")'],
+    );
+  },
+);
+
 t.test('every problem is reported at once', async (t) => {
   const problems = problemsOf(() =>
     loadConfig({
