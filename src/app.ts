@@ -49,7 +49,14 @@ import {
   pruneSmsLog,
   type CoaClient,
 } from './wifi/index.js';
-import { accessRoutes, adminRoutes, loggedSms, staffRoutes, voucherRoutes } from './wifi/index.js';
+import {
+  accessRoutes,
+  adminRoutes,
+  loggedSms,
+  staffRoutes,
+  smsDeliveryRoutes,
+  voucherRoutes,
+} from './wifi/index.js';
 import { planRoutes } from './wifi/plans.routes.js';
 import { purchaseRoutes } from './wifi/purchases.routes.js';
 import { guestSmsTexts, webRoutes } from './web/index.js';
@@ -172,6 +179,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...accessRoutes(deps),
     ...voucherRoutes(deps),
     ...webhookRoutes(deps),
+    ...smsDeliveryRoutes(deps),
     ...staffRoutes(deps),
     ...adminRoutes({
       ...deps,

@@ -310,6 +310,14 @@ export const settings = {
     doc: '`http` provider: the bearer token',
     secret: true,
   }),
+  smsDeliveryToken: setting({
+    env: 'SMS_DELIVERY_TOKEN',
+    default: '',
+    shownDefault: '—',
+    parse: p.optional(callbackToken),
+    doc: 'secret last segment of the delivery-report URL given to the SMS gateway, `PUBLIC_BASE_URL/sms/delivery/<token>` (32+ letters, digits, - or _; `setup` makes one); unset: reports are refused and a sent SMS never shows as delivered',
+    secret: true,
+  }),
   beemApiKey: setting({
     env: 'BEEM_API_KEY',
     default: '',

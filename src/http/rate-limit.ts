@@ -4,7 +4,7 @@ import type { Logger } from '../lib/log.js';
 
 /**
  * The limiters of identity-service.md §8, and the portal's (DESIGN.md §4.8); routes name the one
- * they use. `access-login` counts failed guesses only (docs/decisions/0023).
+ * they use. `access-login` and `sms-delivery` count failures only (docs/decisions/0023, 0047).
  */
 export const LIMITERS = {
   register: { max: 5, windowSeconds: 60 },
@@ -16,6 +16,7 @@ export const LIMITERS = {
   'console-project-create': { max: 5, windowSeconds: 3600 },
   'console-client-create': { max: 20, windowSeconds: 3600 },
   'access-login': { max: 30, windowSeconds: 60 },
+  'sms-delivery': { max: 60, windowSeconds: 60 },
 } as const satisfies Record<string, { max: number; windowSeconds: number }>;
 
 export type LimiterName = keyof typeof LIMITERS;

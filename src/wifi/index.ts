@@ -185,6 +185,7 @@ export { planRoutes } from './plans.routes.js';
 export { purchaseRoutes } from './purchases.routes.js';
 export { accessRoutes } from './access.routes.js';
 export { voucherRoutes } from './vouchers.routes.js';
+export { smsDeliveryRoutes } from './sms-delivery.routes.js';
 
 // Vouchers (DESIGN.md §4.8)
 export {

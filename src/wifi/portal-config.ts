@@ -25,6 +25,9 @@ export function portalConfig(deps: Pick<WifiDeps, 'config' | 'payments'>, facts:
       access_login: `${api}/public/access/login`,
       router_check: `${api}/public/router`,
       payment_webhook: webhookUrl(base, deps.payments.name),
+      // The SMS gateway's delivery reports (docs/decisions/0047), when SMS_DELIVERY_TOKEN is set.
+      sms_delivery:
+        deps.config.smsDeliveryToken === null ? null : `${base}/sms/delivery/{SMS_DELIVERY_TOKEN}`,
     },
     payment_provider: {
       name: deps.payments.name,

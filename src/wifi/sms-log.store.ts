@@ -1,4 +1,6 @@
+import type { Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
+import type { SmsMessagesTable } from '../db/tables/wifi.js';
 import { pagedWindow, type ListFilter, type WindowColumns } from './list-filter.store.js';
 import type { SiteScope } from './sites.js';
 
@@ -19,6 +21,34 @@ export const findFailedByKey = (db: Db, key: string) =>
     .where('status', '=', 'failed')
     .orderBy('created_at', 'desc')
     .executeTakeFirst();
+
+/** The message a gateway's delivery report names (migration 0042's index). */
+export const findByReference = (db: Db, provider: string, reference: string) =>
+  db
+    .selectFrom('sms_messages')
+    .select(['id', 'status'])
+    .where('provider', '=', provider)
+    .where('provider_reference', '=', reference)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
+
+/**
+ * A delivery report's outcome on a message the gateway took and nothing has reported on yet;
+ * false when the message was no longer `accepted` (a report recorded in between).
+ */
+export async function markDelivery(
+  db: Db,
+  id: string,
+  patch: Pick<Updateable<SmsMessagesTable>, 'status' | 'error' | 'updated_at'>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('sms_messages')
+    .set(patch)
+    .where('id', '=', id)
+    .where('status', '=', 'accepted')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
 
 /**
  * Every SMS the filter lets through, newest first (GET /api/v1/admin/sms). A reader limited to

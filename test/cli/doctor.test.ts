@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { DATABASE_FILE } from '../../src/db/index.js';
 import { freePort, freeUdpPorts } from '../helpers/app.js';
 import { AZAMPAY_APP, startAzamPayFake } from '../helpers/azampay-fake.js';
+import { fakeSmsGateway } from '../helpers/sms-gateway.js';
 import { cliEnv, runCli, startCli } from '../helpers/cli.js';
 import { onPostgres, unwatchedDb } from '../helpers/store.js';
 
@@ -272,6 +273,28 @@ t.test('the payment provider: unreachable, or refusing the credentials, fails', 
     detail: `http gateway http://127.0.0.1:${String(closed)} unreachable (ECONNREFUSED)`,
   });
   t.notMatch(sms.stdout, 'sms-key-in-the-url', 'a key in the gateway URL is never printed');
+
+  // A reachable gateway without delivery reports warns: no SMS would ever show as delivered.
+  const gateway = await fakeSmsGateway(t, { code: 405 });
+  const silent = await doctor({ ...env, SMS_PROVIDER: 'http', SMS_HTTP_URL: gateway.url });
+  t.match(silent.check('sms'), {
+    status: 'warn',
+    detail:
+      'http gateway reachable (HTTP 405); no delivery reports: SMS_DELIVERY_TOKEN is unset, so no SMS ever shows as delivered',
+    fix: /^run hotspot-ctl setup --non-interactive: it makes SMS_DELIVERY_TOKEN/,
+  });
+  const reporting = await doctor({
+    ...env,
+    SMS_PROVIDER: 'http',
+    SMS_HTTP_URL: gateway.url,
+    SMS_DELIVERY_TOKEN: 'dlr-token-0123456789abcdefghijklmnop',
+  });
+  t.match(reporting.check('sms'), {
+    status: 'ok',
+    detail: /^http gateway reachable \(HTTP 405\); delivery reports/,
+  });
+  t.notMatch(reporting.stdout, 'dlr-token-0123456789', 'the token is never printed');
+  t.same(gateway.texts, [], 'the check sends no SMS');
 });
 
 t.test(

@@ -44,9 +44,17 @@ t.test(
         SMS_PROVIDER: 'beem',
         BEEM_API_KEY: '(secret, not shown)',
         BEEM_SECRET_KEY: '(secret, not shown)',
+        SMS_DELIVERY_TOKEN: '(secret, not shown)',
       },
     });
     t.notMatch(first.stdout + first.stderr, /beem-key-123|beem-secret-456/);
+    // A real SMS gateway gets the secret URL of its delivery reports (docs/decisions/0047), once.
+    const smsToken = read(file).smsDeliveryToken ?? '';
+    t.match(smsToken, /^[A-Za-z0-9_-]{32,}$/, 'a delivery-report token was made');
+    t.match(
+      first.stderr,
+      `give beem this delivery-report URL: https://wifi.venue.example/sms/delivery/${smsToken}`,
+    );
     t.equal(statSync(file).mode & 0o777, 0o600, 'a new file may hold secrets: 0600');
     t.match(read(file), {
       publicBaseUrl: 'https://wifi.venue.example',
@@ -63,7 +71,13 @@ t.test(
       env,
     );
     t.equal(second.code, 0, second.stderr);
-    t.match(read(file), { httpPort: 8081, serviceName: 'Cafe Wi-Fi', beemSecretKey: 'beem-secret-456' });
+    t.match(read(file), {
+      httpPort: 8081,
+      serviceName: 'Cafe Wi-Fi',
+      beemSecretKey: 'beem-secret-456',
+      smsDeliveryToken: smsToken,
+    });
+    t.notMatch(second.stderr, /delivery-report URL/, 'the token is kept, so nothing new to register');
     t.equal(statSync(file).mode & 0o777, 0o640, 'an existing file keeps its mode');
 
     const before = readFileSync(file, 'utf8');

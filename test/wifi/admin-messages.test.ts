@@ -1,33 +1,8 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { outboxFor } from '../helpers/identity.js';
+import { fakeGateway } from '../helpers/sms-gateway.js';
 import { staffClient } from '../helpers/staff.js';
-
-interface Seen {
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** A local stand-in for an SMS gateway's HTTP API: records requests, answers as told. */
-async function fakeGateway(t: Test, answer: (seen: Seen) => { status: number; body: unknown }) {
-  const seen: Seen[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const entry = { path: req.url ?? '', headers: req.headers, body };
-      seen.push(entry);
-      const reply = answer(entry);
-      res.writeHead(reply.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(reply.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  t.teardown(() => server.close());
-  return { url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`, seen };
-}
 
 t.test(
   'POST messages: 202 with the record when the gateway accepts; validation of recipient, length, sender',

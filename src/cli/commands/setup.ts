@@ -126,11 +126,22 @@ async function choosePayments(values: Values): Promise<string[]> {
   return order;
 }
 
-/** AzamPay's callback URL needs a secret token: one is made when AzamPay is used and has none. */
+/**
+ * Secret callback URLs need their tokens: AzamPay's payment callbacks when AzamPay is used, and
+ * a real SMS gateway's delivery reports (docs/decisions/0047); one is made for each that has none.
+ */
 function ensureCallbackToken(values: Values): void {
   if (providersOf(values).includes('azampay') && !values.AZAMPAY_CALLBACK_TOKEN)
     values.AZAMPAY_CALLBACK_TOKEN = randomToken(32);
+  if (smsGatewayOf(values) !== null && !values.SMS_DELIVERY_TOKEN)
+    values.SMS_DELIVERY_TOKEN = randomToken(32);
 }
+
+/** The SMS gateway that sends delivery reports, or null for the outbox. */
+const smsGatewayOf = (values: Values): string | null => {
+  const provider = values.SMS_PROVIDER ?? '';
+  return provider === '' || provider === 'outbox' ? null : provider;
+};
 
 async function interview(values: Values, note: (text: string) => void): Promise<void> {
   for (const env of BASICS) await ask(env, values);
@@ -218,19 +229,21 @@ export function registerSetup(program: Command): void {
         await interview(values, (text) => ctx.out.note(text));
       }
       const tokenBefore = existing.AZAMPAY_CALLBACK_TOKEN;
+      const smsTokenBefore = existing.SMS_DELIVERY_TOKEN;
       ensureCallbackToken(values);
       const bad = unwritable(values);
       if (bad.length > 0)
         throw new Error(`${bad.join(', ')}: cannot be written to an env file (newline or both quote kinds)`);
       const checked = checkValues(values, {}); // every problem at once, exactly as the daemon would report it
       writeEnvFile(file, renderEnvFile(values, 'hotspot-ctl settings, written by hotspot-ctl setup'));
+      const base = checked.publicBaseUrl.replace(/\/+$/, ''); // as the daemon will have it (unset: on HTTP_PORT)
       const token = values.AZAMPAY_CALLBACK_TOKEN;
-      if (token && token !== tokenBefore && providersOf(values).includes('azampay')) {
-        const base = checked.publicBaseUrl; // as the daemon will have it (unset: on HTTP_PORT)
-        ctx.out.note(
-          `register this callback URL with AzamPay: ${base.replace(/\/+$/, '')}/webhooks/azampay/${token}`,
-        );
-      }
+      if (token && token !== tokenBefore && providersOf(values).includes('azampay'))
+        ctx.out.note(`register this callback URL with AzamPay: ${base}/webhooks/azampay/${token}`);
+      const smsToken = values.SMS_DELIVERY_TOKEN;
+      const gateway = smsGatewayOf(values);
+      if (smsToken && smsToken !== smsTokenBefore && gateway !== null)
+        ctx.out.note(`give ${gateway} this delivery-report URL: ${base}/sms/delivery/${smsToken}`);
       const shown = Object.fromEntries(
         settingList()
           .filter((st) => values[st.env] !== undefined && values[st.env] !== st.default)

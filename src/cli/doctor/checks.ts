@@ -294,10 +294,17 @@ export async function smsCheck(
       ),
       samples,
     };
-  return {
-    check: ok(name, `${config.smsProvider} gateway reachable (HTTP ${String(probe.status)})`),
-    samples,
-  };
+  const reachable = `${config.smsProvider} gateway reachable (HTTP ${String(probe.status)})`;
+  if (config.smsDeliveryToken === null)
+    return {
+      check: warn(
+        name,
+        `${reachable}; no delivery reports: SMS_DELIVERY_TOKEN is unset, so no SMS ever shows as delivered`,
+        'run hotspot-ctl setup --non-interactive: it makes SMS_DELIVERY_TOKEN and prints the URL to give the gateway',
+      ),
+      samples,
+    };
+  return { check: ok(name, `${reachable}; delivery reports at /sms/delivery/<token>`), samples };
 }
 
 /** The host names the box must resolve to reach its providers. */
