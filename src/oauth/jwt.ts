@@ -50,8 +50,32 @@ function decodeJson(part: string): Record<string, unknown> | null {
   }
 }
 
+/**
+ * Tokens whose signature checked out, by their exact text, with what checked it. An app calls
+ * userinfo (or our APIs) with the same access token many times in the token's life, and the RSA
+ * verify is most of such a request's CPU (bench/oauth.ts, docs/decisions/0048). A hit is taken
+ * only while the very key object that verified the token is still the one published for its kid
+ * (a rotation with --retire-old ends it at once; another object checks anew), and the claims (issuer, expiry) are checked on
+ * every call. The key is the whole token, so a token changed in any character is verified anew.
+ * Bounded: past VERIFIED_MAX entries the oldest goes.
+ */
+const VERIFIED_MAX = 2048;
+const verified = new Map<
+  string,
+  { kid: string; typ: unknown; key: KeyObject; payload: Record<string, unknown> }
+>();
+
+/** How many verified tokens are remembered (tests: the bound holds). */
+export const rememberedTokens = (): number => verified.size;
+
 /** The payload of a valid, unexpired RS256 token from `issuer`, or null. */
 export function verifyJwt(token: string, options: VerifyOptions): Record<string, unknown> | null {
+  const hit = verified.get(token);
+  // Another key object for the kid (another keyring, a reloaded key) checks the token anew.
+  if (hit !== undefined && options.keyFor(hit.kid) === hit.key) {
+    if (hit.typ !== options.typ) return null;
+    return claimsHold(hit.payload, options) ? hit.payload : null;
+  }
   const parts = token.split('.');
   if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) return null;
   const [headerPart = '', payloadPart = '', signaturePart = ''] = parts;
@@ -67,8 +91,15 @@ export function verifyJwt(token: string, options: VerifyOptions): Record<string,
   );
   if (!valid) return null;
   const payload = decodeJson(payloadPart);
-  if (!payload || payload.iss !== options.issuer) return null;
-  if (typeof payload.exp !== 'number' || payload.exp <= options.now) return null;
-  if (typeof payload.nbf === 'number' && payload.nbf > options.now + 60) return null;
+  if (!payload || !claimsHold(payload, options)) return null;
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value as string);
+  verified.set(token, { kid: header.kid, typ: header.typ, key, payload: Object.freeze(payload) });
   return payload;
+}
+
+/** Issued by `issuer`, not expired, not meant for later (a minute of skew allowed). */
+function claimsHold(payload: Record<string, unknown>, options: VerifyOptions): boolean {
+  if (payload.iss !== options.issuer) return false;
+  if (typeof payload.exp !== 'number' || payload.exp <= options.now) return false;
+  return !(typeof payload.nbf === 'number' && payload.nbf > options.now + 60);
 }

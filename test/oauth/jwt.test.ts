@@ -1,7 +1,7 @@
-import { createHmac, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createHmac, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createLocalJWKSet, exportJWK, jwtVerify, SignJWT, type JWK } from 'jose';
 import t from 'tap';
-import { signJwt, verifyJwt, type VerifyOptions } from '../../src/oauth/jwt.js';
+import { rememberedTokens, signJwt, verifyJwt, type VerifyOptions } from '../../src/oauth/jwt.js';
 
 /*
  * The hot path's own RS256 (src/oauth/jwt.ts: node:crypto with a held KeyObject, the compact JWS
@@ -159,3 +159,36 @@ t.test('refused: tampering, other algorithms, unknown kid, wrong typ or issuer, 
     'a header that is not an object',
   );
 });
+
+t.test(
+  'a verified token is remembered only with the key that verified it, and its claims checked each time',
+  async (t) => {
+    const claims = randomClaims(7);
+    const token = await signJwt(claims, { kid: a.kid, privateKey: a.privateKey }, 'at+jwt');
+    t.same(verifyJwt(token, options()), claims, 'verified, and now remembered');
+    t.same(verifyJwt(token, options()), claims, 'again');
+    // The kid now names another key (a key replaced under the same kid): checked anew, and refused.
+    const swapped = options({ keyFor: (kid) => (kid === a.kid ? b.publicKey : undefined) });
+    t.equal(verifyJwt(token, swapped), null, 'another key for the kid refuses it');
+    // An equal key in another object (another keyring of the same database) verifies it anew.
+    const copy = createPublicKey(a.publicKey.export({ type: 'spki', format: 'pem' }));
+    t.same(verifyJwt(token, options({ keyFor: (kid) => (kid === a.kid ? copy : undefined) })), claims);
+    t.equal(verifyJwt(token, options({ keyFor: () => undefined })), null, 'unpublished: refused');
+    t.equal(verifyJwt(token, options({ now: claims.exp as number })), null, 'expired: refused');
+    t.equal(verifyJwt(token, options({ typ: 'JWT' })), null, 'wrong typ: refused');
+    t.equal(verifyJwt(token, options({ issuer: 'https://evil.example' })), null, 'another issuer: refused');
+    const payload = verifyJwt(token, options());
+    t.ok(payload && Object.isFrozen(payload), 'the remembered claims cannot be changed by a caller');
+    // Past the bound the oldest are forgotten: memory stays bounded.
+    for (let i = 0; i < 2100; i++) {
+      const other = await signJwt(
+        { ...claims, jti: `j-${String(i)}` },
+        { kid: a.kid, privateKey: a.privateKey },
+        'at+jwt',
+      );
+      t.ok(verifyJwt(other, options()));
+    }
+    t.equal(rememberedTokens(), 2048, 'at most 2048 remembered');
+    t.same(verifyJwt(token, options()), claims, 'still verifies after being forgotten');
+  },
+);
