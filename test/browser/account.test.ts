@@ -1,7 +1,7 @@
 import type { BrowserContext } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
+import { chromiumSkip, firstPage, foreignRequests, launchBrowser, waitForValue } from '../helpers/browser.js';
 import type { Client } from '../helpers/client.js';
 import { PASSWORD, verifiedUser } from '../helpers/identity.js';
 import { decodeQr, matrixFromSvgPath } from '../helpers/qr-decode.js';
@@ -52,7 +52,7 @@ t.test(
     });
 
     await page.reload();
-    await page.waitForFunction("document.getElementById('display-name').value !== ''");
+    await waitForValue(page, '#display-name');
     t.equal(
       await page.getByLabel('Display name').inputValue(),
       'Amina Juma',

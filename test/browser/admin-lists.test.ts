@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { addStaff } from '../../src/identity/index.js';
 import { startTestApp } from '../helpers/app.js';
-import { chromiumSkip, firstPage, launchBrowser } from '../helpers/browser.js';
+import { chromiumSkip, firstPage, launchBrowser, waitForCount } from '../helpers/browser.js';
 import { STAFF_PASSWORD } from '../helpers/staff.js';
 import { aDevice, aLiveSession, aPaidPurchase, aPlan } from '../helpers/wifi.js';
 
@@ -60,7 +60,7 @@ t.test(
     await page.getByRole('button', { name: 'Show' }).click();
     await page.locator('.pager span', { hasText: 'Page 1' }).waitFor();
     await rows.filter({ hasText: '+255 755 000 111' }).waitFor();
-    await page.waitForFunction("document.querySelectorAll('#invoices tbody tr').length === 1");
+    await waitForCount(page, '#invoices tbody tr', 1);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Export CSV' }).click(),

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { listSites } from '../../src/wifi/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
+import { chromiumSkip, firstPage, foreignRequests, launchBrowser, waitForImage } from '../helpers/browser.js';
 import { STAFF_PASSWORD } from '../helpers/staff.js';
 import { addStaffForSites } from '../../src/wifi/index.js';
 import { AZAMPAY_SITE_APP, startAzamPayFake } from '../helpers/azampay-fake.js';
@@ -142,12 +142,7 @@ t.test(
       logo_type: 'image/png',
     });
     t.equal((await rowTexts(page, 'sites')).length, 3);
-    await t.resolves(
-      page.waitForFunction(
-        "[...document.querySelectorAll('#sites img.site-logo')].some((img) => img.naturalWidth > 0)",
-      ),
-      'the uploaded logo shows in the list',
-    );
+    await t.resolves(waitForImage(page, '#sites img.site-logo'), 'the uploaded logo shows in the list');
     await shoot(page, 'sites');
 
     await page.getByRole('button', { name: 'Edit: Annex' }).click();

@@ -4,7 +4,15 @@ import type { BrowserContext, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { addStaffForSites } from '../../src/wifi/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumSkip, firstPage, foreignRequests, launchBrowser, PHONE } from '../helpers/browser.js';
+import {
+  chromiumSkip,
+  firstPage,
+  foreignRequests,
+  launchBrowser,
+  PHONE,
+  waitForText,
+  waitForValue,
+} from '../helpers/browser.js';
 import { decodeQr, matrixFromSvgPath } from '../helpers/qr-decode.js';
 import { STAFF_PASSWORD } from '../helpers/staff.js';
 import { aPlan } from '../helpers/wifi.js';
@@ -201,7 +209,7 @@ t.test(
     // Print again from the saved CSV.
     await page.getByRole('button', { name: `Print codes of batch ${batchId.slice(0, 8)} again` }).click();
     await page.getByLabel('The CSV saved at creation').setInputFiles(csvFile);
-    await page.waitForFunction("document.getElementById('reprint-codes').value !== ''");
+    await waitForValue(page, '#reprint-codes');
     await shoot(page, 'reprint');
     const again = await sheetTab(context, () => page.locator('#reprint-a4').click());
     t.equal((await qrTexts(again)).length, 12, 'all twelve printed again');
@@ -234,9 +242,7 @@ t.test(
       .getByText(`11 codes of batch ${batchId.slice(0, 8)} revoked.`)
       .waitFor();
     // Plan, codes, unused, redeemed, revoked, expired.
-    await page.waitForFunction(
-      "/^Day pass\\n12\\n0\\n1\\n11\\n0\\n/.test(document.querySelector('#batches tbody tr')?.innerText ?? '')",
-    );
+    await waitForText(page, '#batches tbody tr', /^Day pass\n12\n0\n1\n11\n0\n/);
     t.equal(
       await page.getByRole('button', { name: /Revoke the unused codes/ }).count(),
       0,

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { startTestApp, waitFor, type TestApp } from '../helpers/app.js';
-import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
+import { chromiumSkip, firstPage, foreignRequests, launchBrowser, waitForImage } from '../helpers/browser.js';
 import { Client } from '../helpers/client.js';
 import { PASSWORD, registered, verifiedUser } from '../helpers/identity.js';
 import {
@@ -230,9 +230,7 @@ t.test(
     await signIn(page, email);
     await page.getByRole('heading', { name: 'Partner App wants to use your account' }).waitFor();
     // Loaded and decoded: an image the CSP refused would never get a width.
-    await page.waitForFunction(
-      "document.querySelector('img.client-logo')?.complete && document.querySelector('img.client-logo').naturalWidth === 1",
-    );
+    await waitForImage(page, 'img.client-logo', 1);
     t.pass('the logo is shown');
     t.same(logoRequests, [`${logoOrigin}/logo.png`], 'fetched from its own origin, once');
     t.same(blocked, [], 'the page CSP allowed it');

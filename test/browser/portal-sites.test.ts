@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
-import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
+import { chromiumSkip, firstPage, foreignRequests, launchBrowser, waitForImage } from '../helpers/browser.js';
 import { aDevice, aHarbourRouter, aPlan, aSite } from '../helpers/wifi.js';
 
 /**
@@ -65,10 +65,7 @@ t.test('each router’s guests see their own site’s plans and branding', { ski
   t.equal(await page.locator('.bar .brand').textContent(), 'Harbour Café Wi-Fi');
   t.match(await page.title(), /· Harbour Café Wi-Fi$/);
   const img = page.locator('.bar img.logo');
-  await t.resolves(
-    page.waitForFunction("document.querySelector('.bar img.logo').naturalWidth > 0"),
-    'the logo loads from this box',
-  );
+  await t.resolves(waitForImage(page, '.bar img.logo'), 'the logo loads from this box');
   t.equal(await img.getAttribute('alt'), '', 'decorative: the name is next to it');
   const colours = await page.evaluate<Record<string, string>>(`({
     bar: getComputedStyle(document.querySelector('.bar')).backgroundColor,

@@ -63,3 +63,63 @@ export function foreignRequests(context: BrowserContext, allowed: readonly strin
   });
   return foreign;
 }
+
+/*
+ * Waiting on the page's state. Functions, never a string predicate: Playwright evaluates a string
+ * with eval in the page, which our pages' CSP (script-src 'self') refuses as soon as the first
+ * check fails and it has to poll, so a string wait failed only when the page was slow. The test
+ * project has no DOM types: the little of the DOM read here is typed by `PageDom`.
+ */
+interface PageElement {
+  readonly innerText?: string;
+  readonly value?: string;
+  readonly complete?: boolean;
+  readonly naturalWidth?: number;
+}
+interface PageDom {
+  document: {
+    querySelectorAll(selector: string): ArrayLike<PageElement>;
+  };
+}
+
+/** Until exactly `count` elements match `selector`. */
+export async function waitForCount(page: Page, selector: string, count: number): Promise<void> {
+  await page.waitForFunction(
+    ([sel, n]) => (globalThis as unknown as PageDom).document.querySelectorAll(sel).length === n,
+    [selector, count] as const,
+  );
+}
+
+/** Until the first element matching `selector` (an input) has a value. */
+export async function waitForValue(page: Page, selector: string): Promise<void> {
+  await page.waitForFunction(
+    (sel) => ((globalThis as unknown as PageDom).document.querySelectorAll(sel)[0]?.value ?? '') !== '',
+    selector,
+  );
+}
+
+/** Until the first element matching `selector` shows text that `pattern` matches. */
+export async function waitForText(page: Page, selector: string, pattern: RegExp): Promise<void> {
+  await page.waitForFunction(
+    ([sel, source, flags]) =>
+      new RegExp(source, flags).test(
+        (globalThis as unknown as PageDom).document.querySelectorAll(sel)[0]?.innerText ?? '',
+      ),
+    [selector, pattern.source, pattern.flags] as const,
+  );
+}
+
+/**
+ * Until an image matching `selector` is loaded and decoded (`width`: exactly that wide): an image
+ * the CSP refused never gets a width.
+ */
+export async function waitForImage(page: Page, selector: string, width?: number): Promise<void> {
+  await page.waitForFunction(
+    ([sel, w]) =>
+      Array.from((globalThis as unknown as PageDom).document.querySelectorAll(sel)).some(
+        (img) =>
+          img.complete === true && (img.naturalWidth ?? 0) > 0 && (w === null || img.naturalWidth === w),
+      ),
+    [selector, width ?? null] as const,
+  );
+}
