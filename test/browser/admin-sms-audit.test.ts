@@ -4,7 +4,8 @@ import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { addStaffForSites } from '../../src/wifi/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { chromiumSkip, firstPage, foreignRequests, launchBrowser } from '../helpers/browser.js';
+import { chromiumSkip, firstPage, foreignRequests, launchBrowser, waitForCount } from '../helpers/browser.js';
+import { fakeGateway } from '../helpers/sms-gateway.js';
 import { STAFF_PASSWORD } from '../helpers/staff.js';
 import { aPaidPurchase, aPlan } from '../helpers/wifi.js';
 
@@ -70,12 +71,12 @@ t.test(
 
     await page.getByLabel('Kind').selectOption({ label: 'Staff message' });
     await page.getByRole('button', { name: 'Show' }).click();
-    await page.waitForFunction("document.querySelectorAll('#messages tbody tr').length === 1");
+    await waitForCount(page, '#messages tbody tr', 1);
     t.match(await rows.first().innerText(), /Karibu tena/);
     await page.getByLabel('Kind').selectOption('');
     await page.getByLabel('Search').fill('0755 000 111');
     await page.getByRole('button', { name: 'Show' }).click();
-    await page.waitForFunction("document.querySelectorAll('#messages tbody tr').length === 1");
+    await waitForCount(page, '#messages tbody tr', 1);
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('link', { name: 'Export CSV' }).click(),
@@ -103,6 +104,55 @@ t.test(
       /^\/api\/v1\/admin\/audit\?actor=admin%40&action=sms&format=csv$/,
     );
     await shoot(page, 'admin-audit');
+    t.same(foreign, [], 'nothing loaded from elsewhere');
+  },
+);
+
+t.test(
+  'delivery reports show on the SMS page: delivered, and failed with the gateway’s reason',
+  { skip: chromiumSkip },
+  async (t) => {
+    let next = 0;
+    const gateway = await fakeGateway(t, () => ({ status: 200, body: { id: `g-${String(++next)}` } }));
+    const token = 'dlr-token-0123456789abcdefghijklmnop';
+    const app = await startTestApp(t, {
+      selfIssuer: true,
+      env: { SMS_PROVIDER: 'http', SMS_HTTP_URL: `${gateway.url}/send`, SMS_DELIVERY_TOKEN: token },
+    });
+    const plan = await aPlan(app.app, { name: 'Hour' });
+    await aPaidPurchase(app, plan, { phone: '0712345678' });
+    app.clock.advance('1m');
+    await aPaidPurchase(app, plan, { phone: '0755000111' });
+    app.clock.advance('1m');
+    await aPaidPurchase(app, plan, { phone: '0788000222' });
+    const deliver = (body: Record<string, string>) =>
+      fetch(`${app.base}/sms/delivery/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    t.equal((await deliver({ id: 'g-1', status: 'delivered' })).status, 200);
+    t.equal((await deliver({ id: 'g-2', status: 'failed', error: 'absent subscriber' })).status, 200);
+
+    const { page, foreign } = await signedIn(t, app, 'admin', '/admin/sms');
+    const rows = page.locator('#messages tbody tr');
+    await rows.nth(2).waitFor();
+    const pillOf = (phone: string) => rows.filter({ hasText: phone }).locator('.badge');
+    t.equal(await pillOf('+255 712 345 678').textContent(), 'delivered');
+    t.match(await pillOf('+255 712 345 678').getAttribute('class'), /\bgood\b/);
+    t.equal(await pillOf('+255 755 000 111').textContent(), 'failed');
+    t.match(await pillOf('+255 755 000 111').getAttribute('class'), /\bbad\b/);
+    t.match(
+      await rows.filter({ hasText: '+255 755 000 111' }).innerText(),
+      /not delivered: absent subscriber/,
+    );
+    t.equal(await pillOf('+255 788 000 222').textContent(), 'sent', 'no report yet');
+    await shoot(page, 'admin-sms-delivery');
+
+    await page.getByLabel('Status').selectOption({ label: 'delivered' });
+    await page.getByRole('button', { name: 'Show' }).click();
+    await waitForCount(page, '#messages tbody tr', 1);
+    t.match(await rows.first().innerText(), /\+255 712 345 678/);
     t.same(foreign, [], 'nothing loaded from elsewhere');
   },
 );

@@ -340,7 +340,7 @@ export const adminEn = {
 
   'sms.title': 'SMS',
   'sms.intro':
-    'Every SMS the box sent, newest first: guests’ logins and reminders, account codes and staff messages. Sent means the gateway took it; passwords and codes are not kept.',
+    'Every SMS the box sent, newest first: guests’ logins and reminders, account codes and staff messages. Sent means the gateway took it, delivered that the phone got it (when the gateway reports back); passwords and codes are not kept.',
   'sms.send': 'Send an SMS',
   'sms.recipient': 'Phone number',
   'sms.recipientHint': 'For example 0712 345 678 or +255712345678.',
