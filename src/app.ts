@@ -89,6 +89,11 @@ export interface BuildOptions {
   extraRoutes?: (deps: Deps) => Route[];
   /** CoA retry timing (tests). */
   coa?: CoaOptions;
+  /**
+   * false: `start()` registers the scheduled jobs without timing them (tests on a hand-moved
+   * clock run them with `scheduler.trigger` or their functions, never on the wall clock's time).
+   */
+  timeJobs?: boolean;
 }
 
 export interface App {
@@ -246,7 +251,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         run: () => radius.flushLastSeen(),
       });
       // Timed only now: loading the cron library does not delay the first answers.
-      await scheduler.start();
+      if (options.timeJobs !== false) await scheduler.start();
       return { http: address, radius: radiusAddresses };
     },
     async close({ graceMs = 10_000 } = {}) {

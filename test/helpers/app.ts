@@ -107,7 +107,14 @@ export async function startTestApp(t: Test, options: TestAppOptions = {}): Promi
     radius: _radius,
     ...build
   } = options;
-  const app = await buildApp(config, { ...build, clock, log: createLogger('info', logs) });
+  // Jobs are registered but not timed unless a test asks (timeJobs): on the wall clock they would
+  // run beside the test's own steps, on its hand-moved clock, and race them.
+  const app = await buildApp(config, {
+    ...build,
+    timeJobs: build.timeJobs ?? false,
+    clock,
+    log: createLogger('info', logs),
+  });
   started = app;
   const { http } = await app.start();
   return { app, config, clock, logs, base: `http://127.0.0.1:${String(http.port)}`, dataDir };

@@ -100,7 +100,7 @@ t.test(
 );
 
 t.test('app.ts schedules the signing-key retirement job every minute, and it forgets old keys', async (t) => {
-  const app = await startTestApp(t);
+  const app = await startTestApp(t, { timeJobs: true });
   const { scheduler, deps } = app.app;
   t.ok(scheduler.names.includes('oauth.keys'), 'registered with the scheduler');
   const next = scheduler.nextRun('oauth.keys');

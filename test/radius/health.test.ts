@@ -188,7 +188,7 @@ t.test('a flush that fails keeps the sightings for the next one, where a newer s
 });
 
 t.test('the daemon writes the sightings by itself: a job every 30 seconds of wall-clock time', async (t) => {
-  const app = await startRadiusApp(t);
+  const app = await startRadiusApp(t, { timeJobs: true });
   const { scheduler } = app.app;
   t.ok(scheduler.names.includes('radius.last-seen'), 'registered with the scheduler');
   const next = scheduler.nextRun('radius.last-seen');

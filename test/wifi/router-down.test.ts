@@ -277,7 +277,7 @@ t.test('an SMS the gateway refuses is logged and not sent again: the warning sta
 t.test('the daemon runs the job every minute', async (t) => {
   const app = await quietRadiusApp(t);
   t.notOk(app.app.scheduler.names.includes('routers.down'), 'stopped in the quiet app');
-  const daemon = await startTestApp(t);
+  const daemon = await startTestApp(t, { timeJobs: true });
   t.ok(daemon.app.scheduler.names.includes('routers.down'), 'scheduled');
   t.match(daemon.app.scheduler.nextRun('routers.down')?.getUTCSeconds(), 55);
 });
