@@ -116,10 +116,10 @@ function inRanges<T extends keyof DB>(
 
 /**
  * Payments (signed: refunds are negative rows) per stretch, packed per site, plan, router, channel
- * and sign: `site, plan, router, channel, refund, n, total`. A sale's router is the router of the
- * first RADIUS session of its grant; plan and router are empty for none (a sale whose guest never
- * came online has no router). Stretches rather than site-days: payments carry no site, so each is
- * read once, and its invoice tells the site.
+ * and sign: `site, plan, router, channel, refund, n, total`. A sale's router is the one its guest
+ * first came online on (`invoices.first_device_id`, set by the first RADIUS session of its grant,
+ * migration 0040); plan and router are empty for none. Stretches rather than site-days: payments
+ * carry no site, so each is read once, and its invoice tells the site, plan and router.
  */
 export const revenuePerStretch = (db: Db, stretches: readonly Stretch[], sites: readonly string[]) =>
   compilable(
@@ -131,17 +131,11 @@ export const revenuePerStretch = (db: Db, stretches: readonly Stretch[], sites: 
       select ${packed(['site_id', 'plan_id', 'device_id', 'channel', 'refund', 'n', 'total'])}
       from (
         select invoices.site_id as site_id, coalesce(invoices.plan_id, '') as plan_id,
-          coalesce((
-            select radius_sessions.device_id from radius_sessions
-            where radius_sessions.grant_id = grants.id
-            order by radius_sessions.started_at, radius_sessions.id
-            limit 1
-          ), '') as device_id,
+          coalesce(invoices.first_device_id, '') as device_id,
           payments.channel as channel, ${refundFlag} as refund, count(*) as n,
           sum(payments.amount_tzs) as total
         -- A cross join keeps SQLite reading payments by time first (PostgreSQL plans it as any join).
         from payments cross join invoices
-          left join grants on grants.invoice_id = invoices.id
         where invoices.id = payments.invoice_id and payments.paid_at >= b.lo and payments.paid_at < b.hi
           and invoices.site_id in (${sql.join(sites.length > 0 ? sites : [''])})
         group by 1, 2, 3, 4, 5
