@@ -484,7 +484,10 @@ async function namesOf(deps: Pick<WifiDeps, 'db'>, table: 'plans' | 'devices'): 
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
-/** Stretches per revenue statement: a few weeks, so that folding one statement's rows is short. */
+/**
+ * Stretches per revenue statement (64 days with one time zone, about a month with two): folding one
+ * statement's rows stays short.
+ */
 const STRETCHES_PER_FOLD = 64;
 
 const revenue: Builder = async (deps, scope) => {
@@ -495,8 +498,8 @@ const revenue: Builder = async (deps, scope) => {
   const zones = new Map(scope.sites.map((s) => [s.id, s.time]));
   const stretches = stretchesOf(scope);
   const sites = scope.sites.map((s) => s.id);
-  // About 100k groups a year at a busy venue (one per sale, nearly: each has its router): folded a
-  // few weeks at a time, between reads (docs/decisions/0045-first-router.md).
+  // About 100k groups a year at a busy venue (one per sale, nearly: each has its router): folded
+  // STRETCHES_PER_FOLD at a time, between reads (docs/decisions/0045-first-router.md).
   const fold = (read: readonly ({ stretch: number } & PackedRow)[]) => {
     for (const r of read) {
       const stretch = stretches[num(r.stretch)];
