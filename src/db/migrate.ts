@@ -60,6 +60,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0035_router_down': migration(() => import('../../migrations/0035_router_down.js')),
   '0036_admin_lists_more': migration(() => import('../../migrations/0036_admin_lists_more.js')),
   '0039_report_speed': migration(() => import('../../migrations/0039_report_speed.js')),
+  '0040_first_router': migration(() => import('../../migrations/0040_first_router.js')),
   '0042_sms_delivery': migration(() => import('../../migrations/0042_sms_delivery.js')),
 };
 

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import type { Db } from '../db/index.js';
+import { marker, prepared, type Db } from '../db/index.js';
 import type { InvoicesTable, PurchaseKeysTable } from '../db/tables/wifi.js';
 
 export type InvoiceRow = Selectable<InvoicesTable>;
@@ -53,6 +53,22 @@ export async function markInvoiceRefunded(db: Db, id: string, at: string): Promi
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/**
+ * The router on which the guest of the invoice's grant came online first (migration 0040): set
+ * by the grant's first recorded session, kept by every later one (the update then matches no row
+ * and writes nothing). Not a change of the invoice's state: `updated_at` stays. Runs for every new
+ * RADIUS session of a grant, so compiled once.
+ */
+export const setFirstRouter = prepared(
+  (db, invoiceId: string, deviceId: string) =>
+    db
+      .updateTable('invoices')
+      .set({ first_device_id: deviceId })
+      .where('id', '=', invoiceId)
+      .where('first_device_id', 'is', null),
+  [marker('invoice'), marker('device')],
+);
 
 /** pending → expired for invoices created at or before `createdBefore`; returns how many. */
 export async function expirePending(db: Db, createdBefore: string, now: string): Promise<number> {

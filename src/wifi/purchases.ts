@@ -147,6 +147,7 @@ export async function newInvoice(
     ...sale,
     network: sale.network ?? null,
     refunded_at: null,
+    first_device_id: null,
     duration_seconds: plan.duration_seconds,
     data_limit_bytes: plan.data_limit_bytes,
     max_devices: plan.max_devices,

@@ -73,6 +73,23 @@ const siteDaysTable = (days: readonly SiteDay[]) =>
     ),
   )})`;
 
+/**
+ * For each site-day of `days` (the table `b`), one row `site_id, day, packed`: the rows of `inner`
+ * (a subquery correlated with `b`, whose `columns` are packed) packed into one text.
+ */
+const perSiteDay = (
+  db: Db,
+  days: readonly SiteDay[],
+  columns: readonly string[],
+  inner: RawBuilder<unknown>,
+) =>
+  compilable(
+    db,
+    sql<{ site_id: string; day: number } & PackedRow>`${siteDaysTable(days)}
+    select b.site_id as site_id, b.day as day, (select ${packed(columns)} from (${inner}) x) as packed
+    from b`,
+  );
+
 /** `siteColumn` is one of the ranges' sites and `timeColumn` inside its range. */
 function inRanges<T extends keyof DB>(
   eb: ExpressionBuilder<DB, T>,
@@ -99,10 +116,10 @@ function inRanges<T extends keyof DB>(
 
 /**
  * Payments (signed: refunds are negative rows) per stretch, packed per site, plan, router, channel
- * and sign: `site, plan, router, channel, refund, n, total`. A sale's router is the router of the
- * first RADIUS session of its grant; plan and router are empty for none (a sale whose guest never
- * came online has no router). Stretches rather than site-days: payments carry no site, so each is
- * read once, and its invoice tells the site.
+ * and sign: `site, plan, router, channel, refund, n, total`. A sale's router is the one its guest
+ * first came online on (`invoices.first_device_id`, set by the first RADIUS session of its grant,
+ * migration 0040); plan and router are empty for none. Stretches rather than site-days: payments
+ * carry no site, so each is read once, and its invoice tells the site, plan and router.
  */
 export const revenuePerStretch = (db: Db, stretches: readonly Stretch[], sites: readonly string[]) =>
   compilable(
@@ -114,17 +131,11 @@ export const revenuePerStretch = (db: Db, stretches: readonly Stretch[], sites: 
       select ${packed(['site_id', 'plan_id', 'device_id', 'channel', 'refund', 'n', 'total'])}
       from (
         select invoices.site_id as site_id, coalesce(invoices.plan_id, '') as plan_id,
-          coalesce((
-            select radius_sessions.device_id from radius_sessions
-            where radius_sessions.grant_id = grants.id
-            order by radius_sessions.started_at, radius_sessions.id
-            limit 1
-          ), '') as device_id,
+          coalesce(invoices.first_device_id, '') as device_id,
           payments.channel as channel, ${refundFlag} as refund, count(*) as n,
           sum(payments.amount_tzs) as total
         -- A cross join keeps SQLite reading payments by time first (PostgreSQL plans it as any join).
         from payments cross join invoices
-          left join grants on grants.invoice_id = invoices.id
         where invoices.id = payments.invoice_id and payments.paid_at >= b.lo and payments.paid_at < b.hi
           and invoices.site_id in (${sql.join(sites.length > 0 ? sites : [''])})
         group by 1, 2, 3, 4, 5
@@ -135,20 +146,15 @@ export const revenuePerStretch = (db: Db, stretches: readonly Stretch[], sites: 
 
 /** Mobile-money invoices (the payment funnel) per site-day of creation, packed per status: `status, n`. */
 export const funnelPerDay = (db: Db, days: readonly SiteDay[]) =>
-  compilable(
+  perSiteDay(
     db,
-    sql<{ site_id: string; day: number } & PackedRow>`${siteDaysTable(days)}
-    select b.site_id as site_id, b.day as day, (
-      select ${packed(['status', 'n'])}
-      from (
-        select invoices.status as status, count(*) as n
-        from invoices
-        where invoices.site_id = b.site_id and invoices.channel = 'mobile_money'
-          and invoices.created_at >= b.lo and invoices.created_at < b.hi
-        group by invoices.status
-      ) x
-    ) as packed
-    from b`,
+    days,
+    ['status', 'n'],
+    sql`select invoices.status as status, count(*) as n
+    from invoices
+    where invoices.site_id = b.site_id and invoices.channel = 'mobile_money'
+      and invoices.created_at >= b.lo and invoices.created_at < b.hi
+    group by invoices.status`,
   );
 
 /** The RADIUS sessions of the site's routers that start in `b`'s range. */
@@ -157,20 +163,15 @@ const sessionsOfDay = sql`radius_sessions.device_id in (select devices.id from d
 
 /** RADIUS sessions by their start, per site-day, packed per router with their octets: `device_id, n, upload, download`. */
 export const sessionsPerDay = (db: Db, days: readonly SiteDay[]) =>
-  compilable(
+  perSiteDay(
     db,
-    sql<{ site_id: string; day: number } & PackedRow>`${siteDaysTable(days)}
-    select b.site_id as site_id, b.day as day, (
-      select ${packed(['device_id', 'n', 'upload', 'download'])}
-      from (
-        select radius_sessions.device_id as device_id, count(*) as n,
-          sum(radius_sessions.input_octets) as upload, sum(radius_sessions.output_octets) as download
-        from radius_sessions
-        where ${sessionsOfDay}
-        group by radius_sessions.device_id
-      ) x
-    ) as packed
-    from b`,
+    days,
+    ['device_id', 'n', 'upload', 'download'],
+    sql`select radius_sessions.device_id as device_id, count(*) as n,
+      sum(radius_sessions.input_octets) as upload, sum(radius_sessions.output_octets) as download
+    from radius_sessions
+    where ${sessionsOfDay}
+    group by radius_sessions.device_id`,
   );
 
 /**
@@ -179,21 +180,16 @@ export const sessionsPerDay = (db: Db, days: readonly SiteDay[]) =>
  * the UTC minute of the day plus the offset, modulo a day.
  */
 export const sessionsPerHour = (db: Db, days: readonly SiteDay[]) =>
-  compilable(
+  perSiteDay(
     db,
-    sql<{ site_id: string; day: number } & PackedRow>`${siteDaysTable(days)}
-    select b.site_id as site_id, b.day as day, (
-      select ${packed(['hour', 'n'])}
-      from (
-        select (cast(substr(radius_sessions.started_at, 12, 2) as integer) * 60
-          + cast(substr(radius_sessions.started_at, 15, 2) as integer) + b.off + 1440) % 1440 / 60 as hour,
-          count(*) as n
-        from radius_sessions
-        where ${sessionsOfDay}
-        group by 1
-      ) x
-    ) as packed
-    from b`,
+    days,
+    ['hour', 'n'],
+    sql`select (cast(substr(radius_sessions.started_at, 12, 2) as integer) * 60
+      + cast(substr(radius_sessions.started_at, 15, 2) as integer) + b.off + 1440) % 1440 / 60 as hour,
+      count(*) as n
+    from radius_sessions
+    where ${sessionsOfDay}
+    group by 1`,
   );
 
 /** The guests who spent most (signed payments of their invoices), at most `limit`; sales without a phone are nobody's. */

@@ -16,6 +16,7 @@ import {
   voucherBatches,
   voucherStates,
   type SiteDay,
+  type PackedRow,
   type SiteRange,
   type Stretch,
 } from './reports.store.js';
@@ -373,6 +374,21 @@ function stretchesOf(scope: Scope): Stretch[] {
   return sorted.slice(1).map((to, index) => ({ index, from: iso(sorted[index] ?? to), to: iso(to) }));
 }
 
+/**
+ * Reads `query` over `items` in statements of at most `size` items each, handing each statement's
+ * rows to `fold` as they arrive: a long fold runs in parts between reads, and the event loop turns
+ * between them.
+ */
+async function foldChunked<T, R>(
+  deps: Pick<WifiDeps, 'db'>,
+  items: readonly T[],
+  size: number,
+  query: (chunk: readonly T[]) => Compilable<R>,
+  fold: (rows: readonly R[]) => void,
+): Promise<void> {
+  for (let i = 0; i < items.length; i += size) fold(await readRows(deps.db, query(items.slice(i, i + size))));
+}
+
 /** The rows of `query` over `items` in statements of at most DAYS_PER_QUERY items each. */
 async function readChunked<T, R>(
   deps: Pick<WifiDeps, 'db'>,
@@ -380,8 +396,7 @@ async function readChunked<T, R>(
   query: (chunk: readonly T[]) => Compilable<R>,
 ): Promise<R[]> {
   const rows: R[] = [];
-  for (let i = 0; i < items.length; i += DAYS_PER_QUERY)
-    rows.push(...(await readRows(deps.db, query(items.slice(i, i + DAYS_PER_QUERY)))));
+  await foldChunked(deps, items, DAYS_PER_QUERY, query, (chunk) => rows.push(...chunk));
   return rows;
 }
 
@@ -450,9 +465,12 @@ function breakdown(
 
 /** Adds sales or refunds to `key`'s (empty: none, null) in `into`. */
 function tally(into: Map<string, Signed>, key: string, refund: boolean, n: number, total: number): void {
-  const id = `${key}${FIELD}${refund ? '1' : '0'}`;
-  const t = into.get(id) ?? { key: key === '' ? null : key, refund: refund ? 1 : 0, n: 0, total: 0 };
-  into.set(id, { ...t, n: num(t.n) + n, total: num(t.total) + total });
+  const id = refund ? `${key}${FIELD}1` : key;
+  const t = into.get(id);
+  if (t) {
+    t.n = num(t.n) + n;
+    t.total = num(t.total) + total;
+  } else into.set(id, { key: key === '' ? null : key, refund: refund ? 1 : 0, n, total });
 }
 
 /** By key, as a grouped query would list them (nulls first): the order ties keep in breakdowns. */
@@ -466,6 +484,12 @@ async function namesOf(deps: Pick<WifiDeps, 'db'>, table: 'plans' | 'devices'): 
   return new Map(rows.map((r) => [r.id, r.name]));
 }
 
+/**
+ * Stretches per revenue statement (64 days with one time zone, about a month with two): folding one
+ * statement's rows stays short.
+ */
+const STRETCHES_PER_FOLD = 64;
+
 const revenue: Builder = async (deps, scope) => {
   const table = periodTable(scope, REVENUE_COLUMNS);
   const channels = new Map<string, ReportRow>();
@@ -474,38 +498,53 @@ const revenue: Builder = async (deps, scope) => {
   const zones = new Map(scope.sites.map((s) => [s.id, s.time]));
   const stretches = stretchesOf(scope);
   const sites = scope.sites.map((s) => s.id);
-  const read = await readChunked(deps, stretches, (chunk) => revenuePerStretch(deps.db, chunk, sites));
-  for (const r of read) {
-    const stretch = stretches[num(r.stretch)];
-    if (!stretch) continue;
-    const start = Date.parse(stretch.from);
-    for (const [
-      siteId = '',
-      planId = '',
-      deviceId = '',
-      channel = '',
-      refundText,
-      nText,
-      totalText,
-    ] of unpack(r.packed)) {
-      const time = zones.get(siteId);
-      const row = time && table.rowOf(time.day(start));
-      if (!row) continue;
-      const refund = num(refundText) === 1;
-      const n = num(nText);
-      const total = num(totalText);
-      add(row, refund ? 'refunds' : 'sales', n);
-      add(row, refund ? 'refunds_tzs' : 'sales_tzs', total);
-      add(row, 'revenue_tzs', total);
-      if (`${channel}_tzs` in row) add(row, `${channel}_tzs`, total);
-      let c = channels.get(channel);
-      if (!c) channels.set(channel, (c = { channel, name: channel, sales: 0, refunds: 0, revenue_tzs: 0 }));
-      add(c, refund ? 'refunds' : 'sales', n);
-      add(c, 'revenue_tzs', total);
-      tally(plans, planId, refund, n, total);
-      tally(routers, deviceId, refund, n, total);
+  // About 100k groups a year at a busy venue (one per sale, nearly: each has its router): folded
+  // STRETCHES_PER_FOLD at a time, between reads (docs/decisions/0045-first-router.md).
+  const fold = (read: readonly ({ stretch: number } & PackedRow)[]) => {
+    for (const r of read) {
+      const stretch = stretches[num(r.stretch)];
+      if (!stretch) continue;
+      const start = Date.parse(stretch.from);
+      /** Each site's period row of this stretch (a stretch lies inside one local day of every site). */
+      const rowOfSite = new Map<string, ReportRow | undefined>();
+      for (const [
+        siteId = '',
+        planId = '',
+        deviceId = '',
+        channel = '',
+        refundText,
+        nText,
+        totalText,
+      ] of unpack(r.packed)) {
+        let row = rowOfSite.get(siteId);
+        if (row === undefined && !rowOfSite.has(siteId)) {
+          const time = zones.get(siteId);
+          rowOfSite.set(siteId, (row = time && table.rowOf(time.day(start))));
+        }
+        if (!row) continue;
+        const refund = refundText === '1';
+        const n = num(nText);
+        const total = num(totalText);
+        add(row, refund ? 'refunds' : 'sales', n);
+        add(row, refund ? 'refunds_tzs' : 'sales_tzs', total);
+        add(row, 'revenue_tzs', total);
+        if (`${channel}_tzs` in row) add(row, `${channel}_tzs`, total);
+        let c = channels.get(channel);
+        if (!c) channels.set(channel, (c = { channel, name: channel, sales: 0, refunds: 0, revenue_tzs: 0 }));
+        add(c, refund ? 'refunds' : 'sales', n);
+        add(c, 'revenue_tzs', total);
+        tally(plans, planId, refund, n, total);
+        tally(routers, deviceId, refund, n, total);
+      }
     }
-  }
+  };
+  await foldChunked(
+    deps,
+    stretches,
+    STRETCHES_PER_FOLD,
+    (chunk) => revenuePerStretch(deps.db, chunk, sites),
+    fold,
+  );
   const planNames = await namesOf(deps, 'plans');
   const devices = await namesOf(deps, 'devices');
   return {

@@ -10,6 +10,7 @@ import { ADMIN_LIST_LIMIT } from './limits.js';
 import { plainList, type ListFilter } from './list-filter.store.js';
 import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
 import { findGrantByUsername, type GrantRow } from './grants.store.js';
+import { setFirstRouter } from './purchases.store.js';
 import {
   closeDeviceSessions,
   closeSilentSessions,
@@ -196,6 +197,8 @@ async function openSession(
     stopped_at: stop?.at ?? null,
     terminate_cause: stop?.cause ?? null,
   });
+  // The sale's first router, for revenue by router: written by the grant's first session only.
+  if (grant !== undefined) await setFirstRouter(tx, grant.invoice_id, r.deviceId);
   const ended = grant !== undefined && (grant.revoked_at !== null || grant.expires_at <= times.heard);
   // A session first seen with octets (its Start was lost) can use up the grant's allowance
   // too; its other sessions must then end, as when an update of a known session does.

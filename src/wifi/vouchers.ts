@@ -386,6 +386,7 @@ async function redeemIn(
     language,
     network: null,
     refunded_at: null,
+    first_device_id: null,
   };
   await insertInvoice(tx, invoice);
   const { grant, password } = await issue(tx, deps, { invoice, paidAt: now });

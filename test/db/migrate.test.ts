@@ -781,3 +781,100 @@ t.test('0035 gives routers a down_since, null for every router, and undoes clean
   t.same(columns(), before.columns);
   t.same(read('select * from devices'), before.rows);
 });
+
+t.test(
+  "0040 gives each sale the router of its grant's first session, none without one, and undoes cleanly",
+  async (t) => {
+    const { db, sqlite } = openDatabase(path.join(t.testdir(), 'first-router.db'));
+    t.teardown(() => db.destroy());
+    t.error((await migratorBefore(db, '0040').migrateToLatest()).error);
+    const at = '2026-01-15T09:00:00.000Z';
+    for (const [id, nasId, n] of [
+      ['d1', 'lobby-01', 1],
+      ['d2', 'bar-01', 2],
+    ] as const)
+      sqlite
+        .prepare(
+          `insert into devices (id, name, model, mac_address, local_network, uam_server, radius_nas_id,
+           radius_client_ip, coa_port, uam_auth, require_message_authenticator, created_at, updated_at, site_id)
+           values (?, ?, 'hAP', ?, ?, 'http://10.1.0.10/portal', ?, ?, 3799, 'chap', 1, ?, ?, 'default')`,
+        )
+        .run(
+          id,
+          nasId,
+          `AA:BB:CC:DD:EE:0${String(n)}`,
+          `10.${String(n)}.0.0/24`,
+          nasId,
+          `10.${String(n)}.0.1`,
+          at,
+          at,
+        );
+    sqlite
+      .prepare(
+        `insert into plans (id, name, description, price_tzs, duration_seconds, active, sort_order, created_at, updated_at)
+         values ('p1', '1 hour', '', 1000, 3600, 1, 0, ?, ?)`,
+      )
+      .run(at, at);
+    // i1: sessions on d2 then d1 (d2 first by start); i2: a tie on start, the smaller id (d1) first;
+    // i3: a grant never online; i4: no grant.
+    for (const i of [1, 2, 3, 4])
+      sqlite
+        .prepare(
+          `insert into invoices (id, number, sequence, plan_id, phone, amount_tzs, duration_seconds, status,
+           purchase_key_hash, provider, created_at, updated_at, paid_at, channel)
+           values (?, ?, ?, 'p1', '+255712345678', 1000, 3600, 'paid', ?, 'counter', ?, ?, ?, 'cash')`,
+        )
+        .run(`i${String(i)}`, `HS-00000${String(i)}-AAAAAAAA`, i, `h${String(i)}`, at, at, at);
+    for (const i of [1, 2, 3])
+      sqlite
+        .prepare(
+          `insert into grants (id, invoice_id, username, password_enc, issued_at, expires_at)
+           values (?, ?, ?, 'sealed', ?, '2026-01-15T10:00:00.000Z')`,
+        )
+        .run(`g${String(i)}`, `i${String(i)}`, `user000${String(i)}`, at);
+    const session = sqlite.prepare(
+      `insert into radius_sessions (id, device_id, acct_session_id, username, grant_id, input_octets,
+       output_octets, session_time, started_at, updated_at)
+       values (?, ?, ?, 'guest', ?, 0, 0, 0, ?, ?)`,
+    );
+    for (const [id, device, grant, started] of [
+      ['s1', 'd1', 'g1', '2026-01-15T09:20:00.000Z'],
+      ['s2', 'd2', 'g1', '2026-01-15T09:10:00.000Z'],
+      ['s4', 'd2', 'g2', '2026-01-15T09:30:00.000Z'],
+      ['s3', 'd1', 'g2', '2026-01-15T09:30:00.000Z'],
+    ] as const)
+      session.run(id, device, `acct-${id}`, grant, started, started);
+    const read = (q: string) => sqlite.prepare(q).all() as Record<string, unknown>[];
+    const columns = () => read(`select name from pragma_table_info('invoices')`).map((c) => c.name);
+    const indexColumns = () =>
+      read(`select name from pragma_index_info('invoices_id_report')`).map((c) => c.name);
+    const before = { columns: columns(), rows: read('select * from invoices order by id') };
+
+    const upTo0040 = migratorBefore(db, '0041');
+    t.same(
+      ((await upTo0040.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
+      [['0040_first_router', 'Success']],
+    );
+    t.same(columns(), [...before.columns, 'first_device_id']);
+    t.same(
+      read('select id, first_device_id from invoices order by id'),
+      [
+        { id: 'i1', first_device_id: 'd2' },
+        { id: 'i2', first_device_id: 'd1' },
+        { id: 'i3', first_device_id: null },
+        { id: 'i4', first_device_id: null },
+      ],
+      'the router of the first session by start, then id; none without a session',
+    );
+    t.same(
+      indexColumns(),
+      ['id', 'site_id', 'plan_id', 'phone', 'first_device_id'],
+      'the report reads it from the index',
+    );
+
+    t.error((await upTo0040.migrateDown()).error);
+    t.same(columns(), before.columns);
+    t.same(read('select * from invoices order by id'), before.rows);
+    t.same(indexColumns(), ['id', 'site_id', 'plan_id', 'phone']);
+  },
+);

@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import { backfillFirstRouters } from '../../migrations/0040_first_router.js';
 import type { Db } from '../../src/db/index.js';
 import type {
   GrantsTable,
@@ -249,8 +250,17 @@ export function reportRows(seed: number, world: ReportWorld): ReportRows {
   return out;
 }
 
-/** Writes the rows in one transaction, in chunks small enough for either store's parameter limit. */
-export async function insertReportRows(db: Db, rows: ReportRows, chunk = 500): Promise<void> {
+/**
+ * Writes the rows in one transaction, in chunks small enough for either store's parameter limit.
+ * The sessions are written around the accounting path, which records each sale's first router:
+ * with `firstRouters` (the default) the migration's backfill (0040) then records them.
+ */
+export async function insertReportRows(
+  db: Db,
+  rows: ReportRows,
+  chunk = 500,
+  firstRouters = true,
+): Promise<void> {
   await db.transaction().execute(async (tx) => {
     for (const table of [
       'invoices',
@@ -268,5 +278,6 @@ export async function insertReportRows(db: Db, rows: ReportRows, chunk = 500): P
           .values(list.slice(i, i + chunk) as never)
           .execute();
     }
+    if (firstRouters) await backfillFirstRouters(tx);
   });
 }

@@ -60,6 +60,27 @@ t.test(
   },
 );
 
+t.test('the daemon schedules sms.prune once a day at 03:41:35, and its run prunes the log', async (t) => {
+  const app = await startTestApp(t, { env: { SMS_LOG_RETENTION: '1d' } });
+  const { scheduler } = app.app;
+  t.ok(scheduler.names.includes('sms.prune'), 'registered when the daemon starts');
+  const next = scheduler.nextRun('sms.prune');
+  t.same(
+    [next?.getHours(), next?.getMinutes(), next?.getSeconds()],
+    [3, 41, 35],
+    'at a quiet hour (local time)',
+  );
+  t.ok(next && next.getTime() - Date.now() <= DAY, 'within a day');
+  await sendAt(app, 'old');
+  app.clock.advance(DAY + 1);
+  await sendAt(app, 'today');
+  // The registered job itself, as its schedule runs it (with the daemon's dependencies).
+  await scheduler.trigger('sms.prune');
+  t.same(await logged(app), ['today'], 'the run deleted the row older than the retention');
+  t.match(app.logs.events('sms_log.pruned'), [{ deleted: 1 }]);
+  t.same(scheduler.failures.get('sms.prune'), undefined, 'and did not fail');
+});
+
 t.test('a prune of more rows than one batch deletes them all, one bounded statement each', async (t) => {
   const app = await startTestApp(t, { env: { SMS_LOG_RETENTION: '1d' } });
   await app.app.scheduler.stop();

@@ -118,6 +118,11 @@ export interface InvoicesTable {
   network: string | null;
   /** When a staff member recorded its refund (migration 0033); null: not refunded. Status stays 'paid'. */
   refunded_at: string | null;
+  /**
+   * The router (devices.id) on which the sale's guest first came online: the router of its grant's
+   * first RADIUS session, set when that session is recorded (migration 0040); null: none yet.
+   */
+  first_device_id: string | null;
 }
 
 /** Which invoice a purchase key currently stands for; the primary key is the idempotency guard. */
