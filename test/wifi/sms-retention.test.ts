@@ -61,7 +61,7 @@ t.test(
 );
 
 t.test('the daemon schedules sms.prune once a day at 03:41:35, and its run prunes the log', async (t) => {
-  const app = await startTestApp(t, { env: { SMS_LOG_RETENTION: '1d' } });
+  const app = await startTestApp(t, { env: { SMS_LOG_RETENTION: '1d' }, timeJobs: true });
   const { scheduler } = app.app;
   t.ok(scheduler.names.includes('sms.prune'), 'registered when the daemon starts');
   const next = scheduler.nextRun('sms.prune');
