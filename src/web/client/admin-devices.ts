@@ -84,6 +84,13 @@ const input = (id: string): HTMLInputElement => $(id, HTMLInputElement);
 let editing: Device | null = null;
 const chosenStatus = archiveFilter('devices', () => load());
 
+/** Nodes as one cell value: on a phone a cell is a grid of label and value, one item each. */
+function together(...nodes: Node[]): Node[] {
+  const box = document.createElement('span');
+  box.append(...nodes);
+  return [box];
+}
+
 /**
  * A pill that says Online or Offline (not by colour alone), then when the router was last heard;
  * Down, and since when, for a router the router-down job reported (docs/decisions/0038).
@@ -121,14 +128,29 @@ const load = (): Promise<Device[] | null> =>
     'devices',
     withStatus('/devices', chosenStatus()),
     [
-      { head: 'device.name', cell: (d) => [document.createTextNode(d.name), ...archivedPill(d)] },
+      // The model under the name, the disconnect address under the network: the table fits 1440 px.
+      {
+        head: 'device.name',
+        cell: (d) =>
+          together(document.createTextNode(d.name), ...archivedPill(d), element('span', d.model, 'heard')),
+      },
       { head: 'devices.status', cell: health, nowrap: true },
       { head: 'devices.liveSessions', cell: liveSessions },
-      { head: 'device.model', cell: (d) => d.model },
       { head: 'device.mac', cell: (d) => d.mac_address, nowrap: true },
-      { head: 'device.network', cell: (d) => d.local_network, nowrap: true },
       { head: 'device.nasId', cell: (d) => d.radius_nas_id },
-      { head: 'device.clientIp', cell: (d) => `${d.radius_client_ip}:${String(d.coa_port)}`, nowrap: true },
+      {
+        head: 'device.network',
+        cell: (d) =>
+          together(
+            document.createTextNode(d.local_network),
+            element(
+              'span',
+              t('devices.disconnectsTo', { address: `${d.radius_client_ip}:${String(d.coa_port)}` }),
+              'heard',
+            ),
+          ),
+        nowrap: true,
+      },
       {
         head: 'device.uamAuth',
         cell: (d) =>

@@ -218,6 +218,7 @@ export const adminEn = {
   'devices.down': 'Down',
   'devices.offlineSince': 'offline since {time}, guests were on it',
   'devices.liveSessions': 'Live sessions',
+  'devices.disconnectsTo': 'disconnects to {address}',
   'devices.liveSessionsAria': 'Sessions of {name}: {n}',
   'devices.onlineNote':
     'Online: the router sent a RADIUS packet in the last {minutes} minutes. A router with no guests sends none, so it shows Offline then: see when it was last heard.',
