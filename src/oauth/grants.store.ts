@@ -248,14 +248,16 @@ export async function insertAccessToken(
 
 /**
  * The bearer hot path in one statement, compiled once (src/db/prepared.ts): the access token by
- * its primary key, live (not revoked, not expired, its client not disabled: a disabled client's
- * tokens stop working at once), joined with the claim fields of its user by theirs. Liveness is
- * read on every call and never cached, so a revocation takes effect on the next request. The
- * join names identity's `users` table so that userinfo needs no second query
- * (docs/decisions/0005-oauth-provider.md).
+ * its primary key, not revoked, its client not disabled (a disabled client's tokens stop working
+ * at once), joined with the claim fields of its user by theirs, so userinfo needs no second query
+ * (docs/decisions/0005-oauth-provider.md). The result is kept until a write to one of the three
+ * tables (this process's, or any other's commit: connect.ts, the PostgreSQL change feed), so a
+ * revocation, a disabled client or a changed claim shows on the next request, as before; an app
+ * calling userinfo again with the same token reads no row (docs/decisions/0048). The expiry is
+ * compared by the caller, so the kept result does not depend on the time.
  */
 const liveBearer = prepared(
-  (db, jti: string, now: string) =>
+  (db, jti: string) =>
     db
       .selectFrom('oauth_access_tokens as t')
       .innerJoin('oauth_clients as c', 'c.id', 't.client_id')
@@ -264,6 +266,7 @@ const liveBearer = prepared(
         't.user_id',
         't.client_id',
         't.scope',
+        't.expires_at',
         'u.email',
         'u.email_verified',
         'u.phone',
@@ -273,13 +276,15 @@ const liveBearer = prepared(
       ])
       .where('t.jti', '=', jti)
       .where('t.revoked_at', 'is', null)
-      .where('t.expires_at', '>', now)
       .where('c.status', '!=', 'disabled'),
-  [marker('jti'), marker('now')],
+  [marker('jti')],
+  { cacheUntilWritten: { tables: ['oauth_access_tokens', 'oauth_clients', 'users'], maxEntries: 10_000 } },
 );
 
+/** The token `jti` if it is live at `now` (ISO time), with its user's claim fields. */
 export async function findLiveBearer(db: Db, jti: string, now: string) {
-  return (await liveBearer(db, jti, now))[0];
+  const row = (await liveBearer(db, jti))[0];
+  return row !== undefined && row.expires_at > now ? row : undefined;
 }
 
 /* Statistics and housekeeping */

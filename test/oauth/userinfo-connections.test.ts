@@ -59,6 +59,8 @@ t.test(
     });
     await user.patch('/profile', { display_name: 'Renamed Later', avatar_url: null });
     t.same((await info(app.base, token)).body, { sub, name: 'Renamed Later' }, 'same token, new claims');
+    app.clock.advance('15m');
+    t.equal((await info(app.base, token)).status, 401, 'expired: refused, though it was just read');
   },
 );
 
