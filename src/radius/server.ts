@@ -131,6 +131,9 @@ export class RadiusPipeline {
   readonly #drops: DropLog;
   /** Internal errors are logged with their stack, within the same budget as drops. */
   readonly #errors: LogBudget;
+  /** Requests whose answer is a promise not settled yet. */
+  #inFlight = 0;
+  #settled: (() => void)[] = [];
 
   constructor(
     private readonly deps: ServerDeps,
@@ -179,12 +182,29 @@ export class RadiusPipeline {
       this.#failed(key, source, err);
       return;
     }
-    if (isPromise(reply))
+    if (isPromise(reply)) {
+      this.#inFlight++;
       reply.then(
-        (r) => this.#answer(key, peer, r),
-        (err: unknown) => this.#failed(key, source, err),
+        (r) => {
+          this.#answer(key, peer, r);
+          this.#landed();
+        },
+        (err: unknown) => {
+          this.#failed(key, source, err);
+          this.#landed();
+        },
       );
-    else this.#answer(key, peer, reply);
+    } else this.#answer(key, peer, reply);
+  }
+
+  #landed(): void {
+    if (--this.#inFlight === 0) for (const done of this.#settled.splice(0)) done();
+  }
+
+  /** Resolves once no request is waiting for an answer (a stopping RADIUS worker waits for it). */
+  settled(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#settled.push(resolve));
   }
 
   /** The request is done: its reply (or none) answers its retransmissions from now on. */
@@ -344,6 +364,11 @@ export class RadiusListener {
         resolve(); // never bound, or already closed
       }
     });
+  }
+
+  /** Resolves once every request read so far is answered (or dropped). */
+  settled(): Promise<void> {
+    return this.#pipeline.settled();
   }
 
   /** A reply to a request that was in flight when the socket closed (shutdown) goes nowhere. */
