@@ -1,7 +1,7 @@
 import { createSocket } from 'node:dgram';
 import path from 'node:path';
 import radius from 'radius';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { openStore } from '../../src/db/index.js';
 import { freePort, freeUdpPorts } from '../helpers/app.js';
 import { cliEnv, runCli, startCli } from '../helpers/cli.js';
@@ -16,7 +16,15 @@ import { aPurchaseKey, postPurchase } from '../helpers/wifi.js';
 const SECRET = 'crash-test-secret-0001';
 const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
-t.test('kill -9 under accounting and purchase load loses nothing that was acknowledged', async (t) => {
+/**
+ * Loads a daemon (with `extra` settings), kills it with `kill` under load, and checks the store.
+ * `kill` gets the daemon and what it printed; it must leave none of the daemon's processes running.
+ */
+async function crashUnderLoad(
+  t: Test,
+  extra: Record<string, string>,
+  kill: (daemon: ReturnType<typeof startCli>) => void,
+): Promise<void> {
   const dataDir = path.join(t.testdir(), 'data');
   const [auth, acct] = await freeUdpPorts(2);
   const httpPort = await freePort();
@@ -26,6 +34,7 @@ t.test('kill -9 under accounting and purchase load loses nothing that was acknow
     RADIUS_AUTH_PORT: String(auth),
     RADIUS_ACCT_PORT: String(acct),
     SANDBOX_AUTOPAY_SECONDS: '0',
+    ...extra,
   });
   const plan = await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'], env);
   t.equal(plan.code, 0, plan.stderr);
@@ -119,7 +128,7 @@ t.test('kill -9 under accounting and purchase load loses nothing that was acknow
   for (let i = 0; i < WINDOW; i++) sendOne();
   while (acknowledgedSessions.length < 1000 || acknowledgedInvoices.length < 20)
     await new Promise<void>((resolve) => (progressed = resolve));
-  daemon.child.kill('SIGKILL');
+  kill(daemon);
   await daemon.exited;
   sending = false;
   load.stop = true;
@@ -142,4 +151,17 @@ t.test('kill -9 under accounting and purchase load loses nothing that was acknow
     [],
     'every acknowledged purchase is stored',
   );
-});
+}
+
+t.test('kill -9 under accounting and purchase load loses nothing that was acknowledged', (t) =>
+  crashUnderLoad(t, {}, (daemon) => daemon.child.kill('SIGKILL')),
+);
+
+t.test('with two RADIUS workers, kill -9 of every process under load loses nothing acknowledged', (t) =>
+  crashUnderLoad(t, { RADIUS_WORKERS: '2' }, (daemon) => {
+    // The workers (src/radius/workers.ts) commit the accounting; all three die at once.
+    const pids = /"event":"radius\.workers".*?"pids":\[(\d+),(\d+)\]/.exec(daemon.stdout);
+    if (!pids?.[1] || !pids[2]) throw new Error(`no workers in the daemon's output:\n${daemon.stdout}`);
+    for (const pid of [daemon.child.pid ?? 0, Number(pids[1]), Number(pids[2])]) process.kill(pid, 'SIGKILL');
+  }),
+);
