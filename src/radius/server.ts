@@ -104,6 +104,8 @@ export interface ServerDeps {
   nas: NasDirectory;
   counters: Counters;
   lastSeen: LastSeen;
+  /** Runs right before each UDP reply is sent (a RADIUS worker on a test's clock sends its tally: worker.ts). */
+  beforeReply?: () => void;
 }
 
 /** Where a packet came from and how to answer it: a UDP sender, or a RadSec connection. */
@@ -324,11 +326,13 @@ export class RadiusListener {
   readonly #socket: dgram.Socket;
   readonly #pipeline: RadiusPipeline;
   readonly #log: Logger;
+  readonly #beforeReply: (() => void) | undefined;
 
   constructor(
     deps: ServerDeps,
     private readonly options: ListenerOptions,
   ) {
+    this.#beforeReply = deps.beforeReply;
     this.#socket = dgram.createSocket({ type: options.host.includes(':') ? 'udp6' : 'udp4', lookup: literalLookup });
     this.#pipeline = new RadiusPipeline(deps, options);
     this.#socket.on('message', (msg, rinfo) => {
@@ -373,6 +377,7 @@ export class RadiusListener {
 
   /** A reply to a request that was in flight when the socket closed (shutdown) goes nowhere. */
   #send(reply: Buffer, to: dgram.RemoteInfo): void {
+    this.#beforeReply?.();
     try {
       this.#socket.send(reply, to.port, to.address);
     } catch (err) {

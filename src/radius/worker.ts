@@ -112,7 +112,11 @@ export async function runRadiusWorker(): Promise<void> {
     const nas = new NasDirectory({ db, vault, config, clock });
     const routes = udpRoutes({ db, clock, vault, config, log }, (grantId) => send({ t: 'disconnect', grantId }));
     writer = routes.writer;
-    const { auth, acct } = await openUdp({ clock, log, nas, counters, lastSeen }, config, routes, listeners);
+    // On a test's clock the daemon's counters are exact when an answer arrives: the tally goes
+    // out first, and the daemon reads its channel before the datagram that came after it.
+    const beforeReply = followed ? () => tally() : undefined;
+    const server = { clock, log, nas, counters, lastSeen, ...(beforeReply && { beforeReply }) };
+    const { auth, acct } = await openUdp(server, config, routes, listeners);
     send({ t: 'listening', auth: auth ?? null, acct: acct ?? null });
   } catch (err) {
     send({ t: 'failed', message: (err as Error).message });
