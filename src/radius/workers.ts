@@ -183,10 +183,16 @@ export class RadiusWorkers {
         ({ worker }) =>
           new Promise<void>((resolve) => {
             const timer = setTimeout(() => worker.kill('SIGKILL'), STOP_TIMEOUT_MS);
-            worker.once('exit', () => {
+            // Gone once it exited and its channel closed: its last tally, sent before it exits,
+            // has been read by then ('exit' alone may come first).
+            let left = worker.isConnected() ? 2 : 1;
+            const gone = (): void => {
+              if (--left > 0) return;
               clearTimeout(timer);
               resolve();
-            });
+            };
+            worker.once('exit', gone);
+            if (left === 2) worker.once('disconnect', gone);
             if (!this.#send(worker, { t: 'stop' })) worker.kill('SIGKILL');
           }),
       ),
