@@ -54,6 +54,21 @@ export type FromWorker =
   | { t: 'log'; line: string }
   | { t: 'stopped' };
 
+/**
+ * The daemon's node flags for its workers (memory limits, --cpu-prof), without module loaders: a
+ * test runner's or the bench's TypeScript loader has no business in bin/hotspot-ctl.
+ */
+export function workerExecArgv(argv: readonly string[]): string[] {
+  const loader = /^(--import|--loader|--experimental-loader|--require|-r)$/;
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i] ?? '';
+    if (loader.test(flag)) i++; // and its value
+    else if (!/^--(import|loader|experimental-loader|require)=/.test(flag)) out.push(flag);
+  }
+  return out;
+}
+
 /** The hidden command bin/hotspot-ctl runs in a worker (cli/commands/serve.ts). */
 export const WORKER_COMMAND = 'radius-worker';
 
@@ -127,13 +142,11 @@ export class RadiusWorkers {
   async start(ended: (grantId: string) => void): Promise<{ auth?: AddressInfo; acct?: AddressInfo }> {
     this.#ended = ended;
     // bin/hotspot-ctl loads the bundle (or dist/src): the worker runs the same code as the CLI,
-    // whichever process started the daemon (`serve`, or a test's buildApp).
-    const daemon = process.argv[1] !== undefined && path.basename(process.argv[1]) === 'hotspot-ctl';
+    // whichever process started the daemon (`serve`, or a test's or the bench's buildApp).
     cluster.setupPrimary({
       exec: path.join(packageRoot(), 'bin', 'hotspot-ctl'),
       args: [WORKER_COMMAND],
-      // The daemon's node flags (memory limits) apply to its workers; a test runner's loaders do not.
-      execArgv: daemon ? process.execArgv : [],
+      execArgv: workerExecArgv(process.execArgv),
       serialization: 'advanced',
     });
     const started = Array.from({ length: this.deps.count }, () => this.#fork());
