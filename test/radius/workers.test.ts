@@ -4,8 +4,10 @@ import path from 'node:path';
 import t from 'tap';
 import { CODE, encodeRequest, type EncodeAttribute } from '../../src/radius/codec.js';
 import type { CounterName } from '../../src/radius/index.js';
+import { revoke } from '../../src/wifi/index.js';
 import { freeUdpPorts, waitFor } from '../helpers/app.js';
 import { cliEnv, startCli } from '../helpers/cli.js';
+import { CoaListener, attrText } from '../helpers/coa-listener.js';
 import { rawRequest } from '../helpers/http.js';
 import {
   NAS_ID,
@@ -193,6 +195,25 @@ t.test('a retransmission that reaches the other worker gets the same answer and 
     'Accounting-On: identical answers',
   );
   t.match(await sessions(), [{ input_octets: 4_000_000, stopped_at: '2026-01-15T09:00:00.000Z' }]);
+});
+
+t.test('the daemon sends the Disconnect-Request a worker decides (a Start of a revoked grant)', async (t) => {
+  const listener = new CoaListener(SECRET);
+  const port = await listener.listen();
+  t.teardown(() => listener.close());
+  const app = await startRadiusApp(t, {
+    env: { RADIUS_WORKERS: '2' },
+    device: { radius_client_ip: '127.0.0.1', coa_port: port },
+  });
+  const g = await aGuest(app);
+  t.match(await revoke(app.app.deps, g.grantId, 'refund'), { disconnect: { status: 'no_sessions' } });
+  // The router accepted the login just before the revocation; its Start reaches a worker, which
+  // has no CoA socket: the daemon sends the Disconnect-Request.
+  const r = await radclient(app.acct, 'acct', acctRequest(g.username, 'late-0001', ['Acct-Status-Type = Start']));
+  t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
+  await app.app.deps.background.drain();
+  t.equal(listener.received.length, 1, 'one Disconnect-Request');
+  t.equal(attrText(listener.received[0]!, 44), 'late-0001');
 });
 
 t.test('a worker that dies is replaced, and the ports keep answering', async (t) => {
