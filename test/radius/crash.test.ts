@@ -24,7 +24,7 @@ async function crashUnderLoad(
   t: Test,
   extra: Record<string, string>,
   kill: (daemon: ReturnType<typeof startCli>) => void,
-): Promise<void> {
+): Promise<number | null> {
   const dataDir = path.join(t.testdir(), 'data');
   const [auth, acct] = await freeUdpPorts(2);
   const httpPort = await freePort();
@@ -129,7 +129,7 @@ async function crashUnderLoad(
   while (acknowledgedSessions.length < 1000 || acknowledgedInvoices.length < 20)
     await new Promise<void>((resolve) => (progressed = resolve));
   kill(daemon);
-  await daemon.exited;
+  const exitCode = await daemon.exited;
   sending = false;
   load.stop = true;
   await buyer;
@@ -151,17 +151,31 @@ async function crashUnderLoad(
     [],
     'every acknowledged purchase is stored',
   );
+  return exitCode;
 }
 
-t.test('kill -9 under accounting and purchase load loses nothing that was acknowledged', (t) =>
-  crashUnderLoad(t, {}, (daemon) => daemon.child.kill('SIGKILL')),
-);
+t.test('kill -9 under accounting and purchase load loses nothing that was acknowledged', async (t) => {
+  await crashUnderLoad(t, {}, (daemon) => daemon.child.kill('SIGKILL'));
+});
 
-t.test('with two RADIUS workers, kill -9 of every process under load loses nothing acknowledged', (t) =>
-  crashUnderLoad(t, { RADIUS_WORKERS: '2' }, (daemon) => {
-    // The workers (src/radius/workers.ts) commit the accounting; all three die at once.
-    const pids = /"event":"radius\.workers".*?"pids":\[(\d+),(\d+)\]/.exec(daemon.stdout);
-    if (!pids?.[1] || !pids[2]) throw new Error(`no workers in the daemon's output:\n${daemon.stdout}`);
-    for (const pid of [daemon.child.pid ?? 0, Number(pids[1]), Number(pids[2])]) process.kill(pid, 'SIGKILL');
-  }),
-);
+/** The daemon's process and its two workers', from the line it logs when they listen. */
+function daemonAndWorkers(daemon: ReturnType<typeof startCli>): number[] {
+  const pids = /"event":"radius\.workers".*?"pids":\[(\d+),(\d+)\]/.exec(daemon.stdout);
+  if (!pids?.[1] || !pids[2]) throw new Error(`no workers in the daemon's output:\n${daemon.stdout}`);
+  return [daemon.child.pid ?? 0, Number(pids[1]), Number(pids[2])];
+}
+
+t.test('with two RADIUS workers, kill -9 of every process under load loses nothing acknowledged', async (t) => {
+  // The workers (src/radius/workers.ts) commit the accounting; all three die at once.
+  await crashUnderLoad(t, { RADIUS_WORKERS: '2' }, (daemon) => {
+    for (const pid of daemonAndWorkers(daemon)) process.kill(pid, 'SIGKILL');
+  });
+});
+
+t.test('with two RADIUS workers, SIGTERM to every process under load drains and stops cleanly', async (t) => {
+  // As systemd stops the service: the signal reaches the daemon and its workers together.
+  const code = await crashUnderLoad(t, { RADIUS_WORKERS: '2' }, (daemon) => {
+    for (const pid of daemonAndWorkers(daemon)) process.kill(pid, 'SIGTERM');
+  });
+  t.equal(code, 0, 'the daemon exits 0 once its workers finished');
+});
