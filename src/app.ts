@@ -203,6 +203,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...metricsRoutes({
       ...deps,
       radius: radius.counters,
+      radiusTally: () => radius.tally(),
       jobFailures: scheduler.failures,
       httpRequests: requestCounts,
     }),

@@ -23,7 +23,10 @@ import type { PhaseResult } from './venues.js';
  * PG_DURABLE=1, stopped at the end), and, in the same run, against FreeRADIUS 3 with the same
  * guests in a users file. Two loads for each: radclient (-c/-p, the usual FreeRADIUS load tool)
  * for throughput, and load.ts (a window of outstanding requests) for p50/p99 latency. Prints all
- * three, the ratios ours/FreeRADIUS (SQLite) and PostgreSQL/SQLite. Then, on each store, the
+ * three, the ratios ours/FreeRADIUS (SQLite) and PostgreSQL/SQLite; then the same loads against
+ * each store's daemon with RADIUS worker processes (RADIUS_WORKERS=WORKERS, a second run with a
+ * fresh store), its CPU being the daemon's and its workers', with the ratios to FreeRADIUS and to
+ * the one-process run. Then, on each store (one process), the
  * "500 venues" accounting load (venues.ts): VENUES routers, SESSIONS sessions opened by
  * Accounting Start, then Interim-Updates sent open loop at VENUE_RATE a second for VENUE_SECONDS,
  * with p50/p99/max latency and losses against the 50 ms p99 target.
@@ -32,6 +35,8 @@ import type { PhaseResult } from './venues.js';
  *                                    SESSIONS=10000 VENUE_RATE=2000 VENUE_SECONDS=20 by default)
  *   STORES=sqlite npm run bench:radius
  *                                   one store only (sqlite, postgres; both by default)
+ *   WORKERS=2 npm run bench:radius  the second run of each store with RADIUS_WORKERS=2 (auto by
+ *                                   default: one worker per core; WORKERS=1 leaves it out)
  *   ONLY_OURS=1 [PROFILE=/tmp/pap.cpuprofile] npm run bench:radius
  *                                   the window loads and the venues load against our server only
  *                                   (each store of STORES), with its CPU per request (and a CPU
@@ -67,10 +72,17 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 
 const freePort = freeUdpPortSync;
+/**
+ * RADIUS_WORKERS of the second run of each store (src/radius/workers.ts), beside the one-process
+ * run: `auto` by default (one worker per core); `1` or `off` leaves the workers run out.
+ */
+const WORKERS = (process.env.WORKERS ?? 'auto').trim();
+const WITH_WORKERS = WORKERS !== '1' && WORKERS !== 'off' && WORKERS !== '';
 
-async function ourServer(dir: string, kind: StoreKind, databaseUrl: string | null) {
+async function ourServer(dir: string, kind: StoreKind, databaseUrl: string | null, workers: string) {
   const env = {
-    HOTSPOT_DATA_DIR: path.join(dir, `data-${kind}`),
+    HOTSPOT_DATA_DIR: path.join(dir, `data-${kind}-${workers}`),
+    RADIUS_WORKERS: workers,
     ...(databaseUrl !== null && { DATABASE_URL: databaseUrl }),
     HTTP_HOST: '127.0.0.1',
     HTTP_PORT: '0',
@@ -150,6 +162,10 @@ async function ourServer(dir: string, kind: StoreKind, databaseUrl: string | nul
   const { radius } = await app.start();
   return { kind, app, guests, usernames, auth: radius.auth?.port ?? 0, acct: radius.acct?.port ?? 0 };
 }
+
+/** CPU seconds of our server: this process, plus its RADIUS workers when it has some. */
+const serverCpu = (server: OurServer) => () =>
+  usage() + (server.app.radius.workers()?.pids ?? []).reduce((sum, pid) => sum + cpuSeconds(pid), 0);
 type OurServer = Awaited<ReturnType<typeof ourServer>>;
 
 /** REQUESTS pre-encoded packets, one hex line each, for load.ts. */
@@ -542,6 +558,7 @@ const usage = () => {
 
 interface Row {
   label: string;
+  of: (m: Measured) => number | null;
   sqlite: number | null;
   freeradius: number | null;
   postgres: number | null;
@@ -598,13 +615,17 @@ async function measure(
 /** What a store's run (a child process) leaves in the shared directory for the parent. */
 interface StoreReport {
   kind: StoreKind;
+  /** RADIUS_WORKERS of the run, and how many processes answered RADIUS. */
+  workers: string;
+  processes: number;
   guests: Guest[];
   files: StoreRun['files'];
   measured: Measured | null;
-  venues: VenueResult;
+  /** The venues load runs in the one-process run only. */
+  venues: VenueResult | null;
 }
 
-const reportFile = (dir: string, kind: StoreKind) => path.join(dir, `${kind}.json`);
+const reportFile = (dir: string, kind: StoreKind, workers: string) => path.join(dir, `${kind}-${workers}.json`);
 
 /**
  * One store's run, in a process of its own (RADIUS_BENCH_STORE): `prepared` queries fix their
@@ -612,7 +633,7 @@ const reportFile = (dir: string, kind: StoreKind) => path.join(dir, `${kind}.jso
  * share one. Our server runs in this process (its CPU is this process's), PostgreSQL in a
  * durable throwaway cluster stopped before this process ends, even on failure.
  */
-async function storeRun(kind: StoreKind, dir: string): Promise<void> {
+async function storeRun(kind: StoreKind, dir: string, workers: string): Promise<void> {
   let pg: PgCluster | null = null;
   let server: OurServer | null = null;
   try {
@@ -623,17 +644,20 @@ async function storeRun(kind: StoreKind, dir: string): Promise<void> {
       url = pg.url;
     }
     process.stderr.write(`seeding ${String(GRANTS)} grants and ${String(VENUES)} venues in ${STORE_LABEL[kind]}…\n`);
-    server = await ourServer(dir, kind, url);
+    server = await ourServer(dir, kind, url, workers);
+    const processes = server.app.radius.workers()?.count ?? 1;
+    if (processes > 1) process.stderr.write(`${STORE_LABEL[kind]}: ${String(processes)} RADIUS workers\n`);
     const db = server.app.deps.db;
     if (pg) await sql`alter system set track_wal_io_timing = on`.execute(db).then(() => sql`select pg_reload_conf()`.execute(db));
     const files = {
-      auth: packetFile(dir, `${kind}-pap`, papPacket(server.guests)),
-      acct: packetFile(dir, `${kind}-interim`, interimPacket(server.guests)),
-      rcAuth: radclientFile(dir, `${kind}-rc-auth`, server.guests, 'auth'),
-      rcAcct: radclientFile(dir, `${kind}-rc-acct`, server.guests, 'acct'),
+      auth: packetFile(dir, `${kind}-${workers}-pap`, papPacket(server.guests)),
+      acct: packetFile(dir, `${kind}-${workers}-interim`, interimPacket(server.guests)),
+      rcAuth: radclientFile(dir, `${kind}-${workers}-rc-auth`, server.guests, 'auth'),
+      rcAcct: radclientFile(dir, `${kind}-${workers}-rc-acct`, server.guests, 'acct'),
     };
     const run: StoreRun = { kind, server, files };
-    const label = STORE_LABEL[kind];
+    const label = processes > 1 ? `${STORE_LABEL[kind]} × ${String(processes)} workers` : STORE_LABEL[kind];
+    const cpu = serverCpu(server);
     await runLoad(files.auth, server.auth, `${label}, PAP warm-up`); // JIT, caches
     const cluster: PgCluster | null = pg;
     const dbCpu = cluster ? () => cluster.cpuSeconds() : null;
@@ -657,12 +681,12 @@ async function storeRun(kind: StoreKind, dir: string): Promise<void> {
         ['Interim-Update', files.acct, server.acct],
       ] as const) {
         if (profile && name === profiled) await session.post('Profiler.start');
-        const c0 = usage();
+        const c0 = cpu();
         const d0 = dbCpu?.() ?? 0;
         const result = await runLoad(file, port, `${label}, ${name}`);
         const perRequest = (a: number, b: number) => Math.round(((b - a) / result.received) * 1e6);
         const cpus = {
-          server_cpu_us_per_request: perRequest(c0, usage()),
+          server_cpu_us_per_request: perRequest(c0, cpu()),
           ...(dbCpu && { postgres_cpu_us_per_request: perRequest(d0, dbCpu()) }),
         };
         process.stdout.write(`${label} ${name}: ${JSON.stringify({ ...result, ...cpus })}\n`);
@@ -671,12 +695,15 @@ async function storeRun(kind: StoreKind, dir: string): Promise<void> {
           writeFileSync(profile.replace(/(\.[^./]*)?$/, `.${kind}$1`), JSON.stringify(taken));
         }
       }
-    } else measured = await measure(label, files, server, usage, dbCpu);
-    const venues = await runVenues(dir, run.server, pg, `${label}, ${String(VENUES)} venues`);
-    venues.backlogSeconds = await drained(run.server);
-    if (process.env.ONLY_OURS) process.stdout.write(`${label} ${String(VENUES)} venues: ${JSON.stringify(venues)}\n`);
-    const report: StoreReport = { kind, guests: server.guests, files, measured, venues };
-    writeFileSync(reportFile(dir, kind), JSON.stringify(report));
+    } else measured = await measure(label, files, server, cpu, dbCpu);
+    let venues: VenueResult | null = null;
+    if (processes === 1) {
+      venues = await runVenues(dir, run.server, pg, `${label}, ${String(VENUES)} venues`);
+      venues.backlogSeconds = await drained(run.server);
+      if (process.env.ONLY_OURS) process.stdout.write(`${label} ${String(VENUES)} venues: ${JSON.stringify(venues)}\n`);
+    }
+    const report: StoreReport = { kind, workers, processes, guests: server.guests, files, measured, venues };
+    writeFileSync(reportFile(dir, kind, workers), JSON.stringify(report));
   } finally {
     await server?.app.close();
     pg?.stop();
@@ -684,11 +711,11 @@ async function storeRun(kind: StoreKind, dir: string): Promise<void> {
 }
 
 /** Runs one store's part in a child process (this file again), its output passed through. */
-function storeProcess(kind: StoreKind, dir: string): Promise<StoreReport> {
+function storeProcess(kind: StoreKind, dir: string, workers = '1'): Promise<StoreReport> {
   const loader = path.join(root, 'node_modules/@tapjs/typescript/dist/esm/import.mjs');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', loader, fileURLToPath(import.meta.url)], {
-      env: { ...process.env, RADIUS_BENCH_STORE: kind, RADIUS_BENCH_DIR: dir },
+      env: { ...process.env, RADIUS_BENCH_STORE: kind, RADIUS_BENCH_DIR: dir, RADIUS_BENCH_WORKERS: workers },
       stdio: 'inherit',
     });
     child.on('error', reject);
@@ -697,7 +724,7 @@ function storeProcess(kind: StoreKind, dir: string): Promise<StoreReport> {
         reject(new Error(`bench/radius: the ${STORE_LABEL[kind]} run exited ${String(code)}`));
         return;
       }
-      resolve(JSON.parse(readFileSync(reportFile(dir, kind), 'utf8')) as StoreReport);
+      resolve(JSON.parse(readFileSync(reportFile(dir, kind, workers), 'utf8')) as StoreReport);
     });
   });
 }
@@ -710,7 +737,11 @@ async function main(): Promise<void> {
   const loadBefore = load1();
   try {
     const reports: Partial<Record<StoreKind, StoreReport>> = {};
-    for (const kind of STORES) reports[kind] = await storeProcess(kind, dir);
+    const withWorkers: Partial<Record<StoreKind, StoreReport>> = {};
+    for (const kind of STORES) {
+      reports[kind] = await storeProcess(kind, dir);
+      if (WITH_WORKERS) withWorkers[kind] = await storeProcess(kind, dir, WORKERS);
+    }
     const base = reports.sqlite ?? reports.postgres;
     if (!base) throw new Error('bench/radius: STORES names no store (sqlite, postgres)');
 
@@ -736,6 +767,7 @@ async function main(): Promise<void> {
 
     const row = (label: string, f: (m: Measured) => number | null, unit: string, higherIsBetter: boolean): Row => ({
       label,
+      of: f,
       sqlite: a ? f(a) : null,
       freeradius: f(b),
       postgres: p ? f(p) : null,
@@ -782,9 +814,35 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\nevery reply was Access-Accept / Accounting-Response; lost requests: ${lost(a)} (SQLite), ${lost(p)} (PostgreSQL), ${lost(b)} (FreeRADIUS)\n`,
     );
-    printVenues(reports.sqlite?.venues, reports.postgres?.venues);
+    printWorkers(rows, b, withWorkers);
+    printVenues(reports.sqlite?.venues ?? undefined, reports.postgres?.venues ?? undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The same loads against the workers runs (RADIUS_WORKERS=WORKERS), each store beside FreeRADIUS
+ * in the same invocation, the ratio ours/theirs and the ratio workers/one process.
+ */
+function printWorkers(rows: Row[], freeradius: Measured, runs: Partial<Record<StoreKind, StoreReport>>): void {
+  for (const kind of STORES) {
+    const run = runs[kind];
+    if (!run?.measured) continue;
+    const m = run.measured;
+    const one = (r: Row) => (kind === 'sqlite' ? r.sqlite : r.postgres);
+    process.stdout.write(
+      `\n${STORE_LABEL[kind]} with RADIUS_WORKERS=${run.workers}: ${String(run.processes)} worker processes (CPU: the daemon and its workers)\n` +
+        `${'load'.padEnd(28)}${'ours, workers'.padStart(14)}${'FreeRADIUS'.padStart(14)}   ${'ratio (ours/theirs)'.padEnd(28)}${'one process'.padStart(14)}   workers/one process\n`,
+    );
+    for (const r of rows) {
+      const w = r.of(m);
+      process.stdout.write(
+        `${r.label.padEnd(28)}${cell(w, r.unit)}${cell(r.of(freeradius), r.unit)}   ${ratio(w, r.of(freeradius), !r.higherIsBetter).padEnd(28)}${cell(one(r), r.unit)}   ${ratio(w, one(r), !r.higherIsBetter)}\n`,
+      );
+    }
+    const lost = m.pap.lost + m.interim.lost + m.rcPap.lost + m.rcInterim.lost;
+    process.stdout.write(`lost requests: ${String(lost)}\n`);
   }
 }
 
@@ -842,5 +900,6 @@ function printVenues(sqlite: VenueResult | undefined, postgres: VenueResult | un
 }
 
 const storeArg = process.env.RADIUS_BENCH_STORE;
-if (storeArg === 'sqlite' || storeArg === 'postgres') await storeRun(storeArg, process.env.RADIUS_BENCH_DIR ?? tmpdir());
+if (storeArg === 'sqlite' || storeArg === 'postgres')
+  await storeRun(storeArg, process.env.RADIUS_BENCH_DIR ?? tmpdir(), process.env.RADIUS_BENCH_WORKERS ?? '1');
 else await main();

@@ -13,7 +13,7 @@ import { registerMigrate } from './commands/migrate.js';
 import { registerOutbox } from './commands/outbox.js';
 import { registerPlans } from './commands/plans.js';
 import { registerReport } from './commands/report.js';
-import { registerServe } from './commands/serve.js';
+import { registerRadiusWorker, registerServe } from './commands/serve.js';
 import { registerSetup } from './commands/setup.js';
 import { registerSites } from './commands/sites.js';
 import { registerSocial } from './commands/social.js';
@@ -37,6 +37,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
   registerServe(program);
+  registerRadiusWorker(program);
   registerSetup(program);
   registerMigrate(program);
   registerStatus(program);

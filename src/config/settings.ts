@@ -56,6 +56,18 @@ const retention: Parser<number> = (raw) => {
   return seconds;
 };
 
+/** The most RADIUS worker processes (RADIUS_WORKERS). */
+export const MAX_RADIUS_WORKERS = 64;
+
+/** `auto` (0: one per core, resolved at start) or a count of processes, 1 to 64. */
+const radiusWorkers: Parser<number | 'auto'> = (raw) => {
+  const text = raw.trim().toLowerCase();
+  if (text === 'auto') return 'auto';
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (n >= 1 && n <= MAX_RADIUS_WORKERS) return n;
+  throw new SettingError(`must be auto or a whole number from 1 to ${String(MAX_RADIUS_WORKERS)}`);
+};
+
 export const SMS_PROVIDERS = ['outbox', 'http', 'beem', 'africastalking'] as const;
 export const PAYMENT_PROVIDERS = ['sandbox', 'selcom', 'azampay'] as const;
 export type PaymentProviderName = (typeof PAYMENT_PROVIDERS)[number];
@@ -151,6 +163,12 @@ export const settings = {
     default: '600',
     parse: durationOrOff,
     doc: 'Idle-Timeout sent in Access-Accept: the router ends a session idle this long; 0 sends none',
+  }),
+  radiusWorkers: setting({
+    env: 'RADIUS_WORKERS',
+    default: '1',
+    parse: radiusWorkers,
+    doc: 'processes answering RADIUS over UDP: `1` (the daemon itself), up to `64`, or `auto` (one per core); see docs/decisions/0046-radius-workers.md',
   }),
   radsecPort: setting({
     env: 'RADSEC_PORT',

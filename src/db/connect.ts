@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import type { DB } from './schema.js';
 import type { ChangeFeed } from './postgres.js';
 import { namesIn } from './sql-names.js';
@@ -9,6 +9,8 @@ import { createWalSync, type WalSync } from './wal-sync.js';
 export type Db = Kysely<DB>;
 
 const STATEMENT_CACHE_SIZE = 500;
+/** How long a write waits for another connection's write lock before it fails (SQLITE_BUSY). */
+const BUSY_TIMEOUT_MS = 5_000;
 
 /**
  * kysely's SQLite driver prepares every query afresh. This wrapper keeps the most recently used
@@ -27,6 +29,11 @@ interface CachedDatabase {
    * this connection, or another connection (the CLI) commits anything; see `idleChangeVersion`.
    */
   changeVersion(tables: readonly string[]): number;
+  /**
+   * BEGIN IMMEDIATE if the write lock is free now; false when another connection holds it (the
+   * caller waits with timers, not in SQLite's busy handler, which sleeps the whole thread).
+   */
+  tryBeginImmediate(): boolean;
   /**
    * Queries holding or waiting for the connection through kysely (the driver counts them). At
    * zero, a synchronous statement runs exactly where a queued one would: after everything
@@ -77,8 +84,22 @@ function withStatementCache(sqlite: Database.Database): CachedDatabase {
     cache.set(sql, stmt);
     return stmt;
   };
+  const begin = sqlite.prepare('begin immediate');
   return {
     users: 0,
+    tryBeginImmediate() {
+      // SQLite applies PRAGMA busy_timeout when it compiles the statement: run afresh each time.
+      sqlite.pragma('busy_timeout = 0');
+      try {
+        begin.run();
+        return true;
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 'SQLITE_BUSY') return false;
+        throw err;
+      } finally {
+        sqlite.pragma(`busy_timeout = ${String(BUSY_TIMEOUT_MS)}`);
+      }
+    },
     close: () => {
       cache.clear();
       sqlite.close();
@@ -208,8 +229,18 @@ class ImmediateSqliteDriver extends SqliteDriver {
     return super.acquireConnection();
   }
 
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  /**
+   * Waits for the write lock with timers while another process holds it (a RADIUS worker's
+   * accounting batch, the CLI): SQLite's own busy handler would sleep the thread, and every request
+   * of this process with it. Gives up after busy_timeout, as SQLite would.
+   */
+  override async beginTransaction(): Promise<void> {
+    const deadline = performance.now() + BUSY_TIMEOUT_MS;
+    for (let waitMs = 1; !this.#database.tryBeginImmediate(); waitMs = Math.min(waitMs * 2, 2)) {
+      if (performance.now() > deadline)
+        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
   }
 
   /**
@@ -287,7 +318,7 @@ export function openDatabase(file: string, options: { wal?: WalSync } = {}): Ope
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${String(BUSY_TIMEOUT_MS)}`);
   const wal = options.wal ?? createWalSync(file);
   const cached = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(cached, wal) });

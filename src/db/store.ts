@@ -47,7 +47,7 @@ export interface StoreConfig {
 /** Opens the configured store (migrations are the caller's). */
 export async function openStore(
   config: StoreConfig,
-  options: { now: () => Date; onListenError?: (err: unknown) => void },
+  options: { now: () => Date; onListenError?: (err: unknown) => void; poolSize?: number },
 ): Promise<Store> {
   if (config.databaseUrl) {
     const { openPostgres } = await postgres();

@@ -12,6 +12,11 @@ export interface Timer {
 export interface Clock {
   now(): Date;
   setTimer(ms: number, fn: () => void): Timer;
+  /**
+   * A clock moved by hand (tests) tells `listener` each time it moves; the RADIUS workers, other
+   * processes, follow the daemon's clock this way (radius/workers.ts). The system clock has none.
+   */
+  watch?(listener: (now: Date) => void): void;
 }
 
 export const systemClock: Clock = {
@@ -32,6 +37,7 @@ interface PendingTimer {
 export class ManualClock implements Clock {
   #ms: number;
   #timers: PendingTimer[] = [];
+  #watchers: ((now: Date) => void)[] = [];
 
   constructor(start: Date | string = '2026-01-15T09:00:00.000Z') {
     this.#ms = new Date(start).getTime();
@@ -64,10 +70,35 @@ export class ManualClock implements Clock {
     }
     this.#timers = this.#timers.filter((t) => !t.cancelled);
     this.#ms = target;
+    for (const watcher of this.#watchers) watcher(this.now());
+  }
+
+  watch(listener: (now: Date) => void): void {
+    this.#watchers.push(listener);
   }
 
   /** Number of timers still waiting to fire. */
   get pendingTimers(): number {
     return this.#timers.filter((t) => !t.cancelled).length;
+  }
+}
+
+/**
+ * Another process's manual clock, followed (a RADIUS worker's, when the daemon runs on a test's
+ * ManualClock): it stands still between the moves it is told of. Timers run on real time.
+ */
+export class FollowedClock implements Clock {
+  constructor(private ms: number) {}
+
+  now(): Date {
+    return new Date(this.ms);
+  }
+
+  moveTo(ms: number): void {
+    this.ms = ms;
+  }
+
+  setTimer(ms: number, fn: () => void): Timer {
+    return systemClock.setTimer(ms, fn);
   }
 }

@@ -14,7 +14,8 @@ import { invoicesByStatus, liveGrants, openSessions, paymentsByChannel } from '.
  * daemon since it started (RADIUS packets, HTTP requests, job failures, its memory), which Prometheus sums
  * across daemons, and gauges read from the shared database (sessions, grants, invoices,
  * payments), which every daemon reports alike (take one, not the sum). The RADIUS counters are
- * the listener's own (radius/counters.ts), the ones `status` shows once stored.
+ * the listener's own (radius/counters.ts), the ones `status` shows once stored; with RADIUS
+ * workers, the sum of theirs, asked for on each scrape (radius/workers.ts).
  */
 
 export interface MetricsSources {
@@ -22,6 +23,8 @@ export interface MetricsSources {
   clock: Clock;
   config: Config;
   radius: Counters;
+  /** Gathers the RADIUS workers' counts into `radius` first (RADIUS_WORKERS > 1). */
+  radiusTally?: () => Promise<void>;
   jobFailures: ReadonlyMap<string, number>;
   httpRequests: RequestCounts;
 }
@@ -93,6 +96,7 @@ function radiusFamilies(c: Counters): Family[] {
 }
 
 export async function collectMetrics(src: MetricsSources): Promise<string> {
+  await src.radiusTally?.();
   const now = isoNow(src.clock);
   const [routers, sessions, grants, invoices, payments] = [
     await routersUp(src),

@@ -71,6 +71,7 @@ const MAX_BATCH = 256;
 export class AccountingWriter {
   #queue: Waiting[] = [];
   #running = false;
+  #idle: (() => void)[] = [];
 
   constructor(private readonly deps: Pick<WifiDeps, 'db' | 'clock'> & { log: Logger }) {}
 
@@ -103,6 +104,13 @@ export class AccountingWriter {
       await new Promise((resolve) => setImmediate(resolve));
     }
     this.#running = false;
+    for (const done of this.#idle.splice(0)) done();
+  }
+
+  /** Resolves once every record written so far is committed (or failed): a stopping worker waits for it. */
+  idle(): Promise<void> {
+    if (!this.#running) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
   }
 
   async #single(w: Waiting): Promise<void> {

@@ -15,7 +15,8 @@ import { addCounters, selectCounters } from './counters.store.js';
 import { LastSeen } from './last-seen.js';
 import { NasDirectory } from './nas.js';
 import { RadsecListener } from './radsec.js';
-import { RadiusListener, type CodeRoute, type ListenerOptions } from './server.js';
+import { RadiusListener, type CodeRoute, type ListenerOptions, type ServerDeps } from './server.js';
+import { radiusProcesses, RadiusWorkers, type WorkersStatus } from './workers.js';
 
 /** The RADIUS edge as app.ts and the CLI see it. */
 
@@ -41,6 +42,10 @@ export interface Radius {
   ): Promise<{ auth?: AddressInfo; acct?: AddressInfo; radsec?: AddressInfo }>;
   /** The sockets bound right now: none before start, after close, or for a port set to 0. */
   listening(): { auth: AddressInfo | null; acct: AddressInfo | null; radsec: AddressInfo | null };
+  /** Gathers what the RADIUS workers counted and heard so far into `counters` (nothing without workers). */
+  tally(): Promise<void>;
+  /** The RADIUS worker processes (RADIUS_WORKERS > 1), or null when this process answers RADIUS itself. */
+  workers(): WorkersStatus | null;
   /** Adds what was counted since the last flush to the stored totals, and logs it. */
   flushCounters(): Promise<void>;
   /** Writes when each router was last heard from (devices' last_seen_at). */
@@ -67,53 +72,28 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
   );
   const listeners: (RadiusListener | RadsecListener)[] = [];
   const server = { clock: deps.clock, log, nas, counters, lastSeen };
+  const processes = radiusProcesses(deps.config);
+  const udpPorts = deps.config.radiusAuthPort !== 0 || deps.config.radiusAcctPort !== 0;
+  const workers =
+    processes > 1 && udpPorts
+      ? new RadiusWorkers({ config: deps.config, clock: deps.clock, log, counters, lastSeen, count: processes })
+      : null;
   let bound: ReturnType<Radius['listening']> = { auth: null, acct: null, radsec: null };
 
   return {
     counters,
     coa,
     async start(wifi) {
-      const { radiusHost: host, radiusAuthPort, radiusAcctPort } = deps.config;
-      const open = async (options: Omit<ListenerOptions, 'host'>): Promise<AddressInfo | undefined> => {
-        if (options.port === 0) return undefined; // disabled
-        const listener = new RadiusListener(server, { ...options, host });
-        listeners.push(listener);
-        return listener.listen();
-      };
-      const access: CodeRoute = { route: accessRoute(wifi), requests: 'auth_requests' };
-      const accounting: CodeRoute = {
-        route: accountingRoute(new AccountingWriter({ ...wifi, log }), (result) => {
-          // A Start that reached us after its grant was revoked or expired (the login was
-          // accepted just before), or a session still reporting after its grant ended (the
-          // disconnect went unanswered), or a grant whose sessions used up its data allowance:
-          // its sessions get a Disconnect-Request (again).
-          if (result.kind !== 'session' || result.ofEndedGrant === undefined) return;
-          const grantId = result.ofEndedGrant;
-          deps.background.run(
-            'radius.late_session_disconnect_failed',
-            'disconnecting a session of an ended grant failed',
-            () => disconnectGrant({ ...wifi, coa, log }, grantId, 'session of an ended or used-up grant'),
-            { grant_id: grantId },
-          );
-        }),
-        requests: 'acct_requests',
-      };
-      const auth = await open({
-        name: 'auth',
-        port: radiusAuthPort,
-        routes: new Map([
-          [CODE.accessRequest, access],
-          [CODE.statusServer, access],
-        ]),
-      });
-      const acct = await open({
-        name: 'acct',
-        port: radiusAcctPort,
-        routes: new Map([
-          [CODE.accountingRequest, accounting],
-          [CODE.statusServer, accounting],
-        ]),
-      });
+      const { radiusHost: host } = deps.config;
+      const ended = (grantId: string): void =>
+        disconnectEnded({ ...wifi, coa, log, background: deps.background }, grantId);
+      const { access, accounting } = udpRoutes({ ...wifi, log }, ended);
+      // With RADIUS_WORKERS > 1 the UDP ports are the workers' (workers.ts), whose disconnects
+      // are sent from here; RadSec stays here.
+      const udp = workers
+        ? await workers.start(ended)
+        : await openUdp(server, deps.config, { access, accounting }, listeners);
+      const { auth, acct } = udp;
       let radsec: AddressInfo | undefined;
       if (deps.config.radsecPort !== 0) {
         // RFC 6614 §2.5: both kinds on one connection; Status-Server is answered as on 1812.
@@ -141,7 +121,10 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
         );
       return out;
     },
+    tally: () => workers?.tally() ?? Promise.resolve(),
+    workers: () => workers?.status() ?? null,
     async flushCounters() {
+      await workers?.tally();
       const deltas = counters.drain();
       if (Object.keys(deltas).length === 0) return;
       try {
@@ -153,6 +136,7 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
       log.info({ event: 'radius.counters', ...deltas }, 'RADIUS counters');
     },
     async flushLastSeen() {
+      await workers?.tally();
       const seen = lastSeen.drain();
       try {
         await markRoutersSeen(deps, seen);
@@ -164,7 +148,7 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
     listening: () => bound,
     async close() {
       bound = { auth: null, acct: null, radsec: null };
-      await Promise.all(listeners.splice(0).map((l) => l.close()));
+      await Promise.all([...listeners.splice(0).map((l) => l.close()), workers?.stop()]);
     },
   };
 }
@@ -172,4 +156,75 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
 /** The stored totals, for `hotspot-ctl status`. */
 export async function storedCounters(db: Db): Promise<Record<string, number>> {
   return Object.fromEntries((await selectCounters(db)).map((r) => [r.name, r.value]));
+}
+
+/**
+ * The UDP routes of a process answering RADIUS (the daemon, or each of its workers): `endedGrant`
+ * hears of a grant whose session reported after the grant ended or used up its data (its
+ * sessions get a Disconnect-Request again).
+ */
+export function udpRoutes(
+  wifi: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'> & { log: Logger },
+  endedGrant: (grantId: string) => void,
+): { access: CodeRoute; accounting: CodeRoute; writer: AccountingWriter } {
+  const writer = new AccountingWriter(wifi);
+  return {
+    access: { route: accessRoute(wifi), requests: 'auth_requests' },
+    accounting: {
+      route: accountingRoute(writer, (result) => {
+        // A Start that reached us after its grant was revoked or expired (the login was
+        // accepted just before), or a session still reporting after its grant ended (the
+        // disconnect went unanswered), or a grant whose sessions used up its data allowance:
+        // its sessions get a Disconnect-Request (again).
+        if (result.kind === 'session' && result.ofEndedGrant !== undefined) endedGrant(result.ofEndedGrant);
+      }),
+      requests: 'acct_requests',
+    },
+    writer,
+  };
+}
+
+/** Disconnects the sessions of an ended (or used-up) grant in the background. */
+function disconnectEnded(
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'coa'> & { log: Logger; background: Background },
+  grantId: string,
+): void {
+  deps.background.run(
+    'radius.late_session_disconnect_failed',
+    'disconnecting a session of an ended grant failed',
+    () => disconnectGrant(deps, grantId, 'session of an ended or used-up grant'),
+    { grant_id: grantId },
+  );
+}
+
+/** Binds the UDP ports that are not 0 (pushing their listeners onto `listeners`). */
+export async function openUdp(
+  server: ServerDeps,
+  config: Pick<Config, 'radiusHost' | 'radiusAuthPort' | 'radiusAcctPort'>,
+  routes: { access: CodeRoute; accounting: CodeRoute },
+  listeners: { close(): Promise<void> }[],
+): Promise<{ auth?: AddressInfo; acct?: AddressInfo }> {
+  const open = async (options: Omit<ListenerOptions, 'host'>): Promise<AddressInfo | undefined> => {
+    if (options.port === 0) return undefined; // disabled
+    const listener = new RadiusListener(server, { ...options, host: config.radiusHost });
+    listeners.push(listener);
+    return listener.listen();
+  };
+  const auth = await open({
+    name: 'auth',
+    port: config.radiusAuthPort,
+    routes: new Map([
+      [CODE.accessRequest, routes.access],
+      [CODE.statusServer, routes.access],
+    ]),
+  });
+  const acct = await open({
+    name: 'acct',
+    port: config.radiusAcctPort,
+    routes: new Map([
+      [CODE.accountingRequest, routes.accounting],
+      [CODE.statusServer, routes.accounting],
+    ]),
+  });
+  return { ...(auth && { auth }), ...(acct && { acct }) };
 }

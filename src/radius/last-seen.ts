@@ -15,6 +15,11 @@ export class LastSeen {
     this.#pending.set(deviceId, this.clock.now().getTime());
   }
 
+  /** A sighting another process made (a RADIUS worker's, workers.ts): the latest one counts. */
+  seenAt(deviceId: string, ms: number): void {
+    if ((this.#pending.get(deviceId) ?? -Infinity) < ms) this.#pending.set(deviceId, ms);
+  }
+
   /** What was heard since the last drain, device id → ISO time; forgotten here. */
   drain(): Map<string, string> {
     const out = new Map([...this.#pending].map(([id, ms]) => [id, new Date(ms).toISOString()]));

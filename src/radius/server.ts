@@ -104,6 +104,8 @@ export interface ServerDeps {
   nas: NasDirectory;
   counters: Counters;
   lastSeen: LastSeen;
+  /** Runs right before each UDP reply is sent (a RADIUS worker on a test's clock sends its tally: worker.ts). */
+  beforeReply?: () => void;
 }
 
 /** Where a packet came from and how to answer it: a UDP sender, or a RadSec connection. */
@@ -131,6 +133,9 @@ export class RadiusPipeline {
   readonly #drops: DropLog;
   /** Internal errors are logged with their stack, within the same budget as drops. */
   readonly #errors: LogBudget;
+  /** Requests whose answer is a promise not settled yet. */
+  #inFlight = 0;
+  #settled: (() => void)[] = [];
 
   constructor(
     private readonly deps: ServerDeps,
@@ -179,12 +184,29 @@ export class RadiusPipeline {
       this.#failed(key, source, err);
       return;
     }
-    if (isPromise(reply))
+    if (isPromise(reply)) {
+      this.#inFlight++;
       reply.then(
-        (r) => this.#answer(key, peer, r),
-        (err: unknown) => this.#failed(key, source, err),
+        (r) => {
+          this.#answer(key, peer, r);
+          this.#landed();
+        },
+        (err: unknown) => {
+          this.#failed(key, source, err);
+          this.#landed();
+        },
       );
-    else this.#answer(key, peer, reply);
+    } else this.#answer(key, peer, reply);
+  }
+
+  #landed(): void {
+    if (--this.#inFlight === 0) for (const done of this.#settled.splice(0)) done();
+  }
+
+  /** Resolves once no request is waiting for an answer (a stopping RADIUS worker waits for it). */
+  settled(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#settled.push(resolve));
   }
 
   /** The request is done: its reply (or none) answers its retransmissions from now on. */
@@ -304,11 +326,13 @@ export class RadiusListener {
   readonly #socket: dgram.Socket;
   readonly #pipeline: RadiusPipeline;
   readonly #log: Logger;
+  readonly #beforeReply: (() => void) | undefined;
 
   constructor(
     deps: ServerDeps,
     private readonly options: ListenerOptions,
   ) {
+    this.#beforeReply = deps.beforeReply;
     this.#socket = dgram.createSocket({ type: options.host.includes(':') ? 'udp6' : 'udp4', lookup: literalLookup });
     this.#pipeline = new RadiusPipeline(deps, options);
     this.#socket.on('message', (msg, rinfo) => {
@@ -346,8 +370,14 @@ export class RadiusListener {
     });
   }
 
+  /** Resolves once every request read so far is answered (or dropped). */
+  settled(): Promise<void> {
+    return this.#pipeline.settled();
+  }
+
   /** A reply to a request that was in flight when the socket closed (shutdown) goes nowhere. */
   #send(reply: Buffer, to: dgram.RemoteInfo): void {
+    this.#beforeReply?.();
     try {
       this.#socket.send(reply, to.port, to.address);
     } catch (err) {

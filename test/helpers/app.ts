@@ -10,7 +10,7 @@ import { finalizeConfig, loadConfig, type Config } from '../../src/config/index.
 import { ensureDataDir, loadOrCreateSecrets } from '../../src/config/secrets.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/log.js';
-import { onPostgres, storeEnv } from './store.js';
+import { onPostgres, storeEnv, workersEnv } from './store.js';
 
 /** Collects pino's JSON lines so tests can assert on what was (and was not) logged. */
 export class LogSink extends Writable {
@@ -39,6 +39,7 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
       RADIUS_ACCT_PORT: '0',
       LOG_LEVEL: 'info',
       ...storeEnv(dataDir),
+      ...workersEnv(),
       ...env,
     },
     defaultConfigFile: '/nonexistent/hotspot.env',

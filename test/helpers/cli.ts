@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { storeEnv } from './store.js';
+import { storeEnv, workersEnv } from './store.js';
 
 export const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/hotspot-ctl');
 
@@ -21,6 +21,7 @@ export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Rec
     RADIUS_AUTH_PORT: '0',
     RADIUS_ACCT_PORT: '0',
     ...storeEnv(dataDir),
+    ...workersEnv(),
     ...extra,
   };
 }

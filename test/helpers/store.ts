@@ -35,6 +35,16 @@ export function storeEnv(dataDir: string): Record<string, string> {
   return { DATABASE_URL: url.toString() };
 }
 
+/**
+ * `HOTSPOT_TEST_RADIUS_WORKERS=2` runs every daemon a test starts (in-process or through the CLI)
+ * with that many RADIUS worker processes (RADIUS_WORKERS, src/radius/workers.ts); a test that sets
+ * RADIUS_WORKERS itself keeps its own. Workers run bin/hotspot-ctl: build first.
+ */
+export function workersEnv(): Record<string, string> {
+  const workers = process.env.HOTSPOT_TEST_RADIUS_WORKERS;
+  return workers ? { RADIUS_WORKERS: workers } : {};
+}
+
 /** A row as the store returns it. */
 export type StoredRow = Record<string, unknown>;
 

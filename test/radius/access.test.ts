@@ -206,7 +206,9 @@ t.test('a rotated secret applies to the next packet', async (t) => {
 });
 
 t.test('a retransmission gets the cached answer without being processed again (RFC 5080)', async (t) => {
-  const app = await startRadiusApp(t);
+  // The duplicate cache is per process: with RADIUS workers a copy may reach another worker and be
+  // processed again, to the same answer (workers.test.ts). This pins one process's cache.
+  const app = await startRadiusApp(t, { env: { RADIUS_WORKERS: '1' } });
   const g = await aGuest(app);
   const packet = encodeRequest(
     CODE.accessRequest,

@@ -1,7 +1,7 @@
 import { createSocket } from 'node:dgram';
 import path from 'node:path';
 import radius from 'radius';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { openStore } from '../../src/db/index.js';
 import { freePort, freeUdpPorts } from '../helpers/app.js';
 import { cliEnv, runCli, startCli } from '../helpers/cli.js';
@@ -16,7 +16,15 @@ import { aPurchaseKey, postPurchase } from '../helpers/wifi.js';
 const SECRET = 'crash-test-secret-0001';
 const json = (text: string) => JSON.parse(text) as Record<string, unknown>;
 
-t.test('kill -9 under accounting and purchase load loses nothing that was acknowledged', async (t) => {
+/**
+ * Loads a daemon (with `extra` settings), kills it with `kill` under load, and checks the store.
+ * `kill` gets the daemon and what it printed; it must leave none of the daemon's processes running.
+ */
+async function crashUnderLoad(
+  t: Test,
+  extra: Record<string, string>,
+  kill: (daemon: ReturnType<typeof startCli>) => void,
+): Promise<number | null> {
   const dataDir = path.join(t.testdir(), 'data');
   const [auth, acct] = await freeUdpPorts(2);
   const httpPort = await freePort();
@@ -26,6 +34,7 @@ t.test('kill -9 under accounting and purchase load loses nothing that was acknow
     RADIUS_AUTH_PORT: String(auth),
     RADIUS_ACCT_PORT: String(acct),
     SANDBOX_AUTOPAY_SECONDS: '0',
+    ...extra,
   });
   const plan = await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'], env);
   t.equal(plan.code, 0, plan.stderr);
@@ -119,8 +128,8 @@ t.test('kill -9 under accounting and purchase load loses nothing that was acknow
   for (let i = 0; i < WINDOW; i++) sendOne();
   while (acknowledgedSessions.length < 1000 || acknowledgedInvoices.length < 20)
     await new Promise<void>((resolve) => (progressed = resolve));
-  daemon.child.kill('SIGKILL');
-  await daemon.exited;
+  kill(daemon);
+  const exitCode = await daemon.exited;
   sending = false;
   load.stop = true;
   await buyer;
@@ -142,4 +151,31 @@ t.test('kill -9 under accounting and purchase load loses nothing that was acknow
     [],
     'every acknowledged purchase is stored',
   );
+  return exitCode;
+}
+
+t.test('kill -9 under accounting and purchase load loses nothing that was acknowledged', async (t) => {
+  await crashUnderLoad(t, {}, (daemon) => daemon.child.kill('SIGKILL'));
+});
+
+/** The daemon's process and its two workers', from the line it logs when they listen. */
+function daemonAndWorkers(daemon: ReturnType<typeof startCli>): number[] {
+  const pids = /"event":"radius\.workers".*?"pids":\[(\d+),(\d+)\]/.exec(daemon.stdout);
+  if (!pids?.[1] || !pids[2]) throw new Error(`no workers in the daemon's output:\n${daemon.stdout}`);
+  return [daemon.child.pid ?? 0, Number(pids[1]), Number(pids[2])];
+}
+
+t.test('with two RADIUS workers, kill -9 of every process under load loses nothing acknowledged', async (t) => {
+  // The workers (src/radius/workers.ts) commit the accounting; all three die at once.
+  await crashUnderLoad(t, { RADIUS_WORKERS: '2' }, (daemon) => {
+    for (const pid of daemonAndWorkers(daemon)) process.kill(pid, 'SIGKILL');
+  });
+});
+
+t.test('with two RADIUS workers, SIGTERM to every process under load drains and stops cleanly', async (t) => {
+  // As systemd stops the service: the signal reaches the daemon and its workers together.
+  const code = await crashUnderLoad(t, { RADIUS_WORKERS: '2' }, (daemon) => {
+    for (const pid of daemonAndWorkers(daemon)) process.kill(pid, 'SIGTERM');
+  });
+  t.equal(code, 0, 'the daemon exits 0 once its workers finished');
 });

@@ -3,6 +3,8 @@ import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { buildApp } from '../../app.js';
 import { lockForDaemon } from '../../db/index.js';
+import { runRadiusWorker } from '../../radius/worker.js';
+import { WORKER_COMMAND } from '../../radius/workers.js';
 import { listStaffWithSites } from '../../wifi/index.js';
 import { contextOf } from '../context.js';
 
@@ -70,6 +72,14 @@ export function registerServe(program: Command): void {
       lock.release();
       app.deps.log.info({ event: 'daemon.stopped' }, 'stopped');
     });
+}
+
+/** A RADIUS worker process (RADIUS_WORKERS > 1): forked by `serve`, never run by hand. */
+export function registerRadiusWorker(program: Command): void {
+  program
+    .command(WORKER_COMMAND, { hidden: true })
+    .description('A RADIUS worker process, forked by serve when RADIUS_WORKERS > 1')
+    .action(runRadiusWorker);
 }
 
 function waitForSignal(): Promise<NodeJS.Signals> {
