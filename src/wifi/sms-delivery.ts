@@ -2,6 +2,7 @@ import { safeEqual } from '../lib/crypto.js';
 import { errorCatalogue } from '../lib/errors.js';
 import { isoNow } from '../lib/time.js';
 import type { WifiDeps } from './deps.js';
+import { stateOf } from './sms-log.js';
 import { findByReference, markDelivery } from './sms-log.store.js';
 
 /**
@@ -94,7 +95,7 @@ export function reportFields(raw: Buffer, contentType: string | undefined): Reco
   return Object.fromEntries(new URLSearchParams(body));
 }
 
-/** The token is checked before anything is read: without it, the route does not exist. */
+/** The token is checked before the report is parsed: without it, the route does not exist. */
 export function checkDeliveryToken(deps: Pick<WifiDeps, 'config'>, token: string): void {
   const expected = deps.config.smsDeliveryToken;
   if (expected === null) throw smsDeliveryErrors.off();
@@ -109,23 +110,19 @@ export function checkDeliveryToken(deps: Pick<WifiDeps, 'config'>, token: string
 export async function recordDelivery(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'log' | 'config'>,
   report: DeliveryReport,
-): Promise<{ id: string; state: 'sent' | 'delivered' | 'failed'; changed: boolean }> {
+): Promise<{ id: string; state: string }> {
   const row = await findByReference(deps.db, deps.config.smsProvider, report.reference);
   if (row === undefined) throw smsDeliveryErrors.unknownMessage();
   if (report.outcome === 'pending' || row.status !== 'accepted')
-    return { id: row.id, state: stateOfRow(row.status), changed: false };
+    return { id: row.id, state: stateOf(row.status) };
   const status = report.outcome === 'delivered' ? 'delivered' : 'failed';
   const error = report.outcome === 'failed' ? `not delivered: ${report.reason ?? 'no reason given'}` : null;
-  const changed = await markDelivery(deps.db, row.id, { status, error, updated_at: isoNow(deps.clock) });
-  if (!changed) {
+  if (!(await markDelivery(deps.db, row.id, { status, error, updated_at: isoNow(deps.clock) }))) {
     // Another report for the same message was recorded in between: its state stands.
     const now = await findByReference(deps.db, deps.config.smsProvider, report.reference);
-    return { id: row.id, state: stateOfRow(now?.status ?? row.status), changed: false };
+    return { id: row.id, state: stateOf(now?.status ?? row.status) };
   }
   if (status === 'failed')
     deps.log.info({ event: 'sms.undelivered', sms_id: row.id, reason: report.reason }, 'SMS not delivered');
-  return { id: row.id, state: status, changed: true };
+  return { id: row.id, state: status };
 }
-
-const stateOfRow = (status: string): 'sent' | 'delivered' | 'failed' =>
-  status === 'delivered' ? 'delivered' : status === 'failed' ? 'failed' : 'sent';

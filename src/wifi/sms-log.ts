@@ -41,7 +41,8 @@ const STATES = {
 } as const;
 export const SMS_STATES = Object.keys(STATES) as (keyof typeof STATES)[];
 
-const stateOf = (status: string): string =>
+/** The delivery state (SMS_STATES) a stored status stands for. */
+export const stateOf = (status: string): string =>
   SMS_STATES.find((s) => (STATES[s] as readonly string[]).includes(status)) ?? status;
 
 type LogDeps = Pick<WifiDeps, 'db' | 'clock' | 'log'> & {
