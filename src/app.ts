@@ -148,6 +148,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     background,
   };
   const keys = new Keyring(core, spareKey === undefined ? {} : { spare: spareKey });
+  // A new box's first key is still being made when the listeners open: start() and close() wait
+  // for it, and so does every use of the keyring.
+  let firstKey: Promise<void> | undefined;
   if (options.migrate !== false) {
     try {
       await checkVault(db, vault, clock);
@@ -155,7 +158,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await store.close();
       throw err;
     }
-    await keys.ensureKey();
+    if (spareKey === undefined) await keys.ensureKey();
+    else firstKey = keys.firstKeyInBackground();
   }
   const radius = createRadius({ ...core, vault }, options.coa);
   const deps: Deps = {
@@ -230,6 +234,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     async start() {
       const address = await http.listen(config.httpPort, config.httpHost);
       const radiusAddresses = await radius.start(deps);
+      await firstKey;
       // Each job at its own second: run together at :00 they took both cores of a small box at
       // once, and RADIUS answers waited behind them (bench/radius, 500 venues on PostgreSQL).
       scheduler.add({ name: 'rate-limit.prune', cron: '25 */5 * * * *', run: () => limiter.prune() });
@@ -258,6 +263,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     async close({ graceMs = 10_000 } = {}) {
       if (closed) return;
       closed = true;
+      await firstKey?.catch(() => undefined); // its row is written before the database closes
       await Promise.all([http.close(graceMs), radius.close()]);
       await background.drain(); // mail and SMS the answers promised go out before the database closes
       await scheduler.stop(); // lets a job that is running finish before the database closes

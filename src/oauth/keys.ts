@@ -77,6 +77,8 @@ export class Keyring {
 
   /** A key pair made ahead (first start), used by the next rotation instead of a new one. */
   #spare: Promise<KeyPair> | undefined;
+  /** The first key, being made while the listeners open (firstKeyInBackground): uses wait for it. */
+  #making: Promise<void> | undefined;
 
   constructor(deps: Deps, options: { spare?: Promise<KeyPair> } = {}) {
     this.#deps = deps;
@@ -93,6 +95,7 @@ export class Keyring {
     // rotation committed by the CLI during the turn is seen in the next one: the same race as a
     // commit just after the turn.
     if (!force && this.#checkedThisTurn) return;
+    if (!force && this.#making !== undefined) await this.#making.catch(() => undefined);
     const now = this.#deps.clock.now().getTime();
     // The CLI's or another daemon's rotation is seen at the next use (connect.ts
     // committedChangeVersion): SQLite's data_version, or PostgreSQL's change feed.
@@ -117,7 +120,22 @@ export class Keyring {
   /** Creates the first key at first start; no-op when one exists. */
   async ensureKey(): Promise<void> {
     await this.#reload(true);
-    if (this.#rows.length === 0) await this.rotate({ now: true });
+    if (this.#rows.length === 0) await this.#rotate({ now: true });
+  }
+
+  /**
+   * ensureKey without waiting for it: on a new box the key pair takes 80-450 ms on the thread
+   * pool, and the listeners open meanwhile (bench/footprint.ts, first start). Signing, the JWKS,
+   * bearer checks and the CLI's key commands wait for it; the returned promise is the caller's to
+   * await (app.start, app.close) so a failure still stops the daemon.
+   */
+  firstKeyInBackground(): Promise<void> {
+    const making = this.ensureKey().finally(() => {
+      if (this.#making === making) this.#making = undefined;
+    });
+    this.#making = making;
+    making.catch(() => undefined); // reported by the caller's await
+    return making;
   }
 
   /**
@@ -129,6 +147,14 @@ export class Keyring {
     retireOld?: boolean;
   }): Promise<SigningKeyRow & { unpublished: string[] }> {
     if (options.retireOld && !options.now) throw keyErrors.retireNeedsNow();
+    await this.#making?.catch(() => undefined); // a rotation comes after the first key, not beside it
+    return this.#rotate(options);
+  }
+
+  async #rotate(options: {
+    now: boolean;
+    retireOld?: boolean;
+  }): Promise<SigningKeyRow & { unpublished: string[] }> {
     const { exportJWK, calculateJwkThumbprint } = await jose();
     const spare = this.#spare;
     this.#spare = undefined;
@@ -237,6 +263,7 @@ export class Keyring {
       unpublish_at: string | null;
     }[]
   > {
+    await this.#making?.catch(() => undefined);
     await this.#reload(true);
     const now = this.#deps.clock.now().getTime();
     const active = this.#signing(now)?.kid;

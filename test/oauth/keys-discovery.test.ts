@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import t from 'tap';
 import { ManualClock } from '../../src/lib/clock.js';
+import { Keyring, makeKeyPair } from '../../src/oauth/index.js';
 import { startTestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { registered, verifiedUser } from '../helpers/identity.js';
@@ -208,5 +209,29 @@ t.test(
 
     const json = await runCli(['keys', 'rotate', '--now', '--retire-old', '--json'], env);
     t.match(JSON.parse(json.stdout), { unpublished: [fresh] }, '--json lists the unpublished kids');
+  },
+);
+
+t.test(
+  'first start: the first key is made while the listeners open; uses of the keyring wait for it',
+  async (t) => {
+    const app = await startTestApp(t);
+    const { deps } = app.app;
+    await deps.db.deleteFrom('signing_keys').execute(); // a new box's database
+    let deliver: (pair: Awaited<ReturnType<typeof makeKeyPair>>) => void = () => undefined;
+    const spare = new Promise<Awaited<ReturnType<typeof makeKeyPair>>>((resolve) => (deliver = resolve));
+    const keys = new Keyring(deps, { spare });
+    const made = keys.firstKeyInBackground();
+    const settled: string[] = [];
+    const jwks = keys.published().then((k) => (settled.push('jwks'), k));
+    const signing = keys.signingKey().then((k) => (settled.push('signing'), k));
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    t.same(settled, [], 'nothing answers while the key pair is still being made');
+    deliver(await makeKeyPair());
+    await made;
+    const [published, key] = await Promise.all([jwks, signing]);
+    t.equal(published.length, 1, 'the JWKS has the new key, not an empty list');
+    t.equal(published[0]?.kid, key.kid, 'and it is the key that signs');
+    t.equal((await deps.db.selectFrom('signing_keys').select('kid').execute()).length, 1, 'one key row');
   },
 );
