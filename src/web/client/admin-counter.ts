@@ -11,6 +11,7 @@ import {
   loadTable,
   numberOrText,
   siteColumn,
+  stacked,
   status,
   time,
   tzs,
@@ -92,11 +93,14 @@ const loadGrants = (): Promise<Grant[] | null> =>
     'grants',
     '/grants',
     [
-      { head: 'counter.user', cell: (g) => g.username, nowrap: true },
-      { head: 'counter.planCol', cell: (g) => g.plan_name ?? '' },
-      { head: 'counter.channelCol', cell: (g) => t(`channel.${g.channel}`) },
+      // The phone under the login, the channel under the plan: the table fits 1440 px.
+      { head: 'counter.user', cell: (g) => stacked(g.username, g.phone ? displayPhone(g.phone) : null) },
+      {
+        head: 'counter.planCol',
+        cell: (g) => stacked(g.plan_name ?? '', t(`channel.${g.channel}`)),
+        words: true,
+      },
       { head: 'counter.amountCol', cell: (g) => tzs(g.amount_tzs) },
-      { head: 'counter.phoneCol', cell: (g) => (g.phone ? displayPhone(g.phone) : '') },
       { head: 'counter.expiresCol', cell: (g) => time(g.expires_at) },
       { head: 'counter.state', cell: grantState },
       ...siteColumn<Grant>(),
@@ -142,9 +146,8 @@ async function loadUnpaid(): Promise<void> {
     'unpaid',
     rows,
     [
-      { head: 'counter.invoice', cell: (i) => i.number, nowrap: true },
-      { head: 'counter.created', cell: (i) => time(i.created_at) },
-      { head: 'counter.planCol', cell: (i) => i.plan_name ?? '' },
+      { head: 'counter.invoice', cell: (i) => stacked(i.number, time(i.created_at)) },
+      { head: 'counter.planCol', cell: (i) => i.plan_name ?? '', words: true },
       { head: 'counter.phoneCol', cell: (i) => displayPhone(i.phone) },
       { head: 'counter.amountCol', cell: (i) => tzs(i.amount_tzs) },
       { head: 'counter.status', cell: (i) => [badge(i.status)] },
