@@ -26,6 +26,7 @@ export const adminEn = {
   'list.export': 'Export CSV',
   'sessions.searchHint': 'user, MAC, IP or router',
   'sms.searchHint': 'phone or text',
+  'counter.searchHint': 'username, invoice number or phone',
   'audit.searchHint': 'who, action, record, reason or change',
   'guests.searchHint': 'phone',
   'invoices.searchHint': 'number, phone, reference or plan',
