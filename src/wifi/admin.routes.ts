@@ -143,8 +143,9 @@ export function adminRoutes(deps: Deps): Route[] {
       handler: async ({ principal, query, req }) => {
         const asked = parseListQuery(query, req.headers.accept, spec);
         const view = { scope: principal.sites, siteId: query.site_id };
-        const rows = await load(view, asked.filter, principal);
-        return listAnswer(path, csvFields, phonesFor(principal, rows), asked, deps.clock.now());
+        return listAnswer(path, csvFields, asked, deps.clock.now(), async (filter) =>
+          phonesFor(principal, await load(view, filter, principal)),
+        );
       },
     });
   const id = (params: Readonly<Record<string, string>>) => params.id ?? '';

@@ -76,8 +76,9 @@ export function counterRoutes(deps: WifiDeps): Route[] {
       handler: async ({ principal, query, req }) => {
         const asked = parseListQuery(query, req.headers.accept, GRANT_LIST);
         const view = { scope: principal.sites, siteId: query.site_id };
-        const rows = phonesFor(principal, await recentGrants(deps, view, asked.filter));
-        return listAnswer('/api/v1/admin/grants', GRANT_CSV, rows, asked, deps.clock.now());
+        return listAnswer('/api/v1/admin/grants', GRANT_CSV, asked, deps.clock.now(), async (filter) =>
+          phonesFor(principal, await recentGrants(deps, view, filter)),
+        );
       },
     }),
     defineRoute({
@@ -165,9 +166,10 @@ export function counterRoutes(deps: WifiDeps): Route[] {
         if (wantsListPaging(query, req.headers.accept)) {
           const asked = parseListQuery(query, req.headers.accept, {});
           const sites = await sitesOf(deps.db, { scope: principal.sites, siteId: query.site_id });
-          const entries = await auditList(deps, query, asked, sites);
-          const rows = asked.csv ? entries.map(auditCsvRow) : entries;
-          return listAnswer('/api/v1/admin/audit', AUDIT_CSV, rows, asked, deps.clock.now());
+          return listAnswer('/api/v1/admin/audit', AUDIT_CSV, asked, deps.clock.now(), async (filter) => {
+            const entries = await auditList(deps, query, { ...asked, filter }, sites);
+            return asked.csv ? entries.map(auditCsvRow) : entries;
+          });
         }
         const page = await auditPage(deps, query, principal.sites);
         return { raw: { data: page.entries, next_cursor: page.nextCursor } };

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/client.js';
+import { CSV_PAGE } from '../../src/wifi/list-query.js';
 import { staffClient } from '../helpers/staff.js';
 import {
   aDevice,
@@ -274,4 +275,30 @@ t.test('grants: search, state, date range, pages and CSV like the other lists', 
     'issued_at,username,invoice_number,phone,plan_name,channel,amount_tzs,expires_at,revoked_at,refunded_at,live,site_id',
   );
   t.equal(lines.length, 4, 'the header, the two grants of that phone and the end');
+});
+
+t.test('CSV: the whole list, read a page at a time, however many pages', async (t) => {
+  const app = await startTestApp(t);
+  await records(app);
+  const owner = await staffClient(app, 'owner');
+  const whole = {
+    invoices: await csvOf(owner, '/api/v1/admin/invoices?format=csv'),
+    sessions: await csvOf(owner, '/api/v1/admin/sessions?format=csv'),
+    audit: await csvOf(owner, '/api/v1/admin/audit?format=csv'),
+  };
+  t.equal(whole.invoices.text.split('\r\n').length, 6, 'the header, 4 invoices, the end');
+  const before = CSV_PAGE.rows;
+  t.teardown(() => {
+    CSV_PAGE.rows = before;
+  });
+  // Pages of 2 (and of 1): 4 invoices and 3 sessions span several, one of them full at the end.
+  for (const rows of [2, 1]) {
+    CSV_PAGE.rows = rows;
+    for (const [list, full] of Object.entries(whole)) {
+      const paged = await csvOf(owner, `/api/v1/admin/${list}?format=csv`);
+      t.equal(paged.status, 200);
+      t.equal(paged.headers.get('x-truncated'), 'false');
+      t.equal(paged.text, full.text, `${list} in pages of ${String(rows)}: every row once, in order`);
+    }
+  }
 });
