@@ -6,7 +6,7 @@ import { extendGrant, issueAtCounter } from '../../src/wifi/counter.js';
 import { refundInvoice } from '../../src/wifi/refunds.js';
 import { createBatch } from '../../src/wifi/vouchers.js';
 import { startTestApp } from '../helpers/app.js';
-import { chromiumSkip, firstPage, launchBrowser } from '../helpers/browser.js';
+import { chromiumSkip, firstPage, launchBrowser, waitForCount } from '../helpers/browser.js';
 import { STAFF_PASSWORD } from '../helpers/staff.js';
 import { aDevice, aHarbourRouter, aLiveSession, aPaidPurchase, aPlan, aSite } from '../helpers/wifi.js';
 
@@ -179,5 +179,25 @@ t.test(
       if (process.env.UPDATE_SCREENSHOTS === '1' && SHOT.has(name))
         await page.screenshot({ path: path.join(SHOTS, `admin-${name}-390.png`), fullPage: true });
     }
+
+    // Payments: each row says sale or refund (a pill) and its channel in words; the filter too.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`${app.base}/admin/payments`);
+    await page.locator('#payments tbody tr').first().waitFor();
+    const refund = page.locator('#payments tbody tr', { has: page.locator('.badge', { hasText: 'refund' }) });
+    t.equal(await refund.count(), 1, 'the refund is one row, with its pill');
+    t.match(await refund.innerText(), /Mobile money/);
+    t.equal(await page.locator('#payments tbody tr .badge', { hasText: 'sale' }).count(), 5);
+    t.same(await page.locator('#payments-kind option').allTextContents(), [
+      'any',
+      'Mobile money',
+      'Voucher',
+      'In cash',
+      'Free (complimentary)',
+    ]);
+    await page.getByLabel('Channel').selectOption('cash');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await waitForCount(page, '#payments tbody tr', 1);
+    t.match(await page.locator('#payments tbody tr').innerText(), /In cash/);
   },
 );

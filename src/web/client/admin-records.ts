@@ -28,6 +28,8 @@ interface Invoice {
 }
 interface Payment {
   invoice_number: string;
+  channel: string;
+  kind: string;
   amount_tzs: number;
   phone: string | null;
   provider: string;
@@ -62,6 +64,8 @@ const payments: Column<Payment>[] = [
   { head: 'payments.paid', cell: (p) => time(p.paid_at) },
   { head: 'payments.invoice', cell: (p) => p.invoice_number },
   { head: 'payments.amount', cell: (p) => tzs(p.amount_tzs) },
+  { head: 'payments.kind', cell: (p) => [badge(p.kind, t(`payments.kind.${p.kind}`))] },
+  { head: 'payments.channel', cell: (p) => t(`channel.${p.channel}`) },
   { head: 'payments.phone', cell: (p) => (p.phone ? displayPhone(p.phone) : '') },
   { head: 'payments.provider', cell: (p) => p.provider },
   { head: 'payments.reference', cell: (p) => p.provider_reference ?? '' },
@@ -98,6 +102,7 @@ switch (data.records) {
           name: 'kind',
           label: 'payments.channel',
           values: ['mobile_money', 'voucher', 'cash', 'complimentary'],
+          show: (v) => t(`channel.${v}`),
         },
       ],
     });

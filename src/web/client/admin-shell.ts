@@ -141,6 +141,7 @@ export interface Column<T> {
 const TONES: Readonly<Record<string, 'good' | 'warn' | 'bad' | 'info' | ''>> = {
   active: 'good',
   paid: 'good',
+  sale: 'good',
   online: 'good',
   delivered: 'good',
   sent: 'good',
@@ -158,6 +159,7 @@ const TONES: Readonly<Record<string, 'good' | 'warn' | 'bad' | 'info' | ''>> = {
   expired: '',
   ended: '',
   refunded: '',
+  refund: 'warn',
   archived: '',
   off_sale: '',
 };

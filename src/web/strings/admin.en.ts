@@ -32,6 +32,9 @@ export const adminEn = {
   'invoices.searchHint': 'number, phone, reference or plan',
   'payments.searchHint': 'invoice, phone or reference',
   'payments.channel': 'Channel',
+  'payments.kind': 'Sale or refund',
+  'payments.kind.sale': 'sale',
+  'payments.kind.refund': 'refund',
   'common.readOnly': 'Your role can look at this page but not change anything on it.',
 
   'brand.admin': 'Staff admin',
