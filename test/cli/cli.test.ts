@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { cliEnv, runCli } from '../helpers/cli.js';
+import { onPostgres } from '../helpers/store.js';
 
 t.test('--help and --version exit 0; usage errors exit 2', async (t) => {
   const env = cliEnv(t.testdir());
@@ -74,10 +75,12 @@ t.test('migrate applies migrations once and reports them as JSON on stdout only'
   const env = cliEnv(path.join(t.testdir(), 'data'));
   const first = await runCli(['migrate', '--json'], env);
   t.equal(first.code, 0, first.stderr);
-  const doc = JSON.parse(first.stdout) as { applied: string[] };
+  const doc = JSON.parse(first.stdout) as { applied: string[]; snapshot: boolean };
   t.ok(doc.applied.includes('0001_init'));
+  // A new SQLite database comes from the bundle's schema snapshot (test/db/schema-snapshot.test.ts).
+  t.equal(doc.snapshot, !onPostgres);
   const second = await runCli(['--json', 'migrate'], env);
-  t.same(JSON.parse(second.stdout), { applied: [] });
+  t.same(JSON.parse(second.stdout), { applied: [], snapshot: false });
   const human = await runCli(['migrate'], env);
   t.equal(human.stdout, 'database is up to date\n');
 });
