@@ -4,6 +4,7 @@ export type { WifiDeps } from './deps.js';
 export { wifiErrors } from './errors.js';
 export type {
   CoaClient,
+  CoaProbeAnswer,
   DisconnectAnswer,
   SessionTarget,
   SessionTerms,
