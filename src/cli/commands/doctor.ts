@@ -81,6 +81,7 @@ async function storeChecks(
                 },
               ],
             };
+          // A probe that throws (the router's secret unreadable) leaves its port "not probed".
           const routers = await routerChecks(config, await listAllDevices(app.deps), clock.now(), (d) =>
             Promise.resolve(
               app.deps.coa.probe?.({
@@ -88,7 +89,7 @@ async function storeChecks(
                 clientIp: d.radius_client_ip,
                 coaPort: d.coa_port,
               }),
-            ),
+            ).catch(() => undefined),
           );
           return { database, createdAt, routers };
         },
