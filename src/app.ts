@@ -47,6 +47,7 @@ import {
   remindGuests,
   watchRouters,
   pruneSmsLog,
+  PaymentOutcomes,
   type CoaClient,
 } from './wifi/index.js';
 import {
@@ -75,6 +76,8 @@ export type Deps = CoreDeps & {
   payments: PaymentProviders;
   /** RADIUS CoA/Disconnect sender (radius/coa.ts), also in the CLI's app. */
   coa: CoaClient;
+  /** Payment outcomes decided by this process (GET /metrics). */
+  outcomes: PaymentOutcomes;
 };
 
 export interface BuildOptions {
@@ -169,6 +172,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bearer: (token: string) => verifyBearer({ ...core, keys }, token),
     payments: createPaymentGateway(core, adapters),
     coa: radius.coa,
+    outcomes: new PaymentOutcomes(),
   };
 
   const scheduler = new Scheduler(log, store.exclusive);
@@ -208,6 +212,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ...deps,
       radius: radius.counters,
       radiusTally: () => radius.tally(),
+      jobRuns: scheduler.runs,
       jobFailures: scheduler.failures,
       httpRequests: requestCounts,
     }),

@@ -120,3 +120,11 @@ export async function migrationState(db: Db): Promise<MigrationState> {
     pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
   };
 }
+
+/** When the first migration ran: the database's birth (null before any). */
+export async function databaseCreatedAt(db: Db): Promise<Date | null> {
+  const times = (await (await migrator(db)).getMigrations()).flatMap((m) =>
+    m.executedAt === undefined ? [] : [m.executedAt.getTime()],
+  );
+  return times.length === 0 ? null : new Date(Math.min(...times));
+}
