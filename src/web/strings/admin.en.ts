@@ -31,6 +31,8 @@ export const adminEn = {
   'invoices.searchHint': 'number, phone, reference or plan',
   'payments.searchHint': 'invoice, phone or reference',
   'payments.channel': 'Channel',
+  'list.seller': 'Sold by (email or cli:user)',
+  'list.soldBy': 'Sold by',
   'common.readOnly': 'Your role can look at this page but not change anything on it.',
 
   'brand.admin': 'Staff admin',
