@@ -131,6 +131,16 @@ export const adminEn = {
   'overview.channel': '{channel}: {sales} ({amount})',
   'overview.channelRefunded': '{channel}: {sales} ({amount} after {refunded} refunded)',
   'overview.since': 'Today counts settled payments since {time} ({zone}).',
+  'overview.routers': 'Routers now',
+  'overview.routerCounts': '{online} online · {offline} offline · {down} down',
+  'overview.noRouters': 'No router yet: register one on the Routers page.',
+  'overview.routerLive': '{n} live',
+  'overview.moreRouters': 'and {n} more online',
+  'overview.week': 'The last 7 days',
+  'overview.weekSummary':
+    'Net revenue per day from {from} to {to}, by channel: {total} TZS in all, refunds {refunds} TZS.',
+  'overview.busiest': 'Busiest routers (last 7 days)',
+  'overview.noSessions': 'No sessions in the last 7 days.',
 
   'plans.title': 'Plans',
   'plans.intro': 'What guests can buy on the captive portal. Only active plans are on sale.',
