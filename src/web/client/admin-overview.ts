@@ -185,4 +185,9 @@ function busiestTable(rows: readonly Row[]): HTMLElement {
 }
 
 void routers();
-void load().then((o) => (o ? week(o) : undefined));
+void load().then((o) => {
+  // Without the overview's "today" there are no 7 days to show: the counters' error says why.
+  if (o) return week(o);
+  $('week-chart').removeAttribute('aria-busy');
+  return undefined;
+});
