@@ -64,6 +64,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0039_report_speed': migration(() => import('../../migrations/0039_report_speed.js')),
   '0040_first_router': migration(() => import('../../migrations/0040_first_router.js')),
   '0042_sms_delivery': migration(() => import('../../migrations/0042_sms_delivery.js')),
+  '0045_seller_report': migration(() => import('../../migrations/0045_seller_report.js')),
 };
 
 /**
