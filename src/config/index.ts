@@ -11,6 +11,7 @@ export {
   checkValues,
   readEnvFile,
   radsecDir,
+  radsecFiles,
 } from './load.js';
 export type { LoadOptions } from './load.js';
 export {
