@@ -362,5 +362,44 @@ t.test(
       'Job for hotspot-ctl.service failed.\nerror: the settings are written, but systemctl restart hotspot-ctl failed (exit 1): journalctl -u hotspot-ctl -n 50 says why\n',
     );
     t.match(read(file), { serviceName: 'Bar' }, 'the settings were written before the restart');
+
+    // On a terminal it asks; declined, nothing is restarted and it says how to.
+    writeFileSync(log, '');
+    const term = new Terminal(`${BIN} --config ${file} setup`, { ...env, TERM: 'xterm-256color' });
+    t.teardown(() => term.close());
+    await term.waitFor(/\? PUBLIC_BASE_URL: /);
+    term.keys('Enter');
+    await term.waitFor(/\? SERVICE_NAME: /);
+    term.keys('C-u');
+    term.type('Garden');
+    for (const name of [
+      'HOTSPOT_DATA_DIR',
+      'INVOICE_PREFIX',
+      'VENUE_TIMEZONE',
+      'PAYMENT_PROVIDER',
+      'SMS_PROVIDER',
+    ]) {
+      await term.waitFor(new RegExp(`\\? ${name}: `));
+      term.keys('Enter');
+    }
+    for (const name of ['SMTP_URL', 'MAIL_FROM']) {
+      await term.waitFor(new RegExp(`\\? ${name}: `));
+      term.keys('Enter');
+    }
+    for (const question of [/owner account now/, /first plan now/, /first router now/]) {
+      await term.waitFor(question);
+      term.type('n');
+    }
+    await term.waitFor(
+      /hotspot-ctl is running with the settings it started with\. Restart it now to use these\?/,
+    );
+    term.type('n');
+    const screen = await term.waitFor(/EXIT=\d+/);
+    t.match(
+      screen,
+      /not restarted: hotspot-ctl runs with its old settings until sudo systemctl restart hotspot-ctl[\s\S]*EXIT=0/,
+    );
+    t.same(calls(), ['is-active --quiet hotspot-ctl'], 'declined: asked whether it runs, not restarted');
+    t.match(read(file), { serviceName: 'Garden' });
   },
 );
