@@ -252,7 +252,6 @@ export function registerSetup(program: Command): void {
         const text = renderEnvFile(values, 'hotspot-ctl settings, written by hotspot-ctl setup');
         const changed = !existsSync(file) || readFileSync(file, 'utf8') !== text;
         writeEnvFile(file, text);
-        await makeBox(ctx, file, values);
         const base = checked.publicBaseUrl.replace(/\/+$/, ''); // as the daemon will have it (unset: on HTTP_PORT)
         const token = values.AZAMPAY_CALLBACK_TOKEN;
         if (token && token !== tokenBefore && providersOf(values).includes('azampay'))
@@ -269,6 +268,7 @@ export function registerSetup(program: Command): void {
         ctx.out.result({ file, settings: shown }, () =>
           formatRecord([['written', file], ...Object.entries(shown)]),
         );
+        await makeBox(ctx, file, values);
         if (interactive) await offerFirstRunOn(ctx, file, values);
         await offerRestart(ctx, { interactive, wanted: flags.restart, changed });
       },
