@@ -4,7 +4,7 @@ import t from 'tap';
 import { loadConfig } from '../../src/config/index.js';
 import { freePort, freeUdpPorts } from '../helpers/app.js';
 import { BIN, cliEnv, dataDirFiles, runCli } from '../helpers/cli.js';
-import { Terminal } from '../helpers/tty.js';
+import { declineFirstRun, Terminal } from '../helpers/tty.js';
 
 /** `hotspot-ctl setup` writes the env file the daemon and every command read. */
 
@@ -162,10 +162,7 @@ t.test(
     term.type('beem-key-1');
     // With the settings written, the box's first owner, plan and router are offered
     // (test/cli/setup-first-run.test.ts answers them); declined here.
-    for (const question of [/owner account now/, /first plan now/, /first router now/]) {
-      await term.waitFor(question);
-      term.type('n');
-    }
+    await declineFirstRun(term);
     const screen = await term.waitFor(/EXIT=\d+/);
     t.match(screen, /EXIT=0/);
     t.match(screen, /restart it \(sudo systemctl restart hotspot-ctl\)/);
@@ -378,18 +375,13 @@ t.test(
       'VENUE_TIMEZONE',
       'PAYMENT_PROVIDER',
       'SMS_PROVIDER',
+      'SMTP_URL',
+      'MAIL_FROM',
     ]) {
       await term.waitFor(new RegExp(`\\? ${name}: `));
       term.keys('Enter');
     }
-    for (const name of ['SMTP_URL', 'MAIL_FROM']) {
-      await term.waitFor(new RegExp(`\\? ${name}: `));
-      term.keys('Enter');
-    }
-    for (const question of [/owner account now/, /first plan now/, /first router now/]) {
-      await term.waitFor(question);
-      term.type('n');
-    }
+    await declineFirstRun(term);
     await term.waitFor(
       /hotspot-ctl is running with the settings it started with\. Restart it now to use these\?/,
     );
