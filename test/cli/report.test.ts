@@ -1,6 +1,6 @@
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 
 /** `hotspot-ctl report`: the admin API's reports at the box, as a table, JSON and CSV. */
 
@@ -17,7 +17,7 @@ interface ReportDoc {
 
 t.test('report revenue as a table, JSON and CSV, and the refused ones', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
-  const env = cliEnv(dataDir);
+  const env = await boxEnv(dataDir);
   const plan = JSON.parse(
     (await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'], env))
       .stdout,

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, cliEnv, runCli } from '../helpers/cli.js';
 
 /** The CLI of issue 17: plan speeds and the generated router set-up. */
 
 const json = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
 
 t.test('plans take --download/--upload with k, M and G (1M = 1000k); none clears them', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const added = await runCli(
     [
       'plans',
@@ -93,7 +93,7 @@ t.test(
   async (t) => {
     const dataDir = path.join(t.testdir(), 'data');
     // The CLI reads the daemon's settings: its RADIUS ports are in the set-up (the CLI binds none).
-    const env = cliEnv(dataDir, { RADIUS_AUTH_PORT: '1812', RADIUS_ACCT_PORT: '1813' });
+    const env = await boxEnv(dataDir, { RADIUS_AUTH_PORT: '1812', RADIUS_ACCT_PORT: '1813' });
     const added = json((await runCli(['devices', 'add', ...DEVICE, '--json'], env)).stdout);
     const id = String(added.id);
     const secret = String(added.radius_secret);
@@ -163,7 +163,7 @@ t.test(
 );
 
 t.test('devices list says whether each router is online and when it was last heard', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   await runCli(['devices', 'add', ...DEVICE], env);
   const [row] = JSON.parse((await runCli(['devices', 'list', '--json'], env)).stdout) as Record<
     string,

@@ -8,7 +8,7 @@ export function registerMigrate(program: Command): void {
     .command('migrate')
     .description('Apply pending database migrations and exit')
     .action(async (_opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
+      const ctx = contextOf(cmd, { createsBox: true });
       const store = await openStore(ctx.config(), { now: () => systemClock.now() });
       const { db } = store;
       try {
