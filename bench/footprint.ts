@@ -15,11 +15,15 @@
  * the daemon from dist/src instead of the bundle bin/hotspot-ctl loads (docs/decisions/0044): the
  * figures before the bundle, in the same rounds.
  *
+ * FOOTPRINT_COLD=1 (root: it writes /proc/sys/vm/drop_caches) adds a restart after the kernel's
+ * page cache was dropped, as after a reboot: node, the bundle, the addons and the database are
+ * read from disk again.
+ *
  *   npm run bench:footprint   (FOOTPRINT_RUNS, default 10; FOOTPRINT_IDLE_SECONDS, default 5;
  *                              FOOTPRINT_ROOT, another built checkout to measure instead;
  *                              BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the daemon)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -36,6 +40,13 @@ const RUNS = Number(process.env.FOOTPRINT_RUNS ?? 10);
 const IDLE_SECONDS = Number(process.env.FOOTPRINT_IDLE_SECONDS ?? 5);
 const POLL_MS = 5;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const COLD = process.env.FOOTPRINT_COLD === '1';
+
+/** Empties the kernel's page cache (clean pages only, after a sync), as a reboot would. */
+function dropPageCache(): void {
+  execFileSync('sync');
+  writeFileSync('/proc/sys/vm/drop_caches', '3\n');
+}
 
 /**
  * The same daemon loaded from dist/src's ~600 modules instead of the bundle bin/hotspot-ctl
@@ -191,6 +202,7 @@ async function main(): Promise<void> {
     bare: [] as Sample[],
     first: [] as Sample[],
     restart: [] as Sample[],
+    cold: [] as Sample[],
     unbundled: [] as Sample[],
   };
   const side = { node: [] as number[], version: [] as number[], status: [] as number[] };
@@ -201,6 +213,10 @@ async function main(): Promise<void> {
       samples.bare.push(await measureServer([...NODE_ARGS, bare], {}));
       samples.first.push(await measureServer(daemon, { HOTSPOT_DATA_DIR: dataDir }));
       samples.restart.push(await measureServer(daemon, { HOTSPOT_DATA_DIR: dataDir }));
+      if (COLD) {
+        dropPageCache();
+        samples.cold.push(await measureServer(daemon, { HOTSPOT_DATA_DIR: dataDir }));
+      }
       samples.unbundled.push(
         await measureServer([...NODE_ARGS, unbundled, 'serve'], { HOTSPOT_DATA_DIR: dataDir }),
       );
@@ -224,6 +240,9 @@ async function main(): Promise<void> {
     ['bare node:http', samples.bare],
     ['hotspot-ctl, first start', samples.first],
     ['hotspot-ctl, restart', samples.restart],
+    ...(COLD
+      ? [['hotspot-ctl, restart with the page cache dropped (a reboot)', samples.cold] as [string, Sample[]]]
+      : []),
     ['hotspot-ctl, restart from dist/src (no bundle)', samples.unbundled],
   ];
   const bareStart = spread(samples.bare.map((s) => s.startMs)).median;

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config/index.js';
+import { ConfigError, type Config } from './config/index.js';
 import type { CoreDeps } from './deps.js';
 import { GroupCommit, migrateToLatest, openStore, type Store } from './db/index.js';
 import { checkVault } from './db/vault-check.js';
@@ -29,6 +29,7 @@ import { Background } from './lib/background.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { createLogger, type Logger } from './lib/log.js';
 import { openVault } from './lib/vault.js';
+import { listenErrorCode, listenProblem, type ListenSettings } from './lib/listen-problem.js';
 import { createNotifier } from './notify/index.js';
 import {
   createPaymentAdapters,
@@ -47,6 +48,7 @@ import {
   remindGuests,
   watchRouters,
   pruneSmsLog,
+  PaymentOutcomes,
   type CoaClient,
 } from './wifi/index.js';
 import {
@@ -75,6 +77,8 @@ export type Deps = CoreDeps & {
   payments: PaymentProviders;
   /** RADIUS CoA/Disconnect sender (radius/coa.ts), also in the CLI's app. */
   coa: CoaClient;
+  /** Payment outcomes decided by this process (GET /metrics). */
+  outcomes: PaymentOutcomes;
 };
 
 export interface BuildOptions {
@@ -169,6 +173,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bearer: (token: string) => verifyBearer({ ...core, keys }, token),
     payments: createPaymentGateway(core, adapters),
     coa: radius.coa,
+    outcomes: new PaymentOutcomes(),
   };
 
   const scheduler = new Scheduler(log, store.exclusive);
@@ -208,6 +213,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       ...deps,
       radius: radius.counters,
       radiusTally: () => radius.tally(),
+      jobRuns: scheduler.runs,
       jobFailures: scheduler.failures,
       httpRequests: requestCounts,
     }),
@@ -232,8 +238,29 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     radius,
     scheduler,
     async start() {
-      const address = await http.listen(config.httpPort, config.httpHost);
-      const radiusAddresses = await radius.start(deps);
+      const address = await http.listen(config.httpPort, config.httpHost).catch((err: unknown) => {
+        throw listenFailure(err, {
+          hostSetting: 'HTTP_HOST',
+          host: config.httpHost,
+          portSetting: 'HTTP_PORT',
+          port: config.httpPort,
+        });
+      });
+      const radiusAddresses = await radius.start(deps).catch((err: unknown) => {
+        const port = (err as { port?: unknown }).port;
+        const portSetting =
+          port === config.radsecPort
+            ? 'RADSEC_PORT'
+            : port === config.radiusAcctPort
+              ? 'RADIUS_ACCT_PORT'
+              : 'RADIUS_AUTH_PORT';
+        throw listenFailure(err, {
+          hostSetting: 'RADIUS_HOST',
+          host: config.radiusHost,
+          portSetting,
+          port: typeof port === 'number' ? port : config.radiusAuthPort,
+        });
+      });
       await firstKey;
       // Each job at its own second: run together at :00 they took both cores of a small box at
       // once, and RADIUS answers waited behind them (bench/radius, 500 venues on PostgreSQL).
@@ -277,6 +304,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       await store.close();
     },
   };
+}
+
+/** A listener's failure to open, as the one line naming its setting (lib/listen-problem.ts). */
+function listenFailure(err: unknown, where: ListenSettings): unknown {
+  const code = listenErrorCode(err);
+  return code === undefined ? err : new ConfigError([listenProblem(where, code)]);
 }
 
 /** The purchase flow's, grants' and RADIUS sessions' jobs; tests call the same functions directly after moving the clock. */

@@ -42,6 +42,11 @@ export class Scheduler {
   readonly #running = new Map<string, Promise<void>>();
 
   readonly #exclusive: Exclusive;
+  /**
+   * Runs by job name since this process started (GET /metrics): each run here, failed or not;
+   * not a shared job's turn another daemon took, nor one skipped while the last still ran.
+   */
+  readonly runs = new Map<string, number>();
   /** Failed runs by job name since this process started (GET /metrics). */
   readonly failures = new Map<string, number>();
 
@@ -92,13 +97,21 @@ export class Scheduler {
       this.#log.warn({ event: 'job.skipped', job: job.name }, 'previous run still going');
       return;
     }
+    const state = { counted: false };
+    const count = (): void => {
+      state.counted = true;
+      this.runs.set(job.name, (this.runs.get(job.name) ?? 0) + 1);
+    };
     const run = (async () => {
       try {
-        if (job.local) await job.run();
-        else {
+        if (job.local) {
+          count();
+          await job.run();
+        } else {
           const ran = await this.#exclusive(
             job.name,
             async () => {
+              count();
               await job.run();
             },
             tick?.toISOString(),
@@ -106,6 +119,7 @@ export class Scheduler {
           if (!ran) this.#log.debug({ event: 'job.elsewhere', job: job.name }, 'another daemon ran it');
         }
       } catch (err) {
+        if (!state.counted) count(); // the shared job's lock failed: a run that failed here
         this.failures.set(job.name, (this.failures.get(job.name) ?? 0) + 1);
         this.#log.error({ event: 'job.failed', job: job.name, err }, 'job failed');
       } finally {

@@ -12,7 +12,7 @@ export interface GlobalOptions {
 
 export interface CliContext {
   out: Output;
-  /** Loads and validates the configuration (and creates the data directory). */
+  /** Loads and validates the configuration (a command that makes a box: and creates the data directory). */
   config(): Config;
   /**
    * The same, checking only what reaching the data needs (backup, restore): an incomplete payment
@@ -21,15 +21,21 @@ export interface CliContext {
   dataConfig(): Config;
 }
 
-export function contextOf(cmd: Command): CliContext {
+/**
+ * `createsBox`: the commands meant to make a box (serve, setup, migrate, restore) make one in a
+ * data directory that holds none; every other command refuses such a directory with one line and
+ * creates nothing (config/index.ts, resolveConfig).
+ */
+export function contextOf(cmd: Command, options: { createsBox?: boolean } = {}): CliContext {
   const opts = cmd.optsWithGlobals<GlobalOptions>();
+  const create = options.createsBox === true;
   let config: Config | undefined;
   let dataConfig: Config | undefined;
   return {
     out: new Output(opts.json === true),
-    config: () => (config ??= resolveConfig({ env: processEnv(), configFile: opts.config })),
+    config: () => (config ??= resolveConfig({ env: processEnv(), configFile: opts.config, create })),
     dataConfig: () =>
-      (dataConfig ??= resolveConfig({ env: processEnv(), configFile: opts.config, purpose: 'data' })),
+      (dataConfig ??= resolveConfig({ env: processEnv(), configFile: opts.config, purpose: 'data', create })),
   };
 }
 

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, finalizeConfig, loadConfig, type LoadOptions } from './load.js';
-import { ForeignDataDirError, SECRETS_FILE, ensureDataDir, loadOrCreateSecrets } from './secrets.js';
+import { ForeignDataDirError, ensureDataDir, holdsBox, loadOrCreateSecrets } from './secrets.js';
 import type { Config } from './settings.js';
 
 export {
@@ -12,6 +11,7 @@ export {
   checkValues,
   readEnvFile,
   radsecDir,
+  radsecFiles,
 } from './load.js';
 export type { LoadOptions } from './load.js';
 export {
@@ -25,12 +25,24 @@ export {
 export type { Config, LoadedConfig, PaymentProviderName, Setting, SettingKey } from './settings.js';
 export type { TrustProxy } from './parsers.js';
 
-/** Loads and validates the configuration, creates the data directory and the generated secrets. */
-export function resolveConfig(options: LoadOptions): Config {
+export { holdsBox } from './secrets.js';
+
+/** The line every command but the ones that make a box says on a directory without one. */
+export const noBoxProblem = (dataDir: string): string =>
+  `no hotspot-ctl data in ${path.resolve(dataDir)} (is HOTSPOT_DATA_DIR right?); run hotspot-ctl setup or start the daemon once to create it`;
+
+/**
+ * Loads and validates the configuration and reads the generated secrets. Only with `create`
+ * (serve, setup, migrate, restore) does a data directory without a box get one (the directory
+ * and its secrets; the database is the store's): every other command refuses it and creates
+ * nothing, so a mistyped HOTSPOT_DATA_DIR never becomes a new, empty box with new secrets.
+ */
+export function resolveConfig(options: LoadOptions & { create?: boolean }): Config {
   const loaded = loadConfig(options);
   try {
+    const newDataDir = !holdsBox(loaded.dataDir);
+    if (newDataDir && options.create !== true) throw new ConfigError([noBoxProblem(loaded.dataDir)]);
     ensureDataDir(loaded.dataDir);
-    const newDataDir = !existsSync(path.join(loaded.dataDir, SECRETS_FILE));
     return Object.freeze({ ...finalizeConfig(loaded, loadOrCreateSecrets(loaded.dataDir)), newDataDir });
   } catch (err) {
     if (err instanceof ConfigError) throw err;

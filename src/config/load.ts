@@ -182,6 +182,17 @@ function crossChecks(c: LoadedConfig, problems: string[], purpose: 'daemon' | 'd
 /** Where the RadSec CA and this box's RadSec certificate live when the settings name none. */
 export const radsecDir = (dataDir: string): string => path.join(dataDir, 'radsec');
 
+/** The RadSec files: those the settings name, else `hotspot-ctl devices radsec-cert`'s (docs/decisions/0025). */
+export function radsecFiles(
+  loaded: LoadedConfig,
+): Pick<Config, 'radsecCertFile' | 'radsecKeyFile' | 'radsecCaFile'> {
+  return {
+    radsecCertFile: loaded.radsecCertFile ?? path.join(radsecDir(loaded.dataDir), 'server.pem'),
+    radsecKeyFile: loaded.radsecKeyFile ?? path.join(radsecDir(loaded.dataDir), 'server.key'),
+    radsecCaFile: loaded.radsecCaFile ?? path.join(radsecDir(loaded.dataDir), 'ca.pem'),
+  };
+}
+
 /** Fills in values derived from other settings and the generated secrets. */
 export function finalizeConfig(
   loaded: LoadedConfig,
@@ -198,10 +209,7 @@ export function finalizeConfig(
     webauthnOrigin: loaded.webauthnOrigin ?? base.origin,
     // Unset: made from SERVICE_NAME to fit every provider (config/sender-id.ts).
     smsSenderId: loaded.smsSenderId ?? (senderIdFrom(loaded.serviceName) || 'Hotspot'),
-    // Unset: the files `hotspot-ctl devices radsec-cert` creates (docs/decisions/0025).
-    radsecCertFile: loaded.radsecCertFile ?? path.join(radsecDir(loaded.dataDir), 'server.pem'),
-    radsecKeyFile: loaded.radsecKeyFile ?? path.join(radsecDir(loaded.dataDir), 'server.key'),
-    radsecCaFile: loaded.radsecCaFile ?? path.join(radsecDir(loaded.dataDir), 'ca.pem'),
+    ...radsecFiles(loaded),
     generatedSecrets: Object.freeze([
       ...(loaded.radiusSecret === null ? (['RADIUS_SECRET'] as const) : []),
       ...(loaded.paymentWebhookSecret === null ? (['PAYMENT_WEBHOOK_SECRET'] as const) : []),

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { randomString, randomToken } from '../lib/crypto.js';
@@ -14,6 +14,29 @@ export class ForeignDataDirError extends Error {
   constructor(readonly owner: number) {
     super(`belongs to uid ${String(owner)}`);
   }
+}
+
+/**
+ * Files only hotspot-ctl makes in a data directory: any one of them means a box lives there. (The
+ * SQLite file's name is db/store.ts's DATABASE_FILE, the vault key's lib/vault.ts's VAULT_KEY_FILE:
+ * named here so reading the settings loads neither the database driver nor the vault.)
+ */
+const BOX_FILES: readonly string[] = [SECRETS_FILE, 'vault.key', 'hotspot.db'];
+
+/**
+ * Whether the data directory holds a box: false when it is absent (or a file is in its way) or
+ * holds none of its files. A directory that cannot be read (EACCES) throws: no answer either way.
+ */
+export function holdsBox(dir: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw err;
+  }
+  return names.some((name) => BOX_FILES.includes(name));
 }
 
 /**

@@ -1,5 +1,7 @@
 import { Migrator, PostgresAdapter, sql, type Migration, type MigrationResult } from 'kysely';
+import { systemClock } from '../lib/clock.js';
 import type { Db } from './connect.js';
+import { createFromSnapshot } from './snapshot.js';
 
 /**
  * A migration whose module is imported when it runs: a daemon restarting on an up-to-date
@@ -62,6 +64,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0039_report_speed': migration(() => import('../../migrations/0039_report_speed.js')),
   '0040_first_router': migration(() => import('../../migrations/0040_first_router.js')),
   '0042_sms_delivery': migration(() => import('../../migrations/0042_sms_delivery.js')),
+  '0045_seller_report': migration(() => import('../../migrations/0045_seller_report.js')),
 };
 
 /**
@@ -75,14 +78,32 @@ async function migrator(db: Db): Promise<Migrator> {
   return new Migrator({ db, provider, migrationTableSchema: rows[0]?.schema ?? 'public' });
 }
 
+/** A migration applied: by itself, or (`fromSnapshot`) with every other one from the schema snapshot. */
+export interface Applied extends MigrationResult {
+  fromSnapshot?: true;
+}
+
 /**
  * Applies every pending migration; throws (after rolling back the failed one) on error. Nothing
  * pending: no lock is taken (kysely's migration lock on PostgreSQL is one for the whole database,
  * whatever the schema, so every CLI run would otherwise queue behind other schemas' migrations).
  */
-export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
+export async function migrateToLatest(db: Db): Promise<Applied[]> {
   const m = await migrator(db);
-  if ((await m.getMigrations()).every((migration) => migration.executedAt !== undefined)) return [];
+  const all = await m.getMigrations();
+  if (all.every((migration) => migration.executedAt !== undefined)) return [];
+  // A new database (no migration applied yet): the bundle's schema snapshot, when it has one.
+  const names = Object.keys(MIGRATIONS);
+  if (
+    all.every((migration) => migration.executedAt === undefined) &&
+    (await createFromSnapshot(db, names, systemClock.now()))
+  )
+    return names.map((migrationName) => ({
+      migrationName,
+      direction: 'Up',
+      status: 'Success',
+      fromSnapshot: true,
+    }));
   const { error, results } = await m.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
   return results ?? [];
@@ -99,4 +120,12 @@ export async function migrationState(db: Db): Promise<MigrationState> {
     applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
     pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
   };
+}
+
+/** When the first migration ran: the database's birth (null before any). */
+export async function databaseCreatedAt(db: Db): Promise<Date | null> {
+  const times = (await (await migrator(db)).getMigrations()).flatMap((m) =>
+    m.executedAt === undefined ? [] : [m.executedAt.getTime()],
+  );
+  return times.length === 0 ? null : new Date(Math.min(...times));
 }

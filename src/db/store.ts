@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase, registerFeed, type Db } from './connect.js';
+import { ConfigError } from '../config/load.js';
 import { lazy } from '../lib/lazy.js';
 import type { ChangeFeed } from './postgres.js';
 
@@ -44,6 +45,25 @@ export interface StoreConfig {
   databaseUrl: string | null;
 }
 
+/** Where a DATABASE_URL points, without the password it may hold: `PostgreSQL host:port/db`. */
+export function postgresWhere(url: string): string {
+  const parsed = new URL(url);
+  return `PostgreSQL ${parsed.host}${parsed.pathname}`;
+}
+
+/**
+ * The PostgreSQL server DATABASE_URL names could not be reached or refused us: one line naming
+ * the setting (serve stops with it, setup refuses with it), never the password.
+ */
+export class DatabaseUnreachable extends ConfigError {
+  constructor(
+    readonly where: string,
+    readonly reason: string,
+  ) {
+    super([`DATABASE_URL: cannot connect to ${where}: ${reason}`]);
+  }
+}
+
 /** Opens the configured store (migrations are the caller's). */
 export async function openStore(
   config: StoreConfig,
@@ -51,7 +71,10 @@ export async function openStore(
 ): Promise<Store> {
   if (config.databaseUrl) {
     const { openPostgres } = await postgres();
-    const opened = await openPostgres(config.databaseUrl, options);
+    const url = config.databaseUrl;
+    const opened = await openPostgres(url, options).catch((err: unknown) => {
+      throw new DatabaseUnreachable(postgresWhere(url), err instanceof Error ? err.message : String(err));
+    });
     registerFeed(opened.db, opened.feed);
     return {
       kind: 'postgres',

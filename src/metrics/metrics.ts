@@ -4,14 +4,15 @@ import { isoNow } from '../lib/time.js';
 import type { RequestCounts } from '../http/request-counts.js';
 import type { Counters } from '../radius/counters.js';
 import type { Config } from '../config/index.js';
-import { routersUp } from '../wifi/index.js';
+import { PAYMENT_OUTCOMES, routersUp, type PaymentOutcomes } from '../wifi/index.js';
 import { invoicesByStatus, liveGrants, openSessions, paymentsByChannel } from './metrics.store.js';
 
 /**
  * GET /metrics in the Prometheus text exposition format 0.0.4
  * (https://prometheus.io/docs/instrumenting/exposition_formats/). Two kinds of figure, said in
  * each HELP line because several daemons may share one PostgreSQL database: counters of this
- * daemon since it started (RADIUS packets, HTTP requests, job failures, its memory), which Prometheus sums
+ * daemon since it started (RADIUS packets, HTTP requests, job runs and failures, payment
+ * outcomes, its memory), which Prometheus sums
  * across daemons, and gauges read from the shared database (sessions, grants, invoices,
  * payments), which every daemon reports alike (take one, not the sum). The RADIUS counters are
  * the listener's own (radius/counters.ts), the ones `status` shows once stored; with RADIUS
@@ -25,7 +26,9 @@ export interface MetricsSources {
   radius: Counters;
   /** Gathers the RADIUS workers' counts into `radius` first (RADIUS_WORKERS > 1). */
   radiusTally?: () => Promise<void>;
+  jobRuns: ReadonlyMap<string, number>;
   jobFailures: ReadonlyMap<string, number>;
+  outcomes: PaymentOutcomes;
   httpRequests: RequestCounts;
 }
 
@@ -115,6 +118,18 @@ export async function collectMetrics(src: MetricsSources): Promise<string> {
         labels: { method: e.method, route: e.route, status: String(e.status) },
         value: e.n,
       })),
+    },
+    {
+      name: 'hotspot_job_runs_total',
+      type: 'counter',
+      help: `Scheduled job runs, failed or not, by job (${OWN}; a shared job counts where it ran).`,
+      samples: [...src.jobRuns].map(([job, value]) => ({ labels: { job }, value })),
+    },
+    {
+      name: 'hotspot_payments_total',
+      type: 'counter',
+      help: `Invoices settled, by outcome: paid (mobile money, counter, by hand), failed, expired (${OWN}; a failed or expired invoice paid later counts in both).`,
+      samples: PAYMENT_OUTCOMES.map((outcome) => ({ labels: { outcome }, value: src.outcomes.get(outcome) })),
     },
     {
       name: 'hotspot_job_failures_total',

@@ -19,6 +19,7 @@ export type {
 } from './types.js';
 export { Outbox, outboxPath, parseOutbox, readOutbox } from './outbox.js';
 export { BLANKED } from './types.js';
+export { africasTalkingCredentialCheck, beemCredentialCheck } from './sms-providers.js';
 
 type NotifyConfig = Pick<
   Config,

@@ -23,6 +23,35 @@ const parse = (text: string): Record<string, unknown> => {
   }
 };
 
+/** Beem's HTTP Basic authorization: api key : secret key. */
+const beemAuthorization = (gateway: { apiKey: string; secretKey: string }): string =>
+  `Basic ${Buffer.from(`${gateway.apiKey}:${gateway.secretKey}`).toString('base64')}`;
+
+/**
+ * A GET that checks a gateway's credentials and sends nothing (`hotspot-ctl doctor`), on the
+ * host of the configured send URL, so a sandbox setting is checked against the sandbox: Beem's
+ * credit balance (`/public/v1/vendors/balance`, beemafrica/beem-sms-api-sample), Africa's
+ * Talking's user data (`version1/user?username=…` beside `version1/messaging`).
+ */
+export function beemCredentialCheck(gateway: { url: string; apiKey: string; secretKey: string }): {
+  url: string;
+  headers: Record<string, string>;
+} {
+  return {
+    url: new URL('/public/v1/vendors/balance', gateway.url).href,
+    headers: { Accept: 'application/json', Authorization: beemAuthorization(gateway) },
+  };
+}
+
+export function africasTalkingCredentialCheck(gateway: { url: string; username: string; apiKey: string }): {
+  url: string;
+  headers: Record<string, string>;
+} {
+  const url = new URL('user', gateway.url);
+  url.search = new URLSearchParams({ username: gateway.username }).toString();
+  return { url: url.href, headers: { Accept: 'application/json', apiKey: gateway.apiKey } };
+}
+
 /**
  * Beem Africa: POST JSON `{source_addr, encoding, message, recipients:[{recipient_id, dest_addr}]}`
  * with HTTP Basic (api key : secret key); `successful: true` (code 100) means accepted. Numbers
@@ -36,7 +65,7 @@ export async function sendViaBeem(
   const res = await post(gateway.url, {
     headers: {
       'Content-Type': 'application/json',
-      Authorization: `Basic ${Buffer.from(`${gateway.apiKey}:${gateway.secretKey}`).toString('base64')}`,
+      Authorization: beemAuthorization(gateway),
     },
     body: JSON.stringify({
       source_addr: message.senderId,

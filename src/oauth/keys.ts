@@ -1,4 +1,4 @@
-import { generateKeyPair, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPair, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -7,7 +7,6 @@ import type { CoreDeps } from '../deps.js';
 import { committedChangeVersion } from '../db/connect.js';
 import { writeSecretFile } from '../config/secrets.js';
 import { errorCatalogue } from '../lib/errors.js';
-import { lazy } from '../lib/lazy.js';
 import { isoNow } from '../lib/time.js';
 import {
   deleteKey,
@@ -22,8 +21,18 @@ import type { SigningKey } from './jwt.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'clock' | 'config' | 'log' | 'vault'>;
 
-/** jose, loaded by the first key made (first start, `keys rotate`): bench/footprint.ts. */
-const jose = lazy('jose', () => import('jose'));
+/**
+ * The public JWK of an RSA key and its RFC 7638 thumbprint (the kid): SHA-256 over the required
+ * members in lexicographic order without whitespace. node:crypto gives both, so a first start
+ * does not load jose to make its key (bench/footprint.ts: about 3 MB of idle memory); jwt.test.ts
+ * checks them against jose's.
+ */
+export function publicJwk(publicKey: KeyObject): { jwk: JWK; kid: string } {
+  const { kty, n, e } = publicKey.export({ format: 'jwk' });
+  if (kty !== 'RSA' || n === undefined || e === undefined) throw new Error('signing keys are RSA');
+  const kid = createHash('sha256').update(JSON.stringify({ e, kty, n })).digest('base64url');
+  return { jwk: { kty, n, e }, kid };
+}
 
 /** DESIGN.md §4.6: a new key is published 5 minutes before it signs (verifiers refetch every 5). */
 export const PREPUBLISH_SECONDS = 5 * 60;
@@ -155,13 +164,11 @@ export class Keyring {
     now: boolean;
     retireOld?: boolean;
   }): Promise<SigningKeyRow & { unpublished: string[] }> {
-    const { exportJWK, calculateJwkThumbprint } = await jose();
     const spare = this.#spare;
     this.#spare = undefined;
     const { privateKey, publicKey } = await (spare?.catch(makeKeyPair) ?? makeKeyPair());
-    const jwk = await exportJWK(publicKey);
-    const kid = await calculateJwkThumbprint(jwk);
-    const publicJwk = { ...jwk, kid, use: 'sig', alg: 'RS256' };
+    const { jwk, kid } = publicJwk(publicKey);
+    const published = { ...jwk, kid, use: 'sig', alg: 'RS256' };
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     writeSecretFile(path.join(this.#dir, `${kid}.pem`), pem);
@@ -172,7 +179,7 @@ export class Keyring {
     const unpublishAt = new Date(Date.parse(signsFrom) + OVERLAP_SECONDS * 1000).toISOString();
     const row: SigningKeyRow = {
       kid,
-      public_jwk: JSON.stringify(publicJwk),
+      public_jwk: JSON.stringify(published),
       created_at: isoNow(clock),
       signs_from: signsFrom,
       retired_at: null,

@@ -1,10 +1,16 @@
 import dgram from 'node:dgram';
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
-import type { CoaClient, DisconnectAnswer, SessionTarget, SessionTerms } from '../wifi/index.js';
+import type {
+  CoaClient,
+  CoaProbeAnswer,
+  DisconnectAnswer,
+  SessionTarget,
+  SessionTerms,
+} from '../wifi/index.js';
 import { MAX_INTEGER } from './access.js';
 import {
   CODE,
@@ -35,6 +41,8 @@ export interface CoaOptions {
 
 export const COA_TIMEOUT_MS = 2_000;
 export const COA_ATTEMPTS = 3;
+/** `probe` (doctor): two sends a second apart, so about 2 s in all. */
+export const PROBE_LIMITS = { timeoutMs: 1_000, attempts: 2 } as const;
 
 export interface CoaDeps {
   clock: Clock;
@@ -63,6 +71,16 @@ export function disconnectAttributes(target: SessionTarget): EncodeAttribute[] {
     ['NAS-Identifier', target.nasId],
   ];
 }
+
+/**
+ * The probe's only attribute: an Acct-Session-Id made up for it, so no router can match a session
+ * (no User-Name, no Framed-IP-Address) and every one answers Disconnect-NAK (RFC 5176 §3.5,
+ * Session-Context-Not-Found) or drops it; nothing is cut. Its prefix names the sender in a
+ * router's log.
+ */
+export const probeAttributes = (): EncodeAttribute[] => [
+  ['Acct-Session-Id', `hotspot-ctl-doctor-${randomBytes(8).toString('hex')}`],
+];
 
 /**
  * A CoA-Request's attributes: the session's identifiers and its new terms. CoovaChilli applies a
@@ -123,16 +141,39 @@ export function createCoaClient(deps: CoaDeps, options: CoaOptions = {}): CoaCli
     forgetRouter: (nasId) => {
       deps.nas.forget(nasId);
     },
+    probe: async (router): Promise<CoaProbeAnswer> => {
+      const nas = await deps.nas.find(router.nasId);
+      if (!nas) return { answer: 'not_available' };
+      const request = encodeRequest(CODE.disconnectRequest, randomInt(256), probeAttributes(), nas.secret);
+      const heard = { unverified: false };
+      const answer = await exchange(
+        deps,
+        router,
+        request,
+        nas.secret,
+        ANSWERS[CODE.disconnectRequest],
+        PROBE_LIMITS,
+        () => {
+          heard.unverified = true;
+        },
+      );
+      return answer.answer === 'no_answer' && heard.unverified ? { answer: 'unverified' } : answer;
+    },
   };
 }
 
+/**
+ * Sends `request` to the router's CoA port until a verified ACK or NAK comes or the attempts run
+ * out. `onUnverified` hears of a reply that does not verify with `secret` (ignored all the same).
+ */
 function exchange(
-  deps: CoaDeps,
-  target: SessionTarget,
+  deps: Pick<CoaDeps, 'clock' | 'log' | 'bindHost'>,
+  target: Pick<SessionTarget, 'clientIp' | 'coaPort'>,
   request: Buffer,
   secret: string,
   codes: { ack: number; nak: number },
   limits: { timeoutMs: number; attempts: number },
+  onUnverified?: () => void,
 ): Promise<DisconnectAnswer> {
   const v6 = isIPv6(target.clientIp);
   const socket = dgram.createSocket(v6 ? 'udp6' : 'udp4');
@@ -159,7 +200,11 @@ function exchange(
     };
     socket.on('message', (msg) => {
       const framed = frame(msg);
-      if (!framed.ok || !verifyReply(request, framed.frame, secret)) return; // not our router's answer
+      if (!framed.ok) return;
+      if (!verifyReply(request, framed.frame, secret)) {
+        onUnverified?.(); // not our router's answer, or signed with another secret
+        return;
+      }
       const reply = framed.frame;
       if (reply.code === codes.ack) {
         finish({ answer: 'ack' });

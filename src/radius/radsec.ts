@@ -58,6 +58,32 @@ function readPem(setting: string, file: string): Buffer {
   }
 }
 
+/**
+ * The listener's certificate, key and CA, read and checked as a TLS context: a missing file, one
+ * that is not PEM, or a key that does not match the certificate stops the start with its setting
+ * named (and `hotspot-ctl setup` refuses to write a RADSEC_PORT the start would stop on).
+ */
+export function radsecCredentials(files: Pick<RadsecOptions, 'certFile' | 'keyFile' | 'caFile'>): {
+  cert: Buffer;
+  key: Buffer;
+  ca: Buffer;
+} {
+  const pem = {
+    cert: readPem('RADSEC_CERT_FILE', files.certFile),
+    key: readPem('RADSEC_KEY_FILE', files.keyFile),
+    ca: readPem('RADSEC_CA_FILE', files.caFile),
+  };
+  try {
+    tls.createSecureContext(pem);
+  } catch (err) {
+    // A key that does not match the certificate, or a file that is not PEM.
+    throw new ConfigError([
+      `RADSEC_CERT_FILE: cannot use it with RADSEC_KEY_FILE and RADSEC_CA_FILE: ${(err as Error).message}`,
+    ]);
+  }
+  return pem;
+}
+
 export class RadsecListener {
   readonly #server: tls.Server;
   readonly #pipeline: RadiusPipeline;
@@ -71,24 +97,12 @@ export class RadsecListener {
   ) {
     this.#pipeline = new RadiusPipeline(deps, { name: 'radsec', routes: options.routes });
     this.#refusals = new LogBudget(deps.clock);
-    const pem = {
-      cert: readPem('RADSEC_CERT_FILE', options.certFile),
-      key: readPem('RADSEC_KEY_FILE', options.keyFile),
-      ca: readPem('RADSEC_CA_FILE', options.caFile),
-    };
-    try {
-      this.#server = tls.createServer({
-        ...pem,
-        requestCert: true,
-        rejectUnauthorized: true,
-        minVersion: 'TLSv1.2',
-      });
-    } catch (err) {
-      // A key that does not match the certificate, or a file that is not PEM.
-      throw new ConfigError([
-        `RADSEC_CERT_FILE: cannot use it with RADSEC_KEY_FILE and RADSEC_CA_FILE: ${(err as Error).message}`,
-      ]);
-    }
+    this.#server = tls.createServer({
+      ...radsecCredentials(options),
+      requestCert: true,
+      rejectUnauthorized: true,
+      minVersion: 'TLSv1.2',
+    });
     this.#server.maxConnections = MAX_CONNECTIONS;
     this.#server.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);

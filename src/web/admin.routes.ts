@@ -200,7 +200,20 @@ function overviewMain(freeWifi: boolean): Html {
     </dl>
     <p class="hint" id="stats-channels"></p>
     <p class="hint" id="stats-since"></p>
-    <p class="error" id="stats-error" role="alert" hidden></p>`;
+    <p class="error" id="stats-error" role="alert" hidden></p>
+    <section class="overview-part" aria-labelledby="routers-heading">
+      <h2 id="routers-heading"><a href="/admin/devices">${a('overview.routers')}</a></h2>
+      <p id="routers-counts" class="router-counts" aria-busy="true"></p>
+      <ul id="router-strip" class="router-strip"></ul>
+      <p class="error" id="routers-error" role="alert" hidden></p>
+    </section>
+    <section class="overview-part" aria-labelledby="week-heading">
+      <h2 id="week-heading"><a href="/admin/reports">${a('overview.week')}</a></h2>
+      <div id="week-chart" aria-busy="true"></div>
+      <h3>${a('overview.busiest')}</h3>
+      <div id="busiest" class="table-wrap"></div>
+      <p class="error" id="week-error" role="alert" hidden></p>
+    </section>`;
 }
 
 function planForm(sites: SiteContext): Html {

@@ -31,8 +31,12 @@ type Deps = WifiDeps & { portal: PortalFacts };
 
 // What each list filters on (list-query.ts) and the columns of its CSV export.
 const SESSION_LIST: ListSpec = { statuses: ['active', 'ended'], router: true };
-const INVOICE_LIST: ListSpec = { statuses: ['pending', 'paid', 'failed', 'expired', 'refunded'], plan: true };
-const PAYMENT_LIST: ListSpec = { kinds: SALE_CHANNELS, plan: true };
+const INVOICE_LIST: ListSpec = {
+  statuses: ['pending', 'paid', 'failed', 'expired', 'refunded'],
+  plan: true,
+  seller: true,
+};
+const PAYMENT_LIST: ListSpec = { kinds: SALE_CHANNELS, plan: true, seller: true };
 const MESSAGE_LIST: ListSpec = { statuses: ['accepted', 'failed'] };
 const SMS_LIST: ListSpec = { statuses: SMS_STATES, kinds: SMS_KINDS };
 const SESSION_CSV = [
@@ -65,6 +69,7 @@ const INVOICE_CSV = [
   'failure_reason',
   'channel',
   'site_id',
+  'sold_by_name',
 ];
 const PAYMENT_CSV = [
   'paid_at',
@@ -75,6 +80,7 @@ const PAYMENT_CSV = [
   'provider_reference',
   'channel',
   'site_id',
+  'sold_by_name',
 ];
 const MESSAGE_CSV = [
   'created_at',

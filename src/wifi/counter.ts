@@ -22,7 +22,7 @@ import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './s
  * actor (`staffActor` for the admin API, `cliActor` for the CLI) and the sites their role covers.
  */
 
-type Deps = Pick<WifiDeps, 'db' | 'clock' | 'config' | 'vault' | 'notifier' | 'log'>;
+type Deps = Pick<WifiDeps, 'db' | 'clock' | 'config' | 'vault' | 'notifier' | 'log' | 'outcomes'>;
 
 /** Who acts, and the sites their role covers (null: every site). */
 export interface Staff {
@@ -149,6 +149,7 @@ export async function issueAtCounter(
     },
     'access issued at the counter',
   );
+  deps.outcomes?.add('paid');
   if (sale.phone !== null) await sendCredentials(deps, result.invoice, result.grant, result.password);
   return result;
 }
@@ -332,6 +333,7 @@ export async function markInvoicePaid(
     return { invoice: paid.invoice, grant: paid.grant, password: paid.password };
   });
   deps.log.info({ event: 'invoice.marked_paid', invoice_id: sale.invoice.id }, 'invoice marked paid by hand');
+  deps.outcomes?.add('paid');
   if (sale.invoice.phone !== '') await sendCredentials(deps, sale.invoice, sale.grant, sale.password);
   return sale;
 }

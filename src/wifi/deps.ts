@@ -3,6 +3,7 @@ import type { Db } from '../db/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Logger } from '../lib/log.js';
 import type { SmsSender } from '../notify/index.js';
+import type { PaymentOutcomes } from './payment-outcomes.js';
 import type { CoaClient, PaymentGateway } from './ports.js';
 import type { Vault } from '../lib/vault.js';
 
@@ -19,4 +20,6 @@ export interface WifiDeps {
   payments: PaymentGateway;
   coa: CoaClient;
   vault: Vault;
+  /** Payment outcomes counted for GET /metrics (absent in the CLI and in unit tests). */
+  outcomes?: PaymentOutcomes;
 }

@@ -4,6 +4,7 @@ export type { WifiDeps } from './deps.js';
 export { wifiErrors } from './errors.js';
 export type {
   CoaClient,
+  CoaProbeAnswer,
   DisconnectAnswer,
   SessionTarget,
   SessionTerms,
@@ -16,6 +17,7 @@ export type {
   ProviderReadiness,
 } from './ports.js';
 export { coaNotAvailable } from './ports.js';
+export { PAYMENT_OUTCOMES, PaymentOutcomes, type PaymentOutcome } from './payment-outcomes.js';
 export { isMobileNetwork, MOBILE_NETWORKS, networkOfPhone, type MobileNetwork } from './networks.js';
 
 // Plans

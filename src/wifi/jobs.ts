@@ -14,10 +14,11 @@ const ago = (now: Date, seconds: number): string => new Date(now.getTime() - sec
 
 /** Invoices still pending after INVOICE_EXPIRY (15 min) become `expired`. */
 export async function expireInvoices(
-  deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'log'>,
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'config' | 'log' | 'outcomes'>,
 ): Promise<number> {
   const now = deps.clock.now();
   const expired = await expirePending(deps.db, ago(now, deps.config.invoiceExpiry), now.toISOString());
+  deps.outcomes?.add('expired', expired);
   if (expired > 0) deps.log.info({ event: 'invoices.expired', count: expired }, 'pending invoices expired');
   return expired;
 }

@@ -12,6 +12,8 @@ export interface ListFilter {
   kind?: string | undefined;
   router?: string | undefined;
   plan?: string | undefined;
+  /** Who sold at the counter: `invoices.sold_by`, or the email of the staff member it names. */
+  seller?: string | undefined;
   /** ISO-8601 instants: at or after `from`, before `to`. */
   from?: string | undefined;
   to?: string | undefined;

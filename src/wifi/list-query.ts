@@ -10,6 +10,7 @@ import type { ArchivedFilter } from './plans.store.js';
  *
  * - `q`: a search (phone, username, MAC, invoice number… as fits the list), case-insensitive;
  * - `status`, `kind`, `router`, `plan`: filters, each list naming which it takes and their values;
+ * - `seller` (invoices, payments): who sold at the counter, by email, user id or `cli:<user>`;
  * - `from`, `to`: an ISO-8601 date or date-time; a bare date `to` takes in the whole day;
  * - `page`, `per_page`: a page of at most 200 rows; the answer says in `X-Has-More` whether
  *   another page follows (and `X-Page`, `X-Per-Page`);
@@ -37,6 +38,7 @@ export const listErrors = errorCatalogue({
   kindInvalid: [422, 'kind is not one this list knows'],
   routerInvalid: [422, 'router must be a router id'],
   planInvalid: [422, 'plan must be a plan id'],
+  sellerInvalid: [422, 'seller must be a staff member’s email or id, or cli:<user>, at most 100 characters'],
   formatInvalid: [422, 'format must be csv or json'],
   textInvalid: [422, 'actor, action and target must be at most 100 characters'],
   archivedStatusInvalid: [422, 'status must be archived or all'],
@@ -49,6 +51,7 @@ export interface ListSpec {
   kinds?: readonly string[];
   router?: boolean;
   plan?: boolean;
+  seller?: boolean;
 }
 
 export interface ListQuery {
@@ -82,6 +85,13 @@ function oneOf(raw: string | undefined, allowed: readonly string[] | undefined, 
   return raw;
 }
 
+function text(raw: string | undefined, taken: boolean | undefined, error: () => Error) {
+  const value = raw?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (!taken || value.length > Q_MAX) throw error();
+  return value;
+}
+
 function id(raw: string | undefined, taken: boolean | undefined, error: () => Error) {
   if (raw === undefined || raw === '') return undefined;
   if (!taken || !UUID.test(raw)) throw error();
@@ -112,6 +122,7 @@ export function parseListQuery(
     kind: oneOf(query.kind, spec.kinds, listErrors.kindInvalid),
     router: id(query.router, spec.router, listErrors.routerInvalid),
     plan: id(query.plan, spec.plan, listErrors.planInvalid),
+    seller: text(query.seller, spec.seller, listErrors.sellerInvalid),
     from,
     to,
     // One row more than asked: whether another page follows. A CSV reads CSV_PAGE rows at a time.

@@ -147,7 +147,15 @@ export interface CoaClient {
    * packet from it is judged by what the database holds now (absent where nothing is cached).
    */
   forgetRouter?(nasId: string): void;
+  /**
+   * Whether a router's CoA port answers (`hotspot-ctl doctor`): a Disconnect-Request for a
+   * made-up session, which no router can match. `unverified`: something answered, but not signed
+   * with the router's secret.
+   */
+  probe?(router: { nasId: string; clientIp: string; coaPort: number }): Promise<CoaProbeAnswer>;
 }
+
+export type CoaProbeAnswer = DisconnectAnswer | { answer: 'unverified' };
 
 /** A box without the RADIUS feature has nothing to disconnect through. */
 export const coaNotAvailable: CoaClient = {

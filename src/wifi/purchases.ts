@@ -24,7 +24,7 @@ import {
 
 export type { InvoiceRow, InvoiceStatus } from './purchases.store.js';
 
-type Deps = Pick<WifiDeps, 'db' | 'clock' | 'config' | 'payments' | 'log'>;
+type Deps = Pick<WifiDeps, 'db' | 'clock' | 'config' | 'payments' | 'log' | 'outcomes'>;
 
 export interface PurchaseRequest {
   /** Body values as sent; checked here (422). */
@@ -219,13 +219,14 @@ async function sendPrompt(deps: Deps, invoice: InvoiceRow): Promise<InvoiceRow> 
     },
     'payment prompt failed',
   );
-  await updateInvoiceIf(deps.db, invoice.id, ['pending'], {
+  const failed = await updateInvoiceIf(deps.db, invoice.id, ['pending'], {
     status: 'failed',
     provider,
     failure_reason:
       `${prompt.reason === 'refused' ? PROMPT_REFUSED : PROMPT_UNREACHABLE}: ${prompt.detail}`.slice(0, 500),
     updated_at: now,
   });
+  if (failed) deps.outcomes?.add('failed');
   throw prompt.reason === 'refused' ? wifiErrors.providerRefused() : wifiErrors.providerUnreachable();
 }
 

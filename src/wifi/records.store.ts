@@ -1,3 +1,4 @@
+import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../db/index.js';
 import { searchAny, type ListFilter } from './list-filter.store.js';
 
@@ -40,10 +41,21 @@ export const listGuests = (db: Db, filter: ListFilter, sites: Sites) =>
     .offset(filter.offset)
     .execute();
 
+/** Who sold an invoice at the counter, in words: the staff member's email (else name), or `cli:<user>`. */
+const soldByName = sql<
+  string | null
+>`coalesce(seller.email, nullif(seller.display_name, ''), invoices.sold_by)`.as('sold_by_name');
+
+/** The seller filter: `invoices.sold_by` as given, or the staff member whose email it is. */
+const soldBy = (seller: string) =>
+  sql<SqlBool>`(invoices.sold_by = ${seller} or lower(seller.email) = ${seller.toLowerCase()})`;
+
 export const listInvoices = (db: Db, filter: ListFilter, sites: Sites) =>
   db
     .selectFrom('invoices')
     .leftJoin('plans', 'plans.id', 'invoices.plan_id')
+    .leftJoin('users as seller', 'seller.id', 'invoices.sold_by')
+    .$if(filter.seller !== undefined, (w) => w.where(soldBy(filter.seller ?? '')))
     .$if(sites !== null, (q) => q.where('invoices.site_id', 'in', sites ?? []))
     .$if(filter.q !== undefined, (w) =>
       w.where(
@@ -74,6 +86,7 @@ export const listInvoices = (db: Db, filter: ListFilter, sites: Sites) =>
       'invoices.site_id',
       'invoices.channel',
       'invoices.sold_by',
+      soldByName,
       'invoices.refunded_at',
     ])
     .orderBy('invoices.created_at', 'desc')
@@ -86,6 +99,8 @@ export const listPayments = (db: Db, filter: ListFilter, sites: Sites) =>
   db
     .selectFrom('payments')
     .innerJoin('invoices', 'invoices.id', 'payments.invoice_id')
+    .leftJoin('users as seller', 'seller.id', 'invoices.sold_by')
+    .$if(filter.seller !== undefined, (w) => w.where(soldBy(filter.seller ?? '')))
     .$if(sites !== null, (q) => q.where('invoices.site_id', 'in', sites ?? []))
     .$if(filter.q !== undefined, (w) =>
       w.where(
@@ -113,6 +128,8 @@ export const listPayments = (db: Db, filter: ListFilter, sites: Sites) =>
       'invoices.site_id',
       'payments.channel',
       'payments.kind',
+      'invoices.sold_by',
+      soldByName,
     ])
     .orderBy('payments.paid_at', 'desc')
     .orderBy('payments.id')

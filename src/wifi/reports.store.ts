@@ -115,8 +115,9 @@ function inRanges<T extends keyof DB>(
 }
 
 /**
- * Payments (signed: refunds are negative rows) per stretch, packed per site, plan, router, channel
- * and sign: `site, plan, router, channel, refund, n, total`. A sale's router is the one its guest
+ * Payments (signed: refunds are negative rows) per stretch, packed per site, plan, router, channel,
+ * seller and sign: `site, plan, router, channel, seller, refund, n, total`. The seller is the
+ * invoice's `sold_by` (a counter sale's staff member, empty for a sale nobody at the counter made). A sale's router is the one its guest
  * first came online on (`invoices.first_device_id`, set by the first RADIUS session of its grant,
  * migration 0040); plan and router are empty for none. Stretches rather than site-days: payments
  * carry no site, so each is read once, and its invoice tells the site, plan and router.
@@ -128,17 +129,17 @@ export const revenuePerStretch = (db: Db, stretches: readonly Stretch[], sites: 
       stretches.map((s) => sql`(cast(${s.index} as integer), ${s.from}, ${s.to})`),
     )})
     select b.i as stretch, (
-      select ${packed(['site_id', 'plan_id', 'device_id', 'channel', 'refund', 'n', 'total'])}
+      select ${packed(['site_id', 'plan_id', 'device_id', 'channel', 'seller', 'refund', 'n', 'total'])}
       from (
         select invoices.site_id as site_id, coalesce(invoices.plan_id, '') as plan_id,
           coalesce(invoices.first_device_id, '') as device_id,
-          payments.channel as channel, ${refundFlag} as refund, count(*) as n,
-          sum(payments.amount_tzs) as total
+          payments.channel as channel, coalesce(invoices.sold_by, '') as seller,
+          ${refundFlag} as refund, count(*) as n, sum(payments.amount_tzs) as total
         -- A cross join keeps SQLite reading payments by time first (PostgreSQL plans it as any join).
         from payments cross join invoices
         where invoices.id = payments.invoice_id and payments.paid_at >= b.lo and payments.paid_at < b.hi
           and invoices.site_id in (${sql.join(sites.length > 0 ? sites : [''])})
-        group by 1, 2, 3, 4, 5
+        group by 1, 2, 3, 4, 5, 6
       ) x
     ) as packed
     from b`,

@@ -495,6 +495,7 @@ const revenue: Builder = async (deps, scope) => {
   const channels = new Map<string, ReportRow>();
   const plans = new Map<string, Signed>();
   const routers = new Map<string, Signed>();
+  const sellers = new Map<string, ReportRow>();
   const zones = new Map(scope.sites.map((s) => [s.id, s.time]));
   const stretches = stretchesOf(scope);
   const sites = scope.sites.map((s) => s.id);
@@ -512,6 +513,7 @@ const revenue: Builder = async (deps, scope) => {
         planId = '',
         deviceId = '',
         channel = '',
+        seller = '',
         refundText,
         nText,
         totalText,
@@ -535,6 +537,7 @@ const revenue: Builder = async (deps, scope) => {
         add(c, 'revenue_tzs', total);
         tally(plans, planId, refund, n, total);
         tally(routers, deviceId, refund, n, total);
+        if (seller !== '') tallySeller(sellers, seller, channel, refund, n, total);
       }
     }
   };
@@ -567,9 +570,68 @@ const revenue: Builder = async (deps, scope) => {
       by_router: breakdown('device_id', byKey([...routers.values()]), (k) =>
         k === null ? '(never online)' : (devices.get(k) ?? k),
       ),
+      by_seller: await bySeller(deps, sellers),
     },
   };
 };
+
+/**
+ * by_seller (whether a cashier's cash adds up): per staff member who sold at the counter (the
+ * invoice's `sold_by`), their cash sales and the cash taken, the complimentary grants they gave,
+ * the refunds of their sales (netted: `revenue_tzs` is what their drawer should hold) and, should a
+ * sale of another channel carry a seller, its money in `revenue_tzs`. Vouchers and mobile money
+ * carry no seller: a code is redeemed by the guest, not sold at the counter by anyone the box knows.
+ */
+const SELLER_COLUMNS = ['cash_sales', 'cash_tzs', 'complimentary', 'refunds', 'refunds_tzs', 'revenue_tzs'];
+
+function tallySeller(
+  into: Map<string, ReportRow>,
+  seller: string,
+  channel: string,
+  refund: boolean,
+  n: number,
+  total: number,
+): void {
+  let row = into.get(seller);
+  if (!row) {
+    row = { seller, name: seller, email: null };
+    for (const c of SELLER_COLUMNS) row[c] = 0;
+    into.set(seller, row);
+  }
+  if (refund) {
+    add(row, 'refunds', n);
+    add(row, 'refunds_tzs', total);
+  } else if (channel === 'cash') {
+    add(row, 'cash_sales', n);
+    add(row, 'cash_tzs', total);
+  } else if (channel === 'complimentary') add(row, 'complimentary', n);
+  add(row, 'revenue_tzs', total);
+}
+
+/** The sellers' rows named (staff by their name and email; the CLI's `cli:<user>` as it is), most cash first. */
+async function bySeller(deps: Pick<WifiDeps, 'db'>, sellers: Map<string, ReportRow>): Promise<ReportTable> {
+  const ids = [...sellers.keys()];
+  const users =
+    ids.length === 0
+      ? []
+      : await deps.db
+          .selectFrom('users')
+          .where('id', 'in', ids)
+          .select(['id', 'email', 'display_name'])
+          .execute();
+  for (const u of users) {
+    const row = sellers.get(u.id);
+    if (!row) continue;
+    row.name = u.display_name === '' ? (u.email ?? u.id) : u.display_name;
+    row.email = u.email;
+  }
+  const rows = [...sellers.values()].sort(
+    (a, b) =>
+      (b.revenue_tzs as number) - (a.revenue_tzs as number) ||
+      String(a.seller).localeCompare(String(b.seller)),
+  );
+  return { columns: ['seller', 'name', 'email', ...SELLER_COLUMNS], rows };
+}
 
 const FUNNEL_STATUSES = ['paid', 'failed', 'expired', 'pending'] as const;
 

@@ -21,7 +21,7 @@ export type SettleOutcome =
   /** Failure reported for an invoice that is no longer pending. */
   | { outcome: 'ignored'; invoice: InvoiceRow };
 
-type Deps = Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'log' | 'notifier' | 'config'>;
+type Deps = Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'log' | 'notifier' | 'config' | 'outcomes'>;
 
 /**
  * Applies a verified payment event in one transaction: record the event id (a repeat changes
@@ -51,6 +51,7 @@ export async function settlePayment(deps: Deps, event: PaymentEvent): Promise<Se
     },
     'payment event handled',
   );
+  if (result.outcome === 'paid' || result.outcome === 'failed') deps.outcomes?.add(result.outcome);
   if (result.outcome === 'paid') await sendCredentials(deps, result.invoice, result.grant, result.password);
   return result;
 }

@@ -3,7 +3,7 @@ import t from 'tap';
 import { addStaff } from '../../src/identity/index.js';
 import { startTestApp } from '../helpers/app.js';
 import { chromiumSkip, firstPage, launchBrowser, waitForCount } from '../helpers/browser.js';
-import { STAFF_PASSWORD } from '../helpers/staff.js';
+import { STAFF_PASSWORD, staffClient } from '../helpers/staff.js';
 import { aDevice, aLiveSession, aPaidPurchase, aPlan } from '../helpers/wifi.js';
 
 /**
@@ -93,5 +93,53 @@ t.test(
       'and kept there however narrow the column',
     );
     t.equal(await page.locator('#sessions .badge').first().textContent(), 'online');
+  },
+);
+
+t.test(
+  'the payments page says who sold at the counter and narrows the list to one seller',
+  { skip: chromiumSkip },
+  async (t) => {
+    const app = await startTestApp(t, { selfIssuer: true });
+    const plan = await aPlan(app.app, { name: 'Hour' });
+    await aPaidPurchase(app, plan, { phone: '0712345678' });
+    const asha = await staffClient(app, 'operator');
+    const ravi = await staffClient(app, 'operator');
+    for (const [who, amount] of [
+      [asha, 1000],
+      [ravi, 2000],
+      [asha, 3000],
+    ] as const) {
+      app.clock.advance('1m');
+      const sale = await who.post('/api/v1/admin/grants', {
+        plan_id: plan.id,
+        channel: 'cash',
+        amount_tzs: amount,
+      });
+      t.equal(sale.status, 201);
+    }
+    const owner = await staffClient(app, 'owner');
+    const context = await launchBrowser(t, { viewport: { width: 1440, height: 900 } });
+    await context.addCookies([
+      { name: 'admin_session', value: owner.cookies.get('admin_session') ?? '', url: app.base },
+    ]);
+    const page = await firstPage(context);
+    await page.goto(`${app.base}/admin/payments`);
+    await waitForCount(page, '#payments tbody tr', 4);
+    const soldBy = () => page.locator('#payments tbody td[data-label="Sold by"]').allTextContents();
+    t.same(
+      await soldBy(),
+      [asha.email, ravi.email, asha.email, ''],
+      'newest first; a mobile-money sale by nobody',
+    );
+    await page.getByLabel('Sold by (email or cli:user)').fill(asha.email);
+    await page.getByRole('button', { name: 'Show' }).click();
+    await waitForCount(page, '#payments tbody tr', 2);
+    t.same(await soldBy(), [asha.email, asha.email]);
+    t.match(
+      await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href'),
+      `seller=${encodeURIComponent(asha.email)}`,
+      'the export is of the same list',
+    );
   },
 );

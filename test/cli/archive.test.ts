@@ -1,6 +1,6 @@
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 
 /** `plans|devices archive|unarchive|delete` (docs/decisions/0037-archive.md) through bin/hotspot-ctl. */
 
@@ -8,7 +8,7 @@ const json = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
 const ids = (stdout: string) => (JSON.parse(stdout) as { id: string }[]).map((r) => r.id);
 
 t.test('plans archive, list --archived, unarchive (still off sale), delete', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const cli = (...args: string[]) => runCli([...args, '--json'], env);
   const added = await cli('plans', 'add', '--name', 'Day', '--price', '3000', '--duration', '1d');
   const id = String(json(added.stdout).id);
@@ -36,7 +36,7 @@ t.test('plans archive, list --archived, unarchive (still off sale), delete', asy
 });
 
 t.test('devices archive, unarchive and delete', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const cli = (...args: string[]) => runCli([...args, '--json'], env);
   const added = await cli(
     'devices',

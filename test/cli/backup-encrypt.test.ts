@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/lib/log.js';
 import { deviceByNasId } from '../../src/wifi/index.js';
-import { BIN, cliEnv, runCli } from '../helpers/cli.js';
+import { BIN, boxEnv, cliEnv, runCli } from '../helpers/cli.js';
 import { Terminal } from '../helpers/tty.js';
 import { onPostgres } from '../helpers/store.js';
 
@@ -24,7 +24,7 @@ t.test(
   async (t) => {
     const root = t.testdir();
     const first = path.join(root, 'first');
-    const envA = cliEnv(first);
+    const envA = await boxEnv(first);
     const plan = await runCli(
       ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'],
       envA,
@@ -115,7 +115,7 @@ t.test(
   { skip: onPostgres ? 'backup is SQLite-only' : false },
   async (t) => {
     const root = t.testdir();
-    const env = { ...cliEnv(path.join(root, 'first')), TERM: 'xterm-256color' };
+    const env = { ...(await boxEnv(path.join(root, 'first'))), TERM: 'xterm-256color' };
     const plan = await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h'], env);
     t.equal(plan.code, 0, plan.stderr);
     const file = path.join(root, 'venue.backup');

@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/lib/log.js';
 import { deviceByNasId } from '../../src/wifi/index.js';
-import { cliEnv, runCli, startCli } from '../helpers/cli.js';
+import { boxEnv, cliEnv, runCli, startCli } from '../helpers/cli.js';
 import { onPostgres } from '../helpers/store.js';
 
 const DEVICE = [
@@ -26,7 +26,7 @@ if (onPostgres) {
     async (t) => {
       const root = t.testdir();
       const dataDir = path.join(root, 'data');
-      const env = cliEnv(dataDir);
+      const env = await boxEnv(dataDir);
       const plan = await runCli(
         ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'],
         env,

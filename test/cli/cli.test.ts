@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { DATABASE_FILE } from '../../src/db/index.js';
+import { boxEnv, cliEnv, dataDirFiles, runCli } from '../helpers/cli.js';
+import { onPostgres } from '../helpers/store.js';
 
 t.test('--help and --version exit 0; usage errors exit 2', async (t) => {
   const env = cliEnv(t.testdir());
@@ -74,10 +76,12 @@ t.test('migrate applies migrations once and reports them as JSON on stdout only'
   const env = cliEnv(path.join(t.testdir(), 'data'));
   const first = await runCli(['migrate', '--json'], env);
   t.equal(first.code, 0, first.stderr);
-  const doc = JSON.parse(first.stdout) as { applied: string[] };
+  const doc = JSON.parse(first.stdout) as { applied: string[]; snapshot: boolean };
   t.ok(doc.applied.includes('0001_init'));
+  // A new SQLite database comes from the bundle's schema snapshot (test/db/schema-snapshot.test.ts).
+  t.equal(doc.snapshot, !onPostgres);
   const second = await runCli(['--json', 'migrate'], env);
-  t.same(JSON.parse(second.stdout), { applied: [] });
+  t.same(JSON.parse(second.stdout), { applied: [], snapshot: false });
   const human = await runCli(['migrate'], env);
   t.equal(human.stdout, 'database is up to date\n');
 });
@@ -85,6 +89,20 @@ t.test('migrate applies migrations once and reports them as JSON on stdout only'
 t.test('status reports the daemon, the database and the secrets without printing them', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
   const env = cliEnv(dataDir, { HTTP_PORT: '1' });
+  const none = await runCli(['status', '--json'], env);
+  t.same(
+    [none.code, none.stdout, none.stderr],
+    [
+      1,
+      '',
+      `error: no hotspot-ctl data in ${dataDir} (is HOTSPOT_DATA_DIR right?); run hotspot-ctl setup or start the daemon once to create it\n`,
+    ],
+    'no box there: status refuses',
+  );
+  t.same(dataDirFiles(dataDir), [], 'and creates nothing');
+  // A box whose database is not migrated yet (an empty database file).
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(path.join(dataDir, DATABASE_FILE), '');
   const res = await runCli(['status', '--json'], env);
   t.equal(res.code, 0, res.stderr);
   const doc = JSON.parse(res.stdout) as Record<string, Record<string, unknown>>;
@@ -119,7 +137,7 @@ t.test('status reports the daemon, the database and the secrets without printing
 });
 
 t.test('status warns that the sandbox with autopay gives Wi-Fi away', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'), { HTTP_PORT: '1', SANDBOX_AUTOPAY_SECONDS: '10' });
+  const env = await boxEnv(path.join(t.testdir(), 'data'), { HTTP_PORT: '1', SANDBOX_AUTOPAY_SECONDS: '10' });
   const warning =
     'WARNING: the sandbox payment provider pays every purchase by itself after 10 s (SANDBOX_AUTOPAY_SECONDS): Wi-Fi is given away free. For a real venue set PAYMENT_PROVIDER (selcom or azampay) and SANDBOX_AUTOPAY_SECONDS=0';
   const human = await runCli(['status'], env);

@@ -1,7 +1,7 @@
-import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, runCli, startCli } from '../helpers/cli.js';
+import { cliEnv, dataDirFiles, runCli, startCli } from '../helpers/cli.js';
 import { onPostgres } from '../helpers/store.js';
 
 const LISTENING = /HTTP on 127\.0\.0\.1:(\d+)/;
@@ -83,3 +83,60 @@ if (!onPostgres) {
     t.equal(modeOf(db), 0o600, 'a 0644 database is tightened when it is opened');
   });
 }
+
+t.test(
+  'a mistyped HOTSPOT_DATA_DIR: every command but those that make a box refuses it and creates nothing',
+  async (t) => {
+    const root = t.testdir();
+    const typo = path.join(root, 'dta');
+    // The store of another directory on PostgreSQL: the typo must not reach it either.
+    const env = { ...cliEnv(path.join(root, 'data')), HOTSPOT_DATA_DIR: typo };
+    const line = `error: no hotspot-ctl data in ${typo} (is HOTSPOT_DATA_DIR right?); run hotspot-ctl setup or start the daemon once to create it\n`;
+    const commands = [
+      ['status'],
+      ['doctor'],
+      ['doctor', '--json'],
+      ['keys', 'list'],
+      ['plans', 'list'],
+      ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h'],
+      ['devices', 'list'],
+      ['staff', 'list'],
+      ['outbox'],
+      ['backup', path.join(root, 'venue.backup')],
+      ['report', 'revenue'],
+    ];
+    for (const args of commands) {
+      const res = await runCli(args, env);
+      t.same([res.code, res.stdout, res.stderr], [1, '', line], args.join(' '));
+    }
+    t.notOk(existsSync(typo), 'the directory was not created');
+    t.notOk(existsSync(path.join(root, 'venue.backup')), 'nor the backup');
+
+    // An empty directory (made by hand, or by the package) is no box either, and stays empty.
+    mkdirSync(typo);
+    t.same(await runCli(['status'], env), { code: 1, stdout: '', stderr: line });
+    t.same(readdirSync(typo), [], 'still empty');
+
+    // So the daemon, which does make the box, still says loudly that it is a new one.
+    const daemon = startCli(['serve'], env);
+    t.teardown(() => daemon.child.kill('SIGKILL'));
+    await daemon.waitFor(LISTENING);
+    t.match(daemon.stderr, `NEW DATA DIRECTORY: ${typo} held no hotspot-ctl data`);
+    daemon.child.kill('SIGTERM');
+    t.equal(await daemon.exited, 0);
+    t.ok(dataDirFiles(typo).includes('secrets.env'), 'serve made the box');
+    const status = await runCli(['status'], env);
+    t.equal(status.code, 0, status.stderr);
+  },
+);
+
+t.test('migrate makes a box, and then every command works on it', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = cliEnv(dataDir);
+  t.equal((await runCli(['plans', 'list'], env)).code, 1, 'no box yet');
+  const made = await runCli(['migrate'], env);
+  t.equal(made.code, 0, made.stderr);
+  t.ok(dataDirFiles(dataDir).includes('secrets.env'));
+  const listed = await runCli(['plans', 'list', '--json'], env);
+  t.same([listed.code, listed.stdout], [0, '[]\n'], listed.stderr);
+});

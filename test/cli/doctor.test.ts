@@ -1,5 +1,5 @@
 import { createSocket } from 'node:dgram';
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,7 +7,8 @@ import t, { type Test } from 'tap';
 import { DATABASE_FILE } from '../../src/db/index.js';
 import { freePort, freeUdpPorts } from '../helpers/app.js';
 import { AZAMPAY_APP, startAzamPayFake } from '../helpers/azampay-fake.js';
-import { fakeSmsGateway } from '../helpers/sms-gateway.js';
+import { attrText, CoaListener, type Answer } from '../helpers/coa-listener.js';
+import { fakeGateway, fakeSmsGateway } from '../helpers/sms-gateway.js';
 import { cliEnv, runCli, startCli } from '../helpers/cli.js';
 import { onPostgres, unwatchedDb } from '../helpers/store.js';
 
@@ -29,6 +30,26 @@ const DEVICE = [
   ...['--network', '10.1.0.0/24', '--uam-server', 'http://10.1.0.10:8080/portal'],
   ...['--nas-id', 'lobby-01', '--client-ip', '10.1.0.1'],
 ];
+
+const ROUTER_SECRET = 'lobby-router-secret-0123456789';
+
+/**
+ * A router's CoA port on loopback (test/helpers/coa-listener.ts, written from RFC 5176), answering
+ * as told; DEVICE's settings with its address, port and secret.
+ */
+async function coaRouter(t: Test, answer: Answer) {
+  const listener = new CoaListener(ROUTER_SECRET, () => answer);
+  const port = await listener.listen();
+  t.teardown(() => listener.close());
+  const device = [
+    ...DEVICE.slice(0, DEVICE.indexOf('--client-ip')),
+    ...['--client-ip', '127.0.0.1', '--coa-port', String(port), '--secret', ROUTER_SECRET],
+  ];
+  return { listener, port, device };
+}
+
+/** Error-Cause 503 (RFC 5176 §3.5): what a router says of a session it does not have. */
+const NO_SUCH_SESSION = 503;
 
 /** A migrated data directory with its own HTTP port (nothing listens on it) and PUBLIC_BASE_URL on it. */
 async function venue(
@@ -99,7 +120,8 @@ t.test('everything fine: all ok, exit 0, one line per check', async (t) => {
     RADIUS_AUTH_PORT: String(auth),
     RADIUS_ACCT_PORT: String(acct),
   });
-  t.equal((await runCli(['devices', 'add', ...DEVICE], env)).code, 0);
+  const router = await coaRouter(t, { nak: NO_SUCH_SESSION });
+  t.equal((await runCli(['devices', 'add', ...router.device], env)).code, 0);
   const now = new Date();
   await heardAt(dataDir, now.toISOString());
   if (onPostgres) backupAt(dataDir, now);
@@ -152,8 +174,21 @@ t.test('everything fine: all ok, exit 0, one line per check', async (t) => {
   });
   t.match(check('router Lobby AP'), {
     status: 'ok',
-    detail: /^last RADIUS packet \d+ s ago; CoA 10\.1\.0\.1:3799 not probed$/,
+    detail: new RegExp(
+      `^last RADIUS packet \\d+ s ago; CoA 127\\.0\\.0\\.1:${String(router.port)} answers \\(NAK Session-Context-Not-Found\\)$`,
+    ),
   });
+  // The probe: a signed Disconnect-Request naming a made-up session and nothing a router could match.
+  const [probe] = router.listener.received;
+  t.ok(probe, 'the router got the probe');
+  t.equal(probe?.code, 40, 'a Disconnect-Request');
+  t.equal(probe?.authenticatorOk, true, "signed with the router's secret");
+  t.match(probe && attrText(probe, 44), /^hotspot-ctl-doctor-[0-9a-f]{16}$/, 'a made-up Acct-Session-Id');
+  t.same(
+    probe?.attributes.map((a) => a.type).filter((type) => type !== 80),
+    [44],
+    'no User-Name, Framed-IP-Address or other identifier: only the Acct-Session-Id',
+  );
   t.match(
     check('clock'),
     { detail: /^within 5 s of AzamPay/ },
@@ -332,62 +367,214 @@ t.test(
   },
 );
 
-t.test('routers: none, never heard, silent past the online window (the injected clock), heard', async (t) => {
+t.test(
+  'routers: none, never heard, silent past the online window (the injected clock), heard, DOWN',
+  async (t) => {
+    const { env, dataDir } = await venue(t);
+    const none = await doctor(env);
+    t.match(none.check('routers'), {
+      status: 'warn',
+      detail: /no router registered/,
+      fix: 'register each router: hotspot-ctl devices add … (README: Register a router)',
+    });
+    t.match(
+      readFileSync(new URL('../../README.md', import.meta.url), 'utf8'),
+      /^\*\*Register a router\.\*\*/m,
+      'the fix names a section the README has',
+    );
+
+    const router = await coaRouter(t, { nak: NO_SUCH_SESSION });
+    const coa = `CoA 127.0.0.1:${String(router.port)} answers (NAK Session-Context-Not-Found)`;
+    t.equal((await runCli(['devices', 'add', ...router.device], env)).code, 0);
+    t.match((await doctor(env)).check('router Lobby AP'), {
+      status: 'warn',
+      detail: `never sent a RADIUS packet; ${coa}`,
+      fix: /lobby-01/,
+    });
+
+    const heard = new Date('2026-03-02T10:00:00.000Z');
+    await heardAt(dataDir, heard.toISOString());
+    // 2.5 interim intervals of 300 s: 12.5 min.
+    t.match((await doctor(env, '--now', isoAfter(heard, 12 * 60))).check('router Lobby AP'), {
+      status: 'ok',
+      detail: `last RADIUS packet 12 min ago; ${coa}`,
+    });
+    const silent = await doctor(env, '--now', isoAfter(heard, 3 * 3600));
+    t.match(silent.check('router Lobby AP'), {
+      status: 'warn',
+      detail: `silent for 3 h (last RADIUS packet 2026-03-02T10:00:00.000Z); ${coa}`,
+    });
+    // Reported down by the router-down job (silent with guests on it): guests are cut off now, a
+    // failure, inside the online window too.
+    await heardAt(dataDir, heard.toISOString(), true);
+    const down = await doctor(env, '--now', isoAfter(heard, 12 * 60));
+    t.same(down.check('router Lobby AP'), {
+      name: 'router Lobby AP',
+      status: 'fail',
+      detail: `DOWN with guests on it: silent for 12 min (last RADIUS packet 2026-03-02T10:00:00.000Z); ${coa}`,
+      fix: 'bring lobby-01 back: check its power and uplink, then that it sends RADIUS here (hotspot-ctl devices router-config)',
+    });
+    t.equal(down.code, 1, 'a router down with guests on it fails doctor');
+    t.equal(down.report.ok, false);
+  },
+);
+
+t.test("a router's CoA port: ACK is ok, silence and a reply not signed with its secret warn", async (t) => {
   const { env, dataDir } = await venue(t);
-  t.match((await doctor(env)).check('routers'), { status: 'warn', detail: /no router registered/ });
-
-  t.equal((await runCli(['devices', 'add', ...DEVICE], env)).code, 0);
+  const now = new Date();
+  const acked = await coaRouter(t, { ack: true });
+  const added = await runCli(['devices', 'add', ...acked.device, '--json'], env);
+  t.equal(added.code, 0, added.stderr);
+  const id = (JSON.parse(added.stdout) as { id: string }).id;
+  await heardAt(dataDir, now.toISOString());
   t.match((await doctor(env)).check('router Lobby AP'), {
-    status: 'warn',
-    detail: 'never sent a RADIUS packet; CoA 10.1.0.1:3799 not probed',
-    fix: /lobby-01/,
-  });
-
-  const heard = new Date('2026-03-02T10:00:00.000Z');
-  await heardAt(dataDir, heard.toISOString());
-  // 2.5 interim intervals of 300 s: 12.5 min.
-  t.match((await doctor(env, '--now', isoAfter(heard, 12 * 60))).check('router Lobby AP'), {
     status: 'ok',
-    detail: 'last RADIUS packet 12 min ago; CoA 10.1.0.1:3799 not probed',
+    detail: new RegExp(`; CoA 127\\.0\\.0\\.1:${String(acked.port)} answers \\(ACK\\)$`),
   });
-  const silent = await doctor(env, '--now', isoAfter(heard, 3 * 3600));
+  t.equal(acked.listener.received.length, 1, 'one probe, answered at once');
+
+  const silentRouter = await coaRouter(t, 'silent');
+  t.equal((await runCli(['devices', 'update', id, '--coa-port', String(silentRouter.port)], env)).code, 0);
+  const silent = await doctor(env);
   t.match(silent.check('router Lobby AP'), {
     status: 'warn',
-    detail: 'silent for 3 h (last RADIUS packet 2026-03-02T10:00:00.000Z); CoA 10.1.0.1:3799 not probed',
+    detail: new RegExp(
+      `^last RADIUS packet \\d+ s ago; CoA 127\\.0\\.0\\.1:${String(silentRouter.port)} did not answer within 2 s: sessions cannot be cut or changed$`,
+    ),
+    fix: `let lobby-01 take CoA/Disconnect (RFC 5176) on UDP ${String(silentRouter.port)} from this box with its secret (hotspot-ctl devices router-config), and no firewall drop it`,
   });
-  // Reported down by the router-down job (silent with guests on it): said, inside the online window too.
-  await heardAt(dataDir, heard.toISOString(), true);
-  t.match((await doctor(env, '--now', isoAfter(heard, 12 * 60))).check('router Lobby AP'), {
+  t.equal(silentRouter.listener.received.length, 2, 'sent twice, a second apart, then given up');
+  t.equal(silent.code, 0, 'a warning: doctor still exits 0');
+
+  const forged = await coaRouter(t, { nak: NO_SUCH_SESSION, forged: 'authenticator' });
+  t.equal((await runCli(['devices', 'update', id, '--coa-port', String(forged.port)], env)).code, 0);
+  t.match((await doctor(env)).check('router Lobby AP'), {
     status: 'warn',
-    detail:
-      'DOWN with guests on it: silent for 12 min (last RADIUS packet 2026-03-02T10:00:00.000Z); CoA 10.1.0.1:3799 not probed',
+    detail: /answers, but not signed with this router's secret$/,
+    fix: 'set the same RADIUS secret on lobby-01 as here (hotspot-ctl devices router-config)',
   });
 });
 
-t.test('backups: none fails, fresh is ok, a few days old warns, a week old fails', async (t) => {
-  const { env, dataDir } = await venue(t);
-  const none = await doctor(env);
-  t.equal(none.code, 1);
-  t.same(none.check('backup'), {
-    name: 'backup',
-    status: 'fail',
-    detail: `no backup in ${path.join(dataDir, 'backups')}`,
-    fix: onPostgres
-      ? `back PostgreSQL up with pg_dump into ${path.join(dataDir, 'backups')} every night`
-      : 'enable the nightly backup: systemctl enable --now hotspot-ctl-backup.timer',
-  });
+t.test(
+  'backups: none on a fresh install warns, none after 2 days fails, fresh is ok, a few days old warns, a week old fails',
+  async (t) => {
+    const { env, dataDir } = await venue(t);
+    const dir = path.join(dataDir, 'backups');
+    const how = onPostgres
+      ? `back PostgreSQL up with pg_dump into ${dir} every night`
+      : 'enable the nightly backup: systemctl enable --now hotspot-ctl-backup.timer';
+    // The package enabled the timer, which has not fired yet: no failure for that.
+    const fresh = await doctor(env);
+    t.match(fresh.check('backup'), {
+      name: 'backup',
+      status: 'warn',
+      detail: /^no backup yet in .+ \(the database is \d+ s old; the nightly timer has not run\)$/,
+      fix: onPostgres
+        ? how
+        : `take the first one now: systemctl start hotspot-ctl-backup.service (or hotspot-ctl backup ${path.join(dir, 'hotspot-first.backup')})`,
+    });
+    t.match(fresh.check('backup')?.detail, `no backup yet in ${dir} (`);
+    t.equal(fresh.code, 0, 'a fresh install with nothing else wrong exits 0');
+    // Two days on (the injected clock), still none: the nightly backup does not run.
+    const late = await doctor(env, '--now', '+172900');
+    t.same(late.check('backup'), { name: 'backup', status: 'fail', detail: `no backup in ${dir}`, fix: how });
+    t.equal(late.code, 1);
 
-  const at = new Date('2026-03-02T03:00:00.000Z');
-  backupAt(dataDir, at);
-  t.match((await doctor(env, '--now', isoAfter(at, 3600))).check('backup'), {
-    status: 'ok',
-    detail: 'newest hotspot-20260101T000000Z.backup, 60 min old',
-  });
-  t.match((await doctor(env, '--now', isoAfter(at, 3 * 86400))).check('backup'), {
-    status: 'warn',
-    detail: /3 days old$/,
-  });
-  const old = await doctor(env, '--now', isoAfter(at, 8 * 86400));
-  t.match(old.check('backup'), { status: 'fail', detail: /8 days old$/ });
-  t.equal(old.code, 1);
-});
+    const at = new Date('2026-03-02T03:00:00.000Z');
+    backupAt(dataDir, at);
+    t.match((await doctor(env, '--now', isoAfter(at, 3600))).check('backup'), {
+      status: 'ok',
+      detail: 'newest hotspot-20260101T000000Z.backup, 60 min old',
+    });
+    t.match((await doctor(env, '--now', isoAfter(at, 3 * 86400))).check('backup'), {
+      status: 'warn',
+      detail: /3 days old$/,
+    });
+    const old = await doctor(env, '--now', isoAfter(at, 8 * 86400));
+    t.match(old.check('backup'), { status: 'fail', detail: /8 days old$/ });
+    t.equal(old.code, 1);
+  },
+);
+
+t.test(
+  "SMS gateways: Beem and Africa's Talking credentials checked with a GET that sends nothing",
+  async (t) => {
+    const { env } = await venue(t);
+    const beemKeys = { key: 'beem-key', secret: 'beem-secret' };
+    const beem = await fakeGateway(t, (seen) => {
+      const ok =
+        seen.headers.authorization === `Basic ${Buffer.from('beem-key:beem-secret').toString('base64')}`;
+      return ok
+        ? { status: 200, body: { data: { credit_bal: '120.0000' } } }
+        : { status: 401, body: { code: 120 } };
+    });
+    const beemEnv = (secret: string) => ({
+      ...env,
+      SMS_PROVIDER: 'beem',
+      BEEM_API_KEY: beemKeys.key,
+      BEEM_SECRET_KEY: secret,
+      BEEM_SMS_URL: `${beem.url}/v1/send`,
+      SMS_DELIVERY_TOKEN: 'dlr-token-0123456789abcdefghijklmnop',
+    });
+    t.match((await doctor(beemEnv(beemKeys.secret))).check('sms'), {
+      status: 'ok',
+      detail: 'beem gateway reachable, credentials accepted; delivery reports at /sms/delivery/<token>',
+    });
+    const refused = await doctor(beemEnv('wrong-secret'));
+    t.same(refused.check('sms'), {
+      name: 'sms',
+      status: 'fail',
+      detail: 'beem gateway refuses the credentials (HTTP 401)',
+      fix: 'check BEEM_API_KEY and BEEM_SECRET_KEY',
+    });
+    t.equal(refused.code, 1);
+    t.notMatch(refused.stdout, 'wrong-secret', 'no secret printed');
+    t.same(
+      beem.seen.map((r) => [r.path, r.body]),
+      [
+        ['/public/v1/vendors/balance', ''],
+        ['/public/v1/vendors/balance', ''],
+      ],
+      "the balance, on the send URL's host: nothing sent",
+    );
+
+    const at = await fakeGateway(t, (seen) =>
+      seen.headers.apikey === 'at-key'
+        ? { status: 200, body: { UserData: { balance: 'TZS 1000.0000' } } }
+        : { status: 401, body: 'The supplied authentication is invalid' },
+    );
+    const atEnv = (key: string) => ({
+      ...env,
+      SMS_PROVIDER: 'africastalking',
+      AFRICASTALKING_USERNAME: 'sandbox',
+      AFRICASTALKING_API_KEY: key,
+      AFRICASTALKING_SMS_URL: `${at.url}/version1/messaging`,
+    });
+    t.match((await doctor(atEnv('at-key'))).check('sms'), {
+      status: 'warn',
+      detail: /^africastalking gateway reachable, credentials accepted; no delivery reports/,
+    });
+    t.match((await doctor(atEnv('at-wrong'))).check('sms'), {
+      status: 'fail',
+      detail: 'africastalking gateway refuses the credentials (HTTP 401)',
+      fix: /^check AFRICASTALKING_USERNAME and AFRICASTALKING_API_KEY/,
+    });
+    t.same(
+      at.seen.map((r) => [r.path, r.body]),
+      [
+        ['/version1/user?username=sandbox', ''],
+        ['/version1/user?username=sandbox', ''],
+      ],
+    );
+
+    const closed = await freePort();
+    const unreachable = {
+      ...atEnv('at-key'),
+      AFRICASTALKING_SMS_URL: `http://127.0.0.1:${String(closed)}/version1/messaging`,
+    };
+    t.match((await doctor(unreachable)).check('sms'), {
+      status: 'fail',
+      detail: `africastalking gateway http://127.0.0.1:${String(closed)} unreachable (ECONNREFUSED)`,
+    });
+  },
+);

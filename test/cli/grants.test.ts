@@ -1,7 +1,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { readOutbox } from '../../src/notify/index.js';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 
 /** The counter tools at the CLI: grants issue|extend|revoke|list, invoices mark-paid|refund, audit list. */
 
@@ -10,7 +10,7 @@ const json = <T = Record<string, unknown>>(stdout: string) => JSON.parse(stdout)
 
 t.test('grants issue, extend, revoke and the audit trail from the CLI', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
-  const env = cliEnv(dataDir);
+  const env = await boxEnv(dataDir);
   const plan = json<{ id: string }>(
     (await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'], env))
       .stdout,
@@ -91,7 +91,7 @@ t.test('grants issue, extend, revoke and the audit trail from the CLI', async (t
 
 t.test('invoices mark-paid from the CLI settles the invoice with a by-hand payment', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
-  const env = cliEnv(dataDir);
+  const env = await boxEnv(dataDir);
   // A pending invoice needs the portal: the CLI has no purchase command, so the test uses the app.
   const { startTestApp } = await import('../helpers/app.js');
   const { aPlan, aPurchaseKey, postPurchase } = await import('../helpers/wifi.js');
@@ -117,7 +117,7 @@ t.test('invoices mark-paid from the CLI settles the invoice with a by-hand payme
 
 t.test('invoices refund from the CLI: a reason, by number, once; the access is revoked', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
-  const env = cliEnv(dataDir);
+  const env = await boxEnv(dataDir);
   const plan = json<{ id: string }>(
     (await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'], env))
       .stdout,

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 
 const json = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
 
 t.test('plans add, list and update with --json; durations and data limits with units', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const added = await runCli(
     [
       'plans',
@@ -82,7 +82,7 @@ t.test('plans add, list and update with --json; durations and data limits with u
 });
 
 t.test('plan errors: a bad value exits 1 with the domain message, a malformed flag exits 2', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const cheap = await runCli(['plans', 'add', '--name', 'x', '--price', '499', '--duration', '1h'], env);
   t.equal(cheap.code, 1);
   t.equal(cheap.stderr, 'error: price_tzs must be a whole number of at least 500\n');
@@ -125,7 +125,7 @@ const DEVICE = [
 t.test(
   'devices add prints the RADIUS secret once; list never shows it; rotate-secret replaces it',
   async (t) => {
-    const env = cliEnv(path.join(t.testdir(), 'data'));
+    const env = await boxEnv(path.join(t.testdir(), 'data'));
     const added = await runCli(['devices', 'add', ...DEVICE, '--uam-secret', 'chilli', '--json'], env);
     t.equal(added.code, 0, added.stderr);
     const device = json(added.stdout);
@@ -197,7 +197,7 @@ t.test(
   'devices add/update --global-secret: the router uses RADIUS_SECRET, which is never printed',
   async (t) => {
     const dataDir = path.join(t.testdir(), 'data');
-    const env = cliEnv(dataDir);
+    const env = await boxEnv(dataDir);
     const human = await runCli(['devices', 'add', ...DEVICE, '--global-secret'], env);
     t.equal(human.code, 0, human.stderr);
     t.match(human.stdout, /\nRADIUS secret: RADIUS_SECRET \(the global secret; enter it on the router\)\n$/);
@@ -228,7 +228,7 @@ t.test(
 );
 
 t.test('device errors: bad values exit 1, clashes exit 1, malformed flags exit 2', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const badMac = await runCli(
     ['devices', 'add', ...DEVICE.map((a) => (a === 'aa:bb:cc:dd:ee:01' ? 'not-a-mac' : a))],
     env,

@@ -6,7 +6,7 @@ import tls from 'node:tls';
 import t from 'tap';
 import { CODE, encodeRequest } from '../../src/radius/codec.js';
 import { freePort } from '../helpers/app.js';
-import { cliEnv, runCli, startCli } from '../helpers/cli.js';
+import { boxEnv, cliEnv, runCli, startCli } from '../helpers/cli.js';
 import { ReplyReader } from '../helpers/radsec.js';
 
 /**
@@ -33,7 +33,7 @@ t.test(
     const root = t.testdir();
     const dataDir = path.join(root, 'data');
     const out = path.join(root, 'out');
-    const env = cliEnv(dataDir);
+    const env = await boxEnv(dataDir);
     const id = json((await runCli(['devices', 'add', ...DEVICE, '--json'], env)).stdout).id ?? '';
 
     const first = await runCli(
@@ -92,7 +92,7 @@ t.test(
     const root = t.testdir();
     const dataDir = path.join(root, 'data');
     const port = await freePort();
-    const env = cliEnv(dataDir, { RADSEC_PORT: String(port), RADIUS_HOST: '127.0.0.1' });
+    const env = await boxEnv(dataDir, { RADSEC_PORT: String(port), RADIUS_HOST: '127.0.0.1' });
     const id = json((await runCli(['devices', 'add', ...DEVICE, '--json'], env)).stdout).id ?? '';
     const issued = json(
       (
@@ -138,7 +138,7 @@ t.test(
   async (t) => {
     const boxKey = 'xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=';
     const routerKey = 'HIgo9xNzJMWLKASShiTqIybxZ0U3wGLiUeJ1PKf8ykw=';
-    const env = cliEnv(path.join(t.testdir(), 'data'), {
+    const env = await boxEnv(path.join(t.testdir(), 'data'), {
       RADIUS_AUTH_PORT: '1812',
       RADIUS_ACCT_PORT: '1813',
       WIREGUARD_ENDPOINT: '203.0.113.7:51820',

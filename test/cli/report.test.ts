@@ -1,6 +1,6 @@
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 
 /** `hotspot-ctl report`: the admin API's reports at the box, as a table, JSON and CSV. */
 
@@ -17,7 +17,7 @@ interface ReportDoc {
 
 t.test('report revenue as a table, JSON and CSV, and the refused ones', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
-  const env = cliEnv(dataDir);
+  const env = await boxEnv(dataDir);
   const plan = JSON.parse(
     (await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'], env))
       .stdout,
@@ -57,6 +57,12 @@ t.test('report revenue as a table, JSON and CSV, and the refused ones', async (t
   );
   const byPlan = await runCli(['report', 'revenue', '--csv', '--table', 'by_plan'], env);
   t.equal(byPlan.stdout, `plan_id,name,sales,refunds,revenue_tzs\r\n${plan.id},Hour,3,0,3500\r\n`);
+  // Whether the cash adds up: the CLI's counter sales are its OS user's (cli:<user>).
+  const bySeller = await runCli(['report', 'revenue', '--csv', '--table', 'by_seller'], env);
+  t.match(
+    bySeller.stdout,
+    /^seller,name,email,cash_sales,cash_tzs,complimentary,refunds,refunds_tzs,revenue_tzs\r\n(cli:[^,]+),\1,,2,3500,1,0,0,3500\r\n$/,
+  );
 
   const table = await runCli(['report', 'revenue', '--group', 'week'], env);
   t.equal(table.code, 0, table.stderr);

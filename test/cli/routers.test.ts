@@ -3,7 +3,7 @@ import path from 'node:path';
 import t from 'tap';
 import Database from 'better-sqlite3';
 import { DATABASE_FILE } from '../../src/db/index.js';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, cliEnv, runCli } from '../helpers/cli.js';
 import { unwatchedDb } from '../helpers/store.js';
 
 /** The CLI of issue 17: plan speeds and the generated router set-up. */
@@ -11,7 +11,7 @@ import { unwatchedDb } from '../helpers/store.js';
 const json = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
 
 t.test('plans take --download/--upload with k, M and G (1M = 1000k); none clears them', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const added = await runCli(
     [
       'plans',
@@ -96,7 +96,7 @@ t.test(
   async (t) => {
     const dataDir = path.join(t.testdir(), 'data');
     // The CLI reads the daemon's settings: its RADIUS ports are in the set-up (the CLI binds none).
-    const env = cliEnv(dataDir, { RADIUS_AUTH_PORT: '1812', RADIUS_ACCT_PORT: '1813' });
+    const env = await boxEnv(dataDir, { RADIUS_AUTH_PORT: '1812', RADIUS_ACCT_PORT: '1813' });
     const added = json((await runCli(['devices', 'add', ...DEVICE, '--json'], env)).stdout);
     const id = String(added.id);
     const secret = String(added.radius_secret);
@@ -167,7 +167,7 @@ t.test(
 
 t.test('devices list says whether each router is online and when it was last heard', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
-  const env = cliEnv(dataDir);
+  const env = await boxEnv(dataDir);
   await runCli(['devices', 'add', ...DEVICE], env);
   const [row] = JSON.parse((await runCli(['devices', 'list', '--json'], env)).stdout) as Record<
     string,

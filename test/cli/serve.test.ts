@@ -2,7 +2,7 @@ import path from 'node:path';
 import t from 'tap';
 import { Outbox } from '../../src/notify/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { BIN, cliEnv, runCli, startCli } from '../helpers/cli.js';
+import { BIN, boxEnv, cliEnv, runCli, startCli } from '../helpers/cli.js';
 
 /**
  * The long-running commands (serve, outbox --follow), apart from test/cli/cli.test.ts so neither
@@ -11,7 +11,7 @@ import { BIN, cliEnv, runCli, startCli } from '../helpers/cli.js';
 
 t.test('outbox lists spooled messages and --follow prints new ones as they arrive', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
-  const env = cliEnv(dataDir);
+  const env = await boxEnv(dataDir);
   t.same(JSON.parse((await runCli(['outbox', '--json'], env)).stdout), []);
   t.equal((await runCli(['outbox'], env)).stdout, 'the outbox is empty\n');
 

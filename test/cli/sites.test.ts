@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 
 /** `hotspot-ctl sites …`, and `--site` on plans, devices and staff (docs/decisions/0024-sites.md). */
 
@@ -12,7 +12,7 @@ const PNG =
 const parse = <T>(stdout: string) => JSON.parse(stdout) as T;
 
 t.test('a box starts with the default site, and lists say nothing of sites until a second one', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const listed = await runCli(['sites', 'list', '--json'], env);
   t.equal(listed.code, 0, listed.stderr);
   t.match(parse(listed.stdout), [{ id: 'default', slug: 'default', name: 'Default', time_zone: null }]);
@@ -26,7 +26,7 @@ t.test('a box starts with the default site, and lists say nothing of sites until
 
 t.test('sites add, update and list; plans, devices and staff take --site', async (t) => {
   const dir = t.testdir({ 'logo.png': Buffer.from(PNG, 'base64') });
-  const env = cliEnv(path.join(dir, 'data'));
+  const env = await boxEnv(path.join(dir, 'data'));
   const added = await runCli(
     [
       'sites',
@@ -159,7 +159,7 @@ t.test('sites add, update and list; plans, devices and staff take --site', async
 });
 
 t.test('refused --site values change nothing and say why', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const unknown = await runCli(
     ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--site', 'nowhere'],
     env,

@@ -2,13 +2,13 @@ import path from 'node:path';
 import t from 'tap';
 import { startTestApp } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 
 t.test(
   'staff add creates a verified account (password from stdin), list shows it, remove takes the role',
   async (t) => {
     const dataDir = path.join(t.testdir(), 'data');
-    const env = cliEnv(dataDir);
+    const env = await boxEnv(dataDir);
     const added = await runCli(
       ['staff', 'add', '--email', 'boss@venue.test', '--role', 'owner', '--json'],
       env,
@@ -50,7 +50,7 @@ t.test(
 );
 
 t.test('staff add refuses a bad role (usage, exit 2) and a short password (exit 1)', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const role = await runCli(
     ['staff', 'add', '--email', 'x@venue.test', '--role', 'king'],
     env,
@@ -65,7 +65,7 @@ t.test('staff add refuses a bad role (usage, exit 2) and a short password (exit 
 
 t.test('staff add --password takes the new account’s password from the flag, not stdin', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
-  const env = cliEnv(dataDir);
+  const env = await boxEnv(dataDir);
   // stdin is empty: had the command read it, the password would be "" and refused.
   const added = await runCli(
     [

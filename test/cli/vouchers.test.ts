@@ -1,7 +1,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 
 /** `hotspot-ctl vouchers …` and `plans … --remember-device` against the real binary. */
 
@@ -12,7 +12,7 @@ t.test(
   'vouchers create (with --csv), list, print from saved codes, export and revoke from the CLI',
   async (t) => {
     const dir = t.testdir();
-    const env = cliEnv(path.join(dir, 'data'));
+    const env = await boxEnv(path.join(dir, 'data'));
     const plan = json(
       (
         await runCli(

@@ -878,3 +878,23 @@ t.test(
     t.same(indexColumns(), ['id', 'site_id', 'plan_id', 'phone']);
   },
 );
+
+t.test('0045 makes the invoices report index carry sold_by, and undoes cleanly', async (t) => {
+  const { db, sqlite } = openDatabase(path.join(t.testdir(), 'seller.db'));
+  t.teardown(() => db.destroy());
+  t.error((await migratorBefore(db, '0045').migrateToLatest()).error);
+  const indexColumns = () =>
+    (
+      sqlite.prepare(`select name from pragma_index_info('invoices_id_report')`).all() as { name: string }[]
+    ).map((c) => c.name);
+  const before = ['id', 'site_id', 'plan_id', 'phone', 'first_device_id'];
+  t.same(indexColumns(), before);
+  const upTo0045 = migratorBefore(db, '0046');
+  t.same(
+    ((await upTo0045.migrateToLatest()).results ?? []).map((r) => [r.migrationName, r.status]),
+    [['0045_seller_report', 'Success']],
+  );
+  t.same(indexColumns(), [...before, 'sold_by'], 'revenue by seller reads it from the index');
+  t.error((await upTo0045.migrateDown()).error);
+  t.same(indexColumns(), before);
+});

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { storeEnv, workersEnv } from './store.js';
@@ -24,6 +25,26 @@ export function cliEnv(dataDir: string, extra: Record<string, string> = {}): Rec
     ...workersEnv(),
     ...extra,
   };
+}
+
+/**
+ * cliEnv for a box that exists, as after the daemon's first start: every command but serve,
+ * setup, migrate and restore refuses a data directory that holds none (config/index.ts). Made with
+ * `hotspot-ctl migrate`, as an operator could.
+ */
+export async function boxEnv(
+  dataDir: string,
+  extra: Record<string, string> = {},
+): Promise<Record<string, string>> {
+  const env = cliEnv(dataDir, extra);
+  const made = await runCli(['migrate'], env);
+  if (made.code !== 0) throw new Error(`hotspot-ctl migrate in ${dataDir} failed: ${made.stderr}`);
+  return env;
+}
+
+/** What a data directory holds, but the test store's marker (helpers/store.ts); [] when it is absent. */
+export function dataDirFiles(dataDir: string): string[] {
+  return existsSync(dataDir) ? readdirSync(dataDir).filter((name) => name !== '.test-store') : [];
 }
 
 /** Runs bin/hotspot-ctl to completion. */

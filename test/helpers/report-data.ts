@@ -15,8 +15,9 @@ import type { RadiusSessionsTable } from '../../src/db/tables/radius.js';
  * bench/reports.ts. Reports read rows; a year of sales in every channel and state, with refunds
  * and sessions on every router, cannot be made through the purchase flows in a test's time, so
  * these rows are written as the flows would leave them, from a seed. Refunds are negative payment
- * rows with event id `refund:<invoice id>`; while payments.invoice_id is unique they sit on
- * invoices of their own.
+ * rows with event id `refund:<invoice id>`: most on the sale's own invoice, later than the sale
+ * (as refunds.ts records them, the invoice marked refunded), some alone on an invoice whose sale
+ * fell before the data's start. Counter sales (cash, complimentary) carry a seller (`sold_by`).
  */
 
 /** mulberry32: small and seeded (the random data here and the money test's steps). */
@@ -47,6 +48,8 @@ export interface ReportWorld {
   codesPerBatch: number;
   /** The clock's now: voucher expiry is judged against it. */
   now: number;
+  /** Who sells at the counter (`invoices.sold_by` of cash and complimentary sales); none: null. */
+  sellers?: readonly string[];
 }
 
 export interface ReportRows {
@@ -150,6 +153,15 @@ export function reportRows(seed: number, world: ReportWorld): ReportRows {
     const id = `inv-${hex(seed, 4)}-${hex(i, 8)}`;
     const amount = channel === 'complimentary' ? 0 : plan.price_tzs;
     const paidAt = status === 'paid' ? Math.min(created + rnd.int(600_000), world.to - 1) : null;
+    const counter = channel === 'cash' || channel === 'complimentary';
+    const sellers = world.sellers ?? [];
+    // One sale in twelve that took money refunded (complimentary ones cannot be): mostly on its own
+    // invoice, a little later (maybe another day); one in four of those alone, its sale before the
+    // data's start.
+    const refund =
+      paidAt !== null && amount > 0 && rnd.int(12) === 0 ? (rnd.int(4) === 0 ? 'alone' : 'after') : null;
+    const refundedAt =
+      refund === 'after' && paidAt !== null ? Math.min(paidAt + rnd.int(3 * 86_400_000), world.to - 1) : null;
     out.invoices.push({
       id,
       number: `HS-${hex(i, 6)}-${hex(seed, 8).toUpperCase()}`,
@@ -168,29 +180,33 @@ export function reportRows(seed: number, world: ReportWorld): ReportRows {
       provider_reference: null,
       failure_reason: status === 'failed' ? 'declined' : null,
       created_at: iso(created),
-      updated_at: iso(paidAt ?? created),
+      updated_at: iso(refundedAt ?? paidAt ?? created),
       paid_at: paidAt === null ? null : iso(paidAt),
+      refunded_at:
+        refundedAt === null ? (refund === 'alone' ? iso(paidAt ?? created) : null) : iso(refundedAt),
       site_id: plan.site_id,
       channel,
-      sold_by: null,
+      sold_by: counter && sellers.length > 0 ? rnd.pick(sellers) : null,
       language: null,
       network: null,
     });
     if (paidAt === null) continue;
-    const refund = rnd.int(12) === 0;
-    out.payments.push({
-      id: `pay-${id}`,
-      invoice_id: id,
-      provider: channel === 'mobile_money' ? 'sandbox' : channel,
-      provider_reference: null,
-      // A refund: money given back for a sale of its own (see above), a negative row.
-      amount_tzs: refund ? -amount : amount,
-      kind: refund ? 'refund' : 'sale',
-      phone: null,
-      event_id: refund ? `refund:${id}` : `evt-${id}`,
-      paid_at: iso(paidAt),
-      channel,
-    });
+    const payment = (kind: 'sale' | 'refund', at: number) =>
+      out.payments.push({
+        id: `${kind === 'refund' ? 'ref' : 'pay'}-${id}`,
+        invoice_id: id,
+        provider: channel === 'mobile_money' ? 'sandbox' : channel,
+        provider_reference: null,
+        // A refund: the sale's money given back, a negative row of the same channel.
+        amount_tzs: kind === 'refund' ? -amount : amount,
+        kind,
+        phone: null,
+        event_id: kind === 'refund' ? `refund:${id}` : `evt-${id}`,
+        paid_at: iso(at),
+        channel,
+      });
+    if (refund !== 'alone') payment('sale', paidAt);
+    if (refund !== null) payment('refund', refundedAt ?? paidAt);
     if (refund || rnd.int(3) === 0) continue;
     const grantId = `grant-${id}`;
     out.grants.push({

@@ -59,3 +59,11 @@ export class Terminal {
     }
   }
 }
+
+/** Answers no to the first-run offer's three questions (src/cli/commands/setup-first-run.ts). */
+export async function declineFirstRun(term: Terminal): Promise<void> {
+  for (const question of [/owner account now/, /first plan now/, /first router now/]) {
+    await term.waitFor(question);
+    term.type('n');
+  }
+}

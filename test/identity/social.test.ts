@@ -3,7 +3,7 @@ import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/lib/clock.js';
 import { addSocialProvider } from '../../src/identity/index.js';
 import { freePort, startTestApp } from '../helpers/app.js';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 import { Client } from '../helpers/client.js';
 import { rawRequest } from '../helpers/http.js';
 import { lastCode, PASSWORD, registered, verifiedUser } from '../helpers/identity.js';
@@ -243,7 +243,7 @@ t.test(
 );
 
 t.test('hotspot-ctl social add/list/remove; the client secret is sealed, never printed', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'), { PUBLIC_BASE_URL: 'https://wifi.venue.example' });
+  const env = await boxEnv(path.join(t.testdir(), 'data'), { PUBLIC_BASE_URL: 'https://wifi.venue.example' });
   const added = await runCli(
     [
       'social',

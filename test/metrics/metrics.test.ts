@@ -5,7 +5,7 @@ import { cliEnv, runCli } from '../helpers/cli.js';
 import { watchRouters } from '../../src/wifi/index.js';
 import { acctRequest, aGuest, papRequest, quietRadiusApp, radclient } from '../helpers/radius.js';
 import { staffClient } from '../helpers/staff.js';
-import { aDevice } from '../helpers/wifi.js';
+import { aDevice, aPlan, postPurchase, postSandboxEvent, succeeded } from '../helpers/wifi.js';
 
 const FROM_AFAR = { 'X-Forwarded-For': '10.99.0.7' }; // believed: the tests' peer is loopback (TRUST_PROXY)
 
@@ -78,6 +78,76 @@ t.test(
     const seen = await scrape(app.base, { ...FROM_AFAR, Cookie: staff.cookieHeader() });
     t.equal(seen.status, 200, 'a signed-in staff member elsewhere gets them');
     t.equal(value(seen.families, 'hotspot_sessions_open'), 1);
+  },
+);
+
+t.test(
+  'hotspot_payments_total counts outcomes as they happen and never goes down; hotspot_job_runs_total counts runs',
+  async (t) => {
+    const app = await startTestApp(t, { env: { METRICS: 'on' } });
+    const outcomes = async () => {
+      const { families } = await scrape(app.base);
+      return {
+        paid: value(families, 'hotspot_payments_total', { outcome: 'paid' }),
+        failed: value(families, 'hotspot_payments_total', { outcome: 'failed' }),
+        expired: value(families, 'hotspot_payments_total', { outcome: 'expired' }),
+        expiredNow: value(families, 'hotspot_invoices', { status: 'expired' }) ?? 0,
+        expireRuns: value(families, 'hotspot_job_runs_total', { job: 'invoices.expire' }),
+        families,
+      };
+    };
+    const start = await outcomes();
+    t.same([start.paid, start.failed, start.expired], [0, 0, 0], 'every outcome from 0, before any happens');
+    t.match(
+      start.families.find((f) => f.name === 'hotspot_payments_total'),
+      { type: 'COUNTER', help: /by outcome: paid .*failed, expired \(this daemon's/ },
+    );
+    t.match(
+      start.families.find((f) => f.name === 'hotspot_job_runs_total'),
+      {
+        type: 'COUNTER',
+        help: /this daemon's/,
+      },
+    );
+    t.equal(start.expireRuns, undefined, 'no job has run yet');
+
+    const plan = await aPlan(app.app);
+    const buy = async () => {
+      const res = await postPurchase(app.base, { plan_id: plan.id, phone: '0712345678' });
+      if (!res.body.data) throw new Error(JSON.stringify(res.body));
+      return res.body.data;
+    };
+    const declined = await buy();
+    const abandoned = await buy();
+    const fail = await postSandboxEvent(app, {
+      id: 'evt_declined',
+      type: 'payment.failed',
+      data: { invoice_number: declined.invoice_number },
+    });
+    t.equal(fail.status, 200, fail.text);
+    t.match(await outcomes(), { paid: 0, failed: 1, expired: 0 });
+
+    app.clock.advance('16m');
+    await app.app.scheduler.trigger('invoices.expire');
+    t.match(await outcomes(), { paid: 0, failed: 1, expired: 1, expiredNow: 1, expireRuns: 1 });
+
+    // Both paid late (a success is honoured after a failure or the expiry): the statuses move
+    // on, the counters of what happened stay.
+    for (const invoice of [declined, abandoned]) {
+      const paid = await postSandboxEvent(app, succeeded(invoice.invoice_number, plan.price_tzs));
+      t.equal(paid.status, 200, paid.text);
+    }
+    await app.app.scheduler.trigger('invoices.expire');
+    t.match(await outcomes(), {
+      paid: 2,
+      failed: 1,
+      expired: 1,
+      expiredNow: 0,
+      expireRuns: 2,
+    });
+    // A repeated event changes nothing.
+    await postSandboxEvent(app, succeeded(abandoned.invoice_number, plan.price_tzs));
+    t.match(await outcomes(), { paid: 2 });
   },
 );
 

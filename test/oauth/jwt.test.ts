@@ -1,7 +1,8 @@
 import { createHmac, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { createLocalJWKSet, exportJWK, jwtVerify, SignJWT, type JWK } from 'jose';
+import { calculateJwkThumbprint, createLocalJWKSet, exportJWK, jwtVerify, SignJWT, type JWK } from 'jose';
 import t from 'tap';
 import { rememberedTokens, signJwt, verifyJwt, type VerifyOptions } from '../../src/oauth/jwt.js';
+import { publicJwk } from '../../src/oauth/keys.js';
 
 /*
  * The hot path's own RS256 (src/oauth/jwt.ts: node:crypto with a held KeyObject, the compact JWS
@@ -190,5 +191,23 @@ t.test(
     }
     t.equal(rememberedTokens(), 2048, 'at most 2048 remembered');
     t.same(verifyJwt(token, options()), claims, 'still verifies after being forgotten');
+  },
+);
+
+t.test(
+  "a signing key's public JWK and kid (RFC 7638 thumbprint) are jose's, from node:crypto alone",
+  async (t) => {
+    for (const { publicKey } of [a, b, keyPair('key-c')]) {
+      const { jwk, kid } = publicJwk(publicKey);
+      const theirs = await exportJWK(publicKey);
+      t.same(
+        jwk,
+        { kty: theirs.kty, n: theirs.n, e: theirs.e },
+        'the same members and values as jose exports',
+      );
+      t.equal(kid, await calculateJwkThumbprint(theirs, 'sha256'), 'the same thumbprint as jose computes');
+    }
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey;
+    t.throws(() => publicJwk(ec), /RSA/, 'only RSA keys sign here');
   },
 );

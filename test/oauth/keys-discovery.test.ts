@@ -5,7 +5,7 @@ import t from 'tap';
 import { ManualClock } from '../../src/lib/clock.js';
 import { Keyring, makeKeyPair } from '../../src/oauth/index.js';
 import { startTestApp } from '../helpers/app.js';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, cliEnv, runCli } from '../helpers/cli.js';
 import { registered, verifiedUser } from '../helpers/identity.js';
 import { codeFlowTokens, consoleClient } from '../helpers/oauth.js';
 
@@ -124,7 +124,7 @@ t.test('app.ts schedules the signing-key retirement job every minute, and it for
 
 t.test('hotspot-ctl keys list and keys rotate --now', async (t) => {
   const dataDir = path.join(t.testdir(), 'data');
-  const env = cliEnv(dataDir);
+  const env = await boxEnv(dataDir);
   const listed = JSON.parse((await runCli(['keys', 'list', '--json'], env)).stdout) as {
     kid: string;
     state: string;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../../src/config/index.js';
 import { BIN, cliEnv, runCli } from '../helpers/cli.js';
-import { Terminal } from '../helpers/tty.js';
+import { declineFirstRun, Terminal } from '../helpers/tty.js';
 
 /** `hotspot-ctl setup` for AzamPay and a fallback order (docs/payments.md). */
 
@@ -101,10 +101,7 @@ t.test('setup on a terminal asks for a fallback provider and then for each oneâ€
     term.keys('Enter');
   }
   // The first-run offer (test/cli/setup-first-run.test.ts), declined here.
-  for (const question of [/owner account now/, /first plan now/, /first router now/]) {
-    await term.waitFor(question);
-    term.type('n');
-  }
+  await declineFirstRun(term);
   const screen = await term.waitFor(/EXIT=\d+/);
   t.match(screen, /EXIT=0/);
   t.match(screen, /register this callback URL with AzamPay: http:\/\/localhost:8080\/webhooks\/azampay\//);

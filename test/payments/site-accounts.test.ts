@@ -10,7 +10,7 @@ import {
   type AzamPayFake,
   type FakeApp,
 } from '../helpers/azampay-fake.js';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, runCli } from '../helpers/cli.js';
 import { rawRequest } from '../helpers/http.js';
 import { SELCOM_KEY, SELCOM_SECRET, selcomCallback, startSelcomFake } from '../helpers/selcom-fake.js';
 import { staffClient } from '../helpers/staff.js';
@@ -213,7 +213,7 @@ t.test("a site's own Selcom account signs its orders and verifies its callbacks"
 t.test(
   'hotspot-ctl sites update sets and drops a site account; the credentials are not printed',
   async (t) => {
-    const env = cliEnv(path.join(t.testdir(), 'data'));
+    const env = await boxEnv(path.join(t.testdir(), 'data'));
     t.equal((await runCli(['sites', 'add', '--slug', 'harbour', '--name', 'Harbour'], env)).code, 0);
     const flags = [
       '--azampay-app-name',

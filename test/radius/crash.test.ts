@@ -4,7 +4,7 @@ import radius from 'radius';
 import t, { type Test } from 'tap';
 import { openStore } from '../../src/db/index.js';
 import { freePort, freeUdpPorts } from '../helpers/app.js';
-import { cliEnv, runCli, startCli } from '../helpers/cli.js';
+import { boxEnv, runCli, startCli } from '../helpers/cli.js';
 import { aPurchaseKey, postPurchase } from '../helpers/wifi.js';
 
 /**
@@ -28,7 +28,7 @@ async function crashUnderLoad(
   const dataDir = path.join(t.testdir(), 'data');
   const [auth, acct] = await freeUdpPorts(2);
   const httpPort = await freePort();
-  const env = cliEnv(dataDir, {
+  const env = await boxEnv(dataDir, {
     HTTP_PORT: String(httpPort),
     RADIUS_HOST: '127.0.0.1',
     RADIUS_AUTH_PORT: String(auth),

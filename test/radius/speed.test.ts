@@ -5,7 +5,7 @@ import { sha256Hex } from '../../src/lib/crypto.js';
 import { findLiveForPurchase, revoke, type PlanRow } from '../../src/wifi/index.js';
 import { waitFor } from '../helpers/app.js';
 import { Client } from '../helpers/client.js';
-import { cliEnv, runCli } from '../helpers/cli.js';
+import { boxEnv, cliEnv, runCli } from '../helpers/cli.js';
 import { CoaListener, type Answer, type ReceivedRequest } from '../helpers/coa-listener.js';
 import { jsonRequest } from '../helpers/http.js';
 import {
@@ -344,7 +344,7 @@ t.test('the public plan list shows each speed only when the plan has one', async
 });
 
 t.test('plans add and update take --download/--upload in kbit/s or with k, M, G (1M = 1000k), and none', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const json = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
   const added = await runCli(
     ['plans', 'add', '--name', 'Fast', '--price', '1500', '--duration', '1h', '--download', '4M', '--upload', '1M', '--json'],
@@ -372,7 +372,7 @@ t.test('plans add and update take --download/--upload in kbit/s or with k, M, G 
 });
 
 t.test('a malformed --download is a usage error (exit 2); one out of range exits 1 with the domain message; nothing changes', async (t) => {
-  const env = cliEnv(path.join(t.testdir(), 'data'));
+  const env = await boxEnv(path.join(t.testdir(), 'data'));
   const added = await runCli(['plans', 'add', '--name', 'Fast', '--price', '1500', '--duration', '1h', '--json'], env);
   t.equal(added.code, 0, added.stderr);
   const { id } = JSON.parse(added.stdout) as { id: string };

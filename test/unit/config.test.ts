@@ -1,4 +1,4 @@
-import { readdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ConfigError, finalizeConfig, loadConfig, resolveConfig } from '../../src/config/index.js';
@@ -178,7 +178,7 @@ t.test(
   async (t) => {
     const root = t.testdir();
     const dataDir = path.join(root, 'data');
-    const first = resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE });
+    const first = resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE, create: true });
     t.equal(statSync(dataDir).mode & 0o777, 0o700, 'data directory is 0700');
     const file = path.join(dataDir, SECRETS_FILE);
     t.equal(statSync(file).mode & 0o777, 0o600, 'secrets file is 0600');
@@ -186,7 +186,7 @@ t.test(
     t.match(first.paymentWebhookSecret, /^[A-Za-z0-9_-]{43}$/);
     const before = readFileSync(file, 'utf8');
 
-    const second = resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE });
+    const second = resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE, create: true });
     t.equal(second.radiusSecret, first.radiusSecret);
     t.equal(second.paymentWebhookSecret, first.paymentWebhookSecret);
     t.equal(readFileSync(file, 'utf8'), before, 'not rewritten');
@@ -195,10 +195,36 @@ t.test(
       env: { HOTSPOT_DATA_DIR: dataDir, RADIUS_SECRET: 'from-env' },
       ...NO_FILE,
     });
+    t.equal(second.newDataDir, false, 'a box lives there now');
+    t.equal(first.newDataDir, true);
     t.equal(configured.radiusSecret, 'from-env');
     t.equal(configured.paymentWebhookSecret, first.paymentWebhookSecret);
   },
 );
+
+t.test('without create, a data directory that holds no box is refused and nothing is created', async (t) => {
+  const root = t.testdir({ empty: {}, stranger: { 'notes.txt': 'not ours' } });
+  for (const name of ['absent', 'empty', 'stranger']) {
+    const dataDir = path.join(root, name);
+    t.same(
+      problemsOf(() => resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE })),
+      [
+        `no hotspot-ctl data in ${dataDir} (is HOTSPOT_DATA_DIR right?); run hotspot-ctl setup or start the daemon once to create it`,
+      ],
+      name,
+    );
+  }
+  t.notOk(existsSync(path.join(root, 'absent')), 'the absent one stays absent');
+  t.same(readdirSync(path.join(root, 'empty')), [], 'the empty one stays empty');
+  t.same(readdirSync(path.join(root, 'stranger')), ['notes.txt']);
+  // Any one of the box's own files is a box (a restored database before its first start, say).
+  for (const file of ['secrets.env', 'vault.key', 'hotspot.db']) {
+    const dataDir = path.join(root, `with-${file}`);
+    mkdirSync(dataDir);
+    writeFileSync(path.join(dataDir, file), '');
+    t.equal(resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE }).newDataDir, false, file);
+  }
+});
 
 t.test('an existing data directory that is too open is tightened to 0700', async (t) => {
   const root = t.testdir({ data: {} });
@@ -206,14 +232,16 @@ t.test('an existing data directory that is too open is tightened to 0700', async
   writeFileSync(path.join(root, 'marker'), '');
   const { chmodSync } = await import('node:fs');
   chmodSync(dataDir, 0o755);
-  resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE });
+  resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE, create: true });
   t.equal(statSync(dataDir).mode & 0o777, 0o700);
 });
 
 t.test('a data directory that cannot be created names HOTSPOT_DATA_DIR', async (t) => {
   const root = t.testdir({ 'a-file': 'not a directory' });
   for (const dataDir of [path.join(root, 'a-file'), path.join(root, 'a-file', 'data')]) {
-    const problems = problemsOf(() => resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE }));
+    const problems = problemsOf(() =>
+      resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE, create: true }),
+    );
     t.equal(problems.length, 1);
     t.match(problems[0], new RegExp(`^HOTSPOT_DATA_DIR: cannot create or use ${dataDir}: E[A-Z]+$`));
   }
@@ -227,7 +255,7 @@ t.test(
     const dataDir = path.join(t.testdir({ data: {} }), 'data');
     chownSync(dataDir, 65534, 65534);
     t.same(
-      problemsOf(() => resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE })),
+      problemsOf(() => resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE, create: true })),
       [
         `HOTSPOT_DATA_DIR: ${dataDir} belongs to uid 65534; run hotspot-ctl as that user (sudo -u <user> hotspot-ctl …), not as root`,
       ],

@@ -94,3 +94,31 @@ t.test('a job added after start() is timed at once', async (t) => {
   scheduler.add({ name: 'late', cron: '30 4 * * *', run: () => undefined });
   t.same([scheduler.nextRun('late')?.getHours(), scheduler.nextRun('late')?.getMinutes()], [4, 30]);
 });
+
+t.test('runs and failures are counted per job where the job ran (GET /metrics)', async (t) => {
+  // A shared job's turn: taken here (true), by another daemon (false), or the lock itself fails.
+  const turns: (boolean | Error)[] = [true, false, new Error('database gone')];
+  const scheduler = new Scheduler(createLogger('silent'), async (_name, work) => {
+    const turn = turns.shift();
+    if (turn instanceof Error) throw turn;
+    if (turn === true) await work();
+    return turn ?? false;
+  });
+  t.teardown(() => scheduler.stop());
+  scheduler.add({
+    name: 'local',
+    cron: '0 3 * * *',
+    local: true,
+    run: () => Promise.reject(new Error('kaput')),
+  });
+  scheduler.add({ name: 'shared', cron: '0 3 * * *', run: () => undefined });
+  await scheduler.trigger('local');
+  await scheduler.trigger('local');
+  for (let i = 0; i < 3; i++) await scheduler.trigger('shared');
+  t.same(
+    Object.fromEntries(scheduler.runs),
+    { local: 2, shared: 2 },
+    "another daemon's turn is not a run here",
+  );
+  t.same(Object.fromEntries(scheduler.failures), { local: 2, shared: 1 }, 'never more failures than runs');
+});

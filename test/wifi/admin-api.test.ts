@@ -202,6 +202,8 @@ t.test('guests, invoices and payments: newest first, documented fields, at most 
     'refunded_at',
     'site_id',
     'sold_by',
+    // An addition (issue 21): who sold it at the counter, in words.
+    'sold_by_name',
     'status',
   ]);
   t.same(

@@ -129,6 +129,14 @@ t.test('bad list parameters are 422 with the parameter named, and change nothing
     ['/api/v1/admin/payments?kind=bitcoin', 'kind is not one this list knows'],
     ['/api/v1/admin/sessions?router=lobby', 'router must be a router id'],
     ['/api/v1/admin/invoices?plan=1', 'plan must be a plan id'],
+    [
+      `/api/v1/admin/payments?seller=${'x'.repeat(101)}`,
+      'seller must be a staff member’s email or id, or cli:<user>, at most 100 characters',
+    ],
+    [
+      '/api/v1/admin/sessions?seller=cli:ops',
+      'seller must be a staff member’s email or id, or cli:<user>, at most 100 characters',
+    ],
     ['/api/v1/admin/messages?format=xlsx', 'format must be csv or json'],
     [`/api/v1/admin/messages?q=${'x'.repeat(101)}`, 'q must be at most 100 characters'],
   ];
@@ -179,7 +187,7 @@ t.test('CSV: the filtered list as a download, by format=csv or Accept: text/csv'
   const lines = csv.text.split('\r\n');
   t.equal(
     lines[0],
-    'number,created_at,plan_name,phone,amount_tzs,status,provider,provider_reference,paid_at,failure_reason,channel,site_id',
+    'number,created_at,plan_name,phone,amount_tzs,status,provider,provider_reference,paid_at,failure_reason,channel,site_id,sold_by_name',
   );
   t.equal(
     lines.length,
@@ -301,4 +309,66 @@ t.test('CSV: the whole list, read a page at a time, however many pages', async (
       t.equal(paged.text, full.text, `${list} in pages of ${String(rows)}: every row once, in order`);
     }
   }
+});
+
+t.test('invoices and payments: who sold at the counter, as a field, a filter and a CSV column', async (t) => {
+  const app = await startTestApp(t);
+  const { hour, paid } = await records(app);
+  const asha = await staffClient(app, 'operator');
+  const ravi = await staffClient(app, 'operator');
+  const viewer = await staffClient(app, 'viewer');
+  const sale = async (client: Client, body: Record<string, unknown>) => {
+    app.clock.advance('1m');
+    const res = await client.post('/api/v1/admin/grants', { plan_id: hour.id, ...body });
+    t.equal(res.status, 201);
+    return res.body.data.invoice.number as string;
+  };
+  const ashaCash = await sale(asha, { channel: 'cash', amount_tzs: 1000 });
+  const ashaGift = await sale(asha, { channel: 'complimentary' });
+  const raviCash = await sale(ravi, { channel: 'cash', amount_tzs: 2000 });
+
+  type Listed = {
+    number?: string;
+    invoice_number?: string;
+    sold_by: string | null;
+    sold_by_name: string | null;
+  };
+  const listed = async (path: string) =>
+    ((await viewer.get(path)).body.data as Listed[]).map((r) => [
+      r.number ?? r.invoice_number,
+      r.sold_by_name,
+    ]);
+  const invoices = await viewer.get('/api/v1/admin/invoices');
+  t.match(invoices.body.data[0], { number: raviCash, sold_by_name: ravi.email, sold_by: /^[0-9a-f-]{36}$/ });
+  t.match(
+    (invoices.body.data as Listed[]).find((i) => i.number === paid[0]?.invoiceNumber),
+    { sold_by: null, sold_by_name: null },
+    'a mobile-money sale was sold by nobody at the counter',
+  );
+  t.same(
+    await listed(`/api/v1/admin/invoices?seller=${encodeURIComponent(asha.email.toUpperCase())}`),
+    [
+      [ashaGift, asha.email],
+      [ashaCash, asha.email],
+    ],
+    'by email, whatever its case',
+  );
+  const raviId = (invoices.body.data as Listed[])[0]?.sold_by ?? '';
+  t.same(await listed(`/api/v1/admin/payments?seller=${raviId}`), [[raviCash, ravi.email]], 'by id');
+  t.same(
+    await listed(`/api/v1/admin/payments?seller=${encodeURIComponent(asha.email)}&kind=cash`),
+    [[ashaCash, asha.email]],
+    'with the other filters',
+  );
+  t.same(await listed('/api/v1/admin/payments?seller=nobody@venue.test'), []);
+  const csv = await csvOf(
+    viewer,
+    `/api/v1/admin/payments?format=csv&seller=${encodeURIComponent(ravi.email)}`,
+  );
+  const [head, line] = csv.text.split('\r\n');
+  t.equal(
+    head,
+    'paid_at,invoice_number,amount_tzs,phone,provider,provider_reference,channel,site_id,sold_by_name',
+  );
+  t.match(line, new RegExp(`^[^,]+,${raviCash},2000,.*,cash,default,${ravi.email.replace(/\./g, '\\.')}$`));
 });

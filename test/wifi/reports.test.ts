@@ -1,7 +1,13 @@
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/lib/clock.js';
 import { wallClock } from '../../src/lib/time.js';
-import { REPORT_GROUPS, REPORT_NAMES, runReport, type Report } from '../../src/wifi/index.js';
+import {
+  addStaffForSites,
+  REPORT_GROUPS,
+  REPORT_NAMES,
+  runReport,
+  type Report,
+} from '../../src/wifi/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/client.js';
 import { insertReportRows, reportRows, type ReportRows } from '../helpers/report-data.js';
@@ -27,6 +33,8 @@ interface World {
   rows: ReportRows;
   zones: Map<string, string>;
   devicesSite: Map<string, string>;
+  /** Each seller's email (null for the CLI's `cli:<user>`), by sold_by. */
+  sellers: Map<string, string | null>;
   sites: { default: string; kolkata: string; london: string };
 }
 
@@ -77,7 +85,17 @@ async function world(t: Test): Promise<World> {
     '2026-06-30T18:30:00Z', // Kolkata 1 July 00:00
     '2026-06-30T23:00:00Z', // London 1 July 00:00
   ].map((s) => Date.parse(s));
+  // Two cashiers (one of one site only) and the CLI sell at the counter.
+  const cashier = async (email: string, sites: string[]) =>
+    (await addStaffForSites(app.app.deps, { email, role: 'operator', password: 'cashier password 1', sites }))
+      .staff.id;
+  const sellers = new Map<string, string | null>([
+    [await cashier('asha@venue.test', []), 'asha@venue.test'],
+    [await cashier('ravi@venue.test', [kolkata.id]), 'ravi@venue.test'],
+    ['cli:ops', null],
+  ]);
   const rows = reportRows(SEED, {
+    sellers: [...sellers.keys()],
     plans,
     devices,
     from: Date.parse('2025-12-20T00:00:00Z'),
@@ -95,6 +113,7 @@ async function world(t: Test): Promise<World> {
     rows,
     zones,
     devicesSite: new Map(devices.map((d) => [d.id, d.site_id])),
+    sellers,
     sites: { default: 'default', kolkata: kolkata.id, london: london.id },
   };
 }
@@ -206,9 +225,34 @@ function expected(w: World, name: string, ask: Ask): { rows: Row[]; tables: Reco
         return own[0]?.device_id ?? null;
       };
       const grantOf = new Map(w.rows.grants.map((g) => [g.invoice_id, g.id]));
+      const sellers = new Map<string, Row>();
+      for (const p of payments) {
+        const seller = inviteSite.get(p.invoice_id)?.sold_by ?? null;
+        if (seller === null) continue;
+        const r = sellers.get(seller) ?? {
+          key: seller,
+          email: w.sellers.get(seller) ?? null,
+          cash_sales: 0,
+          cash_tzs: 0,
+          complimentary: 0,
+          refunds: 0,
+          refunds_tzs: 0,
+          revenue_tzs: 0,
+        };
+        sellers.set(seller, r);
+        if (p.amount_tzs < 0) {
+          bump(r, 'refunds', 1);
+          bump(r, 'refunds_tzs', p.amount_tzs);
+        } else if (p.channel === 'cash') {
+          bump(r, 'cash_sales', 1);
+          bump(r, 'cash_tzs', p.amount_tzs);
+        } else if (p.channel === 'complimentary') bump(r, 'complimentary', 1);
+        bump(r, 'revenue_tzs', p.amount_tzs);
+      }
       return {
         rows: [...rows.values()],
         tables: {
+          by_seller: [...sellers.values()].sort((a, b) => String(a.key).localeCompare(String(b.key))),
           by_channel: by((p) => p.channel),
           by_plan: by((p) => inviteSite.get(p.invoice_id)?.plan_id ?? null),
           by_router: by((p) => firstRouter(grantOf.get(p.invoice_id))),
@@ -340,6 +384,12 @@ const sumOf = (rows: readonly Row[], column: string) => rows.reduce((n, r) => n 
 
 t.test('every report, group and site equals a direct computation over the same rows', async (t) => {
   const w = await world(t);
+  const sold = new Set(w.rows.payments.filter((p) => p.kind === 'sale').map((p) => p.invoice_id));
+  const refunds = w.rows.payments.filter((p) => p.kind === 'refund');
+  t.ok(
+    refunds.some((p) => sold.has(p.invoice_id)) && refunds.some((p) => !sold.has(p.invoice_id)),
+    'refunds on their sale’s own invoice and alone are in the data',
+  );
   const all = [w.sites.default, w.sites.kolkata, w.sites.london];
   const choices: { site?: string; sites: string[] }[] = [
     { sites: all },
@@ -364,6 +414,12 @@ t.test('every report, group and site equals a direct computation over the same r
         if (name === 'revenue') {
           t.same(keyed(report, 'by_plan', 'plan_id'), want.tables.by_plan, `${label}: by plan`);
           t.same(keyed(report, 'by_router', 'device_id'), want.tables.by_router, `${label}: by router`);
+          t.same(keyed(report, 'by_seller', 'seller'), want.tables.by_seller, `${label}: by seller`);
+          t.ok(
+            (want.tables.by_seller ?? []).some((r) => Number(r.refunds) > 0 && Number(r.cash_sales) > 0) ||
+              choice.site !== undefined,
+            `${label}: sellers with sales and refunds are in the data`,
+          );
           t.same(
             keyed(report, 'by_channel', 'channel').filter((r) => Number(r.sales) + Number(r.refunds) > 0),
             want.tables.by_channel,
@@ -473,6 +529,19 @@ t.test('over HTTP: roles, sites, masking, CSV and refused requests', async (t) =
   t.equal(byFormat.text, csv.text, '?format=csv is the same download');
   const routers = await csvOf(w, owner, `/api/v1/admin/reports/usage?${q}&format=csv&table=by_router`);
   t.equal(routers.text.split('\r\n')[0], 'device_id,name,sessions,download_bytes,upload_bytes,bytes');
+  const sellers = await csvOf(w, owner, `/api/v1/admin/reports/revenue?${q}&format=csv&table=by_seller`);
+  const [sellerHead, ...sellerLines] = sellers.text.trimEnd().split('\r\n');
+  t.equal(sellerHead, 'seller,name,email,cash_sales,cash_tzs,complimentary,refunds,refunds_tzs,revenue_tzs');
+  t.same(
+    sellerLines.map((l) => l.split(',')[2]).sort(),
+    [...w.sellers.values()].map((e) => e ?? '').sort(),
+    'every seller, a cashier by email, the CLI by its name',
+  );
+  t.same(
+    scoped.body.data.tables.by_seller,
+    ownerKolkata.body.data.tables.by_seller,
+    'staff of one site see only the counter sales of that site',
+  );
 
   const before = await wifiRows(w.app.app.deps.db);
   const refused: [string, number, string][] = [

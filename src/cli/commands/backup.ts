@@ -105,7 +105,7 @@ export function registerBackup(program: Command): void {
       `an encrypted backup's passphrase, the first line of FILE (or ${PASSPHRASE_ENV}, or asked on a terminal)`,
     )
     .action(async (file: string, flags: { force?: boolean; passphraseFile?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+      const ctx = contextOf(cmd, { createsBox: true });
       const config = ctx.dataConfig(); // a broken provider setting never stops a backup or a restore
       const { dataDir } = config;
       if (config.databaseUrl) throw backupErrors.postgres();

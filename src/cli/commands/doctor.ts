@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Config } from '../../config/index.js';
-import { dataDirHeld, migrationState } from '../../db/index.js';
+import { databaseCreatedAt, dataDirHeld, migrationState } from '../../db/index.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { listAllDevices } from '../../wifi/index.js';
 import { contextOf, withApp, type CliContext } from '../context.js';
@@ -51,14 +51,15 @@ const parseNow = (raw: string): NowFlag => {
 };
 
 /**
- * The database's line and the routers' (read from it). A database that does not open, or does not
- * answer in time, is a failed line; the routers then go unread, and say so.
+ * The database's line and the routers' (read from it, their CoA ports probed), and when the
+ * database was created (the backup check forgives a fresh install). A database that does not
+ * open, or does not answer in time, is a failed line; the routers then go unread, and say so.
  */
 async function storeChecks(
   ctx: CliContext,
   config: Config,
   clock: Clock,
-): Promise<{ database: Check; routers: Check[] }> {
+): Promise<{ database: Check; routers: Check[]; createdAt: Date | null }> {
   try {
     return await withinTime(
       withApp(
@@ -66,9 +67,11 @@ async function storeChecks(
         async (app) => {
           const state = await migrationState(app.deps.db);
           const database = databaseOpened(config, state);
+          const createdAt = await databaseCreatedAt(app.deps.db);
           if (state.pending.length > 0)
             return {
               database,
+              createdAt,
               routers: [
                 {
                   name: 'routers',
@@ -78,7 +81,17 @@ async function storeChecks(
                 },
               ],
             };
-          return { database, routers: routerChecks(config, await listAllDevices(app.deps), clock.now()) };
+          // A probe that throws (the router's secret unreadable) leaves its port "not probed".
+          const routers = await routerChecks(config, await listAllDevices(app.deps), clock.now(), (d) =>
+            Promise.resolve(
+              app.deps.coa.probe?.({
+                nasId: d.radius_nas_id,
+                clientIp: d.radius_client_ip,
+                coaPort: d.coa_port,
+              }),
+            ).catch(() => undefined),
+          );
+          return { database, createdAt, routers };
         },
         { migrate: false, clock },
       ),
@@ -87,6 +100,7 @@ async function storeChecks(
   } catch (err) {
     return {
       database: databaseFailed(config, err),
+      createdAt: null,
       routers: [
         {
           name: 'routers',
@@ -172,7 +186,7 @@ export function registerDoctor(program: Command): void {
         store.database,
         ...store.routers,
         diskCheck(config.dataDir),
-        backupCheck(config, clock.now()),
+        backupCheck(config, clock.now(), store.createdAt),
       ];
       const healthy = checks.every((c) => c.status !== 'fail');
       ctx.out.result({ checks, ok: healthy }, () => render(checks));

@@ -25,7 +25,7 @@ export function registerServe(program: Command): void {
     .command('serve')
     .description('Run the daemon: HTTP (both APIs and the pages), RADIUS and the scheduled jobs')
     .action(async (_opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
+      const ctx = contextOf(cmd, { createsBox: true });
       const config = ctx.config();
       // Before anything touches the data: a second daemon (or one started during a restore)
       // refuses here. Held until the process ends; the kernel lets go if it is killed.

@@ -50,13 +50,27 @@ export function foreignOwner(dataDir: string): { uid: number; gid: number } | nu
 }
 
 export function firstRunAs(owner: { uid: number; gid: number }, configFile: string): Promise<number> {
+  return runAs(owner, configFile, ['setup', '--first-run'], 'inherit');
+}
+
+/**
+ * This program with `--config configFile` and `args`, as `owner` (null: as this user), on this
+ * terminal (`inherit`) or with only its errors shown (`quiet`); resolves with its exit code.
+ */
+export function runAs(
+  owner: { uid: number; gid: number } | null,
+  configFile: string,
+  args: readonly string[],
+  stdio: 'inherit' | 'quiet',
+): Promise<number> {
   const script = process.argv[1] ?? '';
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...process.execArgv, script, '--config', configFile, 'setup', '--first-run'],
-      { ...owner, stdio: 'inherit', cwd: '/', env: { ...processEnv() } },
-    );
+    const child = spawn(process.execPath, [...process.execArgv, script, '--config', configFile, ...args], {
+      ...(owner ?? {}),
+      stdio: stdio === 'inherit' ? 'inherit' : ['ignore', 'ignore', 'inherit'],
+      cwd: owner === null ? process.cwd() : '/',
+      env: { ...processEnv() },
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? 1));
   });

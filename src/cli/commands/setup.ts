@@ -1,10 +1,12 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import {
   ConfigError,
   DEFAULT_CONFIG_FILE,
   checkValues,
+  holdsBox,
   processEnv,
   readEnvFile,
   settingList,
@@ -18,7 +20,8 @@ import { writeSecretFile } from '../../lib/secret-file.js';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { prompts } from '../prompts.js';
 import { formatRecord } from '../output.js';
-import { firstRunAs, foreignOwner, offerFirstRun } from './setup-first-run.js';
+import { startProblems } from '../start-checks.js';
+import { firstRunAs, foreignOwner, offerFirstRun, runAs } from './setup-first-run.js';
 
 /**
  * `hotspot-ctl setup`: writes the env file (--config FILE, default /etc/hotspot-ctl/hotspot.env)
@@ -195,6 +198,7 @@ export function registerSetup(program: Command): void {
       'Write the env file: ask for the main settings, or take them from --set with --non-interactive',
     )
     .option('--non-interactive', 'ask nothing: apply the --set values to the file')
+    .option('--no-restart', 'with --non-interactive: leave a running hotspot-ctl service as it is')
     .option(
       '--first-run',
       'write nothing: only offer what the box lacks (owner account, first plan, first router)',
@@ -205,58 +209,145 @@ export function registerSetup(program: Command): void {
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
-    .action(async (flags: { nonInteractive?: boolean; firstRun?: boolean; set: string[] }, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const file = cmd.optsWithGlobals<GlobalOptions>().config ?? DEFAULT_CONFIG_FILE;
-      const problems: string[] = [];
-      const existing: Values = existsSync(file) ? readEnvFile({ env: {}, configFile: file }, problems) : {};
-      if (problems.length > 0) throw new Error(problems.join('; '));
-      const values: Values = { ...existing };
-      Object.assign(values, parseAssignments(flags.set));
-      const interactive = flags.nonInteractive !== true;
-      if (interactive && !process.stdin.isTTY)
-        throw new Error(
-          'setup asks questions on a terminal; for scripts use --non-interactive --set NAME=VALUE',
+    .action(
+      async (
+        flags: { nonInteractive?: boolean; firstRun?: boolean; restart: boolean; set: string[] },
+        cmd: Command,
+      ) => {
+        const ctx = contextOf(cmd, { createsBox: true });
+        const file = cmd.optsWithGlobals<GlobalOptions>().config ?? DEFAULT_CONFIG_FILE;
+        const problems: string[] = [];
+        const existing: Values = existsSync(file) ? readEnvFile({ env: {}, configFile: file }, problems) : {};
+        if (problems.length > 0) throw new Error(problems.join('; '));
+        const values: Values = { ...existing };
+        Object.assign(values, parseAssignments(flags.set));
+        const interactive = flags.nonInteractive !== true;
+        if (interactive && !process.stdin.isTTY)
+          throw new Error(
+            'setup asks questions on a terminal; for scripts use --non-interactive --set NAME=VALUE',
+          );
+        if (flags.firstRun === true) {
+          if (flags.nonInteractive === true || flags.set.length > 0)
+            throw new Error('--first-run writes no settings: it takes neither --set nor --non-interactive');
+          await offerFirstRunOn(ctx, file, values);
+          return;
+        }
+        if (interactive) {
+          ctx.out.note(`writing ${file}; press Enter to keep the value shown`);
+          await interview(values, (text) => ctx.out.note(text));
+        }
+        const tokenBefore = existing.AZAMPAY_CALLBACK_TOKEN;
+        const smsTokenBefore = existing.SMS_DELIVERY_TOKEN;
+        ensureCallbackToken(values);
+        const bad = unwritable(values);
+        if (bad.length > 0)
+          throw new Error(
+            `${bad.join(', ')}: cannot be written to an env file (newline or both quote kinds)`,
+          );
+        const checked = checkValues(values, {}); // every problem at once, exactly as the daemon would report it
+        // Then what the daemon checks as it starts, on what it will read: these values under this
+        // environment (where a daemon started from this shell, and every command, take it from).
+        const refused = await startProblems(checkValues(values, processEnv()));
+        if (refused.length > 0) throw new ConfigError(refused);
+        const text = renderEnvFile(values, 'hotspot-ctl settings, written by hotspot-ctl setup');
+        const changed = !existsSync(file) || readFileSync(file, 'utf8') !== text;
+        writeEnvFile(file, text);
+        const base = checked.publicBaseUrl.replace(/\/+$/, ''); // as the daemon will have it (unset: on HTTP_PORT)
+        const token = values.AZAMPAY_CALLBACK_TOKEN;
+        if (token && token !== tokenBefore && providersOf(values).includes('azampay'))
+          ctx.out.note(`register this callback URL with AzamPay: ${base}/webhooks/azampay/${token}`);
+        const smsToken = values.SMS_DELIVERY_TOKEN;
+        const gateway = smsGatewayOf(values);
+        if (smsToken && smsToken !== smsTokenBefore && gateway !== null)
+          ctx.out.note(`give ${gateway} this delivery-report URL: ${base}/sms/delivery/${smsToken}`);
+        const shown = Object.fromEntries(
+          settingList()
+            .filter((st) => values[st.env] !== undefined && values[st.env] !== st.default)
+            .map((st) => [st.env, st.secret === true ? '(secret, not shown)' : values[st.env]]),
         );
-      if (flags.firstRun === true) {
-        if (flags.nonInteractive === true || flags.set.length > 0)
-          throw new Error('--first-run writes no settings: it takes neither --set nor --non-interactive');
-        await offerFirstRunOn(ctx, file, values);
-        return;
-      }
-      if (interactive) {
-        ctx.out.note(`writing ${file}; press Enter to keep the value shown`);
-        await interview(values, (text) => ctx.out.note(text));
-      }
-      const tokenBefore = existing.AZAMPAY_CALLBACK_TOKEN;
-      const smsTokenBefore = existing.SMS_DELIVERY_TOKEN;
-      ensureCallbackToken(values);
-      const bad = unwritable(values);
-      if (bad.length > 0)
-        throw new Error(`${bad.join(', ')}: cannot be written to an env file (newline or both quote kinds)`);
-      const checked = checkValues(values, {}); // every problem at once, exactly as the daemon would report it
-      writeEnvFile(file, renderEnvFile(values, 'hotspot-ctl settings, written by hotspot-ctl setup'));
-      const base = checked.publicBaseUrl.replace(/\/+$/, ''); // as the daemon will have it (unset: on HTTP_PORT)
-      const token = values.AZAMPAY_CALLBACK_TOKEN;
-      if (token && token !== tokenBefore && providersOf(values).includes('azampay'))
-        ctx.out.note(`register this callback URL with AzamPay: ${base}/webhooks/azampay/${token}`);
-      const smsToken = values.SMS_DELIVERY_TOKEN;
-      const gateway = smsGatewayOf(values);
-      if (smsToken && smsToken !== smsTokenBefore && gateway !== null)
-        ctx.out.note(`give ${gateway} this delivery-report URL: ${base}/sms/delivery/${smsToken}`);
-      const shown = Object.fromEntries(
-        settingList()
-          .filter((st) => values[st.env] !== undefined && values[st.env] !== st.default)
-          .map((st) => [st.env, st.secret === true ? '(secret, not shown)' : values[st.env]]),
-      );
-      ctx.out.result({ file, settings: shown }, () =>
-        formatRecord([['written', file], ...Object.entries(shown)]),
-      );
-      if (interactive) await offerFirstRunOn(ctx, file, values);
-      ctx.out.note(
-        'a running daemon reads these settings when it starts: restart it (sudo systemctl restart hotspot-ctl)',
-      );
-    });
+        ctx.out.result({ file, settings: shown }, () =>
+          formatRecord([['written', file], ...Object.entries(shown)]),
+        );
+        await makeBox(ctx, file, values);
+        if (interactive) await offerFirstRunOn(ctx, file, values);
+        await offerRestart(ctx, { interactive, wanted: flags.restart, changed });
+      },
+    );
+}
+
+/**
+ * The box of the data directory every command will use (the file's, unless the environment's),
+ * made when it has none (docs/decisions/0051): `hotspot-ctl migrate`, as the directory's owner
+ * when root runs setup on an installed box, as for the first-run offer.
+ */
+async function makeBox(ctx: ReturnType<typeof contextOf>, file: string, values: Values): Promise<void> {
+  const dataDir = checkValues(values, processEnv(), [], 'data').dataDir;
+  let present: boolean;
+  try {
+    present = holdsBox(dataDir);
+  } catch {
+    present = false; // unreadable: migrate says why, naming HOTSPOT_DATA_DIR
+  }
+  if (present) return;
+  const code = await runAs(foreignOwner(dataDir), file, ['migrate'], 'quiet');
+  if (code !== 0)
+    throw new Error(
+      `the settings are written to ${file}, but the new box in ${dataDir} was not made (hotspot-ctl migrate: exit ${String(code)})`,
+    );
+  ctx.out.note(`made a new box in ${path.resolve(dataDir)}: its secrets and its database`);
+}
+
+/** The unit the package installs (systemd/hotspot-ctl.service). */
+const SERVICE = 'hotspot-ctl';
+const RESTART_BY_HAND = `sudo systemctl restart ${SERVICE}`;
+
+/** systemctl's exit code (its errors shown unless `quiet`); null when there is no systemctl to run. */
+function systemctl(args: readonly string[], quiet = false): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn('systemctl', args, { stdio: ['ignore', 'ignore', quiet ? 'ignore' : 'inherit'] });
+    child.on('error', () => resolve(null));
+    child.on('close', (code) => resolve(code));
+  });
+}
+
+/**
+ * A daemon reads its settings when it starts. When setup changed them, runs as root, and the
+ * packaged service is running under systemd, it offers to restart it (a question on a terminal;
+ * with --non-interactive it restarts unless --no-restart) and says what it did; otherwise it says
+ * how to.
+ */
+async function offerRestart(
+  ctx: ReturnType<typeof contextOf>,
+  { interactive, wanted, changed }: { interactive: boolean; wanted: boolean; changed: boolean },
+): Promise<void> {
+  if (!changed) {
+    ctx.out.note('the settings are unchanged: a running daemon need not restart');
+    return;
+  }
+  if (process.getuid?.() !== 0 || (await systemctl(['is-active', '--quiet', SERVICE], true)) !== 0) {
+    ctx.out.note(`a running daemon reads these settings when it starts: restart it (${RESTART_BY_HAND})`);
+    return;
+  }
+  const restart = interactive
+    ? await (
+        await prompts()
+      ).confirm({
+        message: `${SERVICE} is running with the settings it started with. Restart it now to use these?`,
+        default: true,
+      })
+    : wanted;
+  if (!restart) {
+    ctx.out.note(
+      `not restarted${interactive ? '' : ' (--no-restart)'}: ${SERVICE} runs with its old settings until ${RESTART_BY_HAND}`,
+    );
+    return;
+  }
+  const code = await systemctl(['restart', SERVICE]);
+  if (code !== 0)
+    throw new Error(
+      `the settings are written, but systemctl restart ${SERVICE} failed (exit ${String(code)}): journalctl -u ${SERVICE} -n 50 says why`,
+    );
+  ctx.out.note(`restarted ${SERVICE} (systemctl restart ${SERVICE}): it runs with these settings now`);
 }
 
 /**

@@ -2,6 +2,7 @@ import { readdirSync, statSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config/index.js';
 import type { Clock } from '../../lib/clock.js';
+import { africasTalkingCredentialCheck, beemCredentialCheck } from '../../notify/index.js';
 import { providerOrder } from '../../payments/gateway.js';
 import {
   bindTcp,
@@ -239,49 +240,71 @@ export async function paymentChecks(
   return { checks, samples };
 }
 
-/** The SMS gateway: reachable, and for the http gateway, whether it takes the token. */
+/**
+ * How doctor asks the SMS gateway, sending nothing: Beem and Africa's Talking with a GET that
+ * needs the credentials (their balance, their user data); the http gateway with a GET on its URL
+ * and its bearer token (it sends on POST only).
+ */
+function smsProbe(config: Config): { url: string; headers: Record<string, string>; settings: string } | null {
+  if (config.smsProvider === 'http' && config.smsHttpUrl)
+    return {
+      url: config.smsHttpUrl,
+      headers: config.smsHttpToken ? { Authorization: `Bearer ${config.smsHttpToken}` } : {},
+      settings: 'SMS_HTTP_TOKEN',
+    };
+  if (config.smsProvider === 'beem')
+    return {
+      ...beemCredentialCheck({
+        url: config.beemSmsUrl,
+        apiKey: config.beemApiKey ?? '',
+        secretKey: config.beemSecretKey ?? '',
+      }),
+      settings: 'BEEM_API_KEY and BEEM_SECRET_KEY',
+    };
+  if (config.smsProvider === 'africastalking')
+    return {
+      ...africasTalkingCredentialCheck({
+        url: config.africastalkingSmsUrl,
+        username: config.africastalkingUsername ?? '',
+        apiKey: config.africastalkingApiKey ?? '',
+      }),
+      settings:
+        'AFRICASTALKING_USERNAME and AFRICASTALKING_API_KEY (sandbox keys work only with the sandbox URL)',
+    };
+  return null;
+}
+
+/** The SMS gateway: reachable, and whether it takes the configured credentials. */
 export async function smsCheck(
   config: Config,
   clock: Clock,
 ): Promise<{ check: Check; samples: ClockSample[] }> {
   const name = 'sms';
-  const target =
-    config.smsProvider === 'http'
-      ? config.smsHttpUrl
-      : config.smsProvider === 'beem'
-        ? config.beemSmsUrl
-        : config.smsProvider === 'africastalking'
-          ? config.africastalkingSmsUrl
-          : null;
-  if (config.smsProvider === 'outbox' || target === null)
+  const target = smsProbe(config);
+  if (target === null)
     return {
       check: ok(name, 'outbox: messages are spooled, read them with hotspot-ctl outbox'),
       samples: [],
     };
-  // A GET sends nothing: the gateways only send on a POST.
-  const probe = await probeHttp(clock, `SMS gateway`, target, {
-    headers:
-      config.smsProvider === 'http' && config.smsHttpToken
-        ? { Authorization: `Bearer ${config.smsHttpToken}` }
-        : {},
-  });
+  const probe = await probeHttp(clock, `SMS gateway`, target.url, { headers: target.headers });
   const samples = probe.answered && probe.clock ? [probe.clock] : [];
+  // Only the origin: a gateway URL may carry a key in its query or user part.
+  const origin = new URL(target.url).origin;
   if (!probe.answered)
     return {
       check: fail(
         name,
-        // Only the origin: a gateway URL may carry a key in its query or user part.
-        `${config.smsProvider} gateway ${new URL(target).origin} unreachable (${probe.detail.split(target).join(new URL(target).origin)})`,
+        `${config.smsProvider} gateway ${origin} unreachable (${probe.detail.split(target.url).join(origin)})`,
         'check the internet connection, the DNS and the gateway URL',
       ),
       samples,
     };
-  if (config.smsProvider === 'http' && (probe.status === 401 || probe.status === 403))
+  if (probe.status === 401 || probe.status === 403)
     return {
       check: fail(
         name,
-        `the gateway refuses SMS_HTTP_TOKEN (HTTP ${String(probe.status)})`,
-        'check SMS_HTTP_TOKEN',
+        `${config.smsProvider} gateway refuses the credentials (HTTP ${String(probe.status)})`,
+        `check ${target.settings}`,
       ),
       samples,
     };
@@ -294,7 +317,19 @@ export async function smsCheck(
       ),
       samples,
     };
-  const reachable = `${config.smsProvider} gateway reachable (HTTP ${String(probe.status)})`;
+  const checked = config.smsProvider !== 'http';
+  if (checked && (probe.status < 200 || probe.status >= 300))
+    return {
+      check: warn(
+        name,
+        `${config.smsProvider} gateway answers HTTP ${String(probe.status)} to the credential check: not known to be accepted`,
+        `check ${target.settings} and the gateway URL`,
+      ),
+      samples,
+    };
+  const reachable = checked
+    ? `${config.smsProvider} gateway reachable, credentials accepted`
+    : `${config.smsProvider} gateway reachable (HTTP ${String(probe.status)})`;
   if (config.smsDeliveryToken === null)
     return {
       check: warn(
@@ -369,8 +404,12 @@ export function diskCheck(dataDir: string): Check {
   return ok('disk', detail);
 }
 
-/** The newest backup in <data dir>/backups, where the nightly timer writes them. */
-export function backupCheck(config: Config, now: Date): Check {
+/**
+ * The newest backup in <data dir>/backups, where the nightly timer writes them. A database
+ * younger than BACKUP_WARN_DAYS (its first migration, `createdAt`) with none yet is a fresh
+ * install whose timer has not fired: a warning, not a failure.
+ */
+export function backupCheck(config: Config, now: Date, createdAt: Date | null): Check {
   const dir = path.join(config.dataDir, BACKUPS_DIR);
   const how = config.databaseUrl
     ? `back PostgreSQL up with pg_dump into ${dir} every night`
@@ -387,7 +426,18 @@ export function backupCheck(config: Config, now: Date): Check {
     const st = statSync(path.join(dir, file), { throwIfNoEntry: false });
     if (st?.isFile() && (newest === null || st.mtimeMs > newest.at)) newest = { file, at: st.mtimeMs };
   }
-  if (newest === null) return fail('backup', `no backup in ${dir}`, how);
+  if (newest === null) {
+    const young = createdAt !== null && now.getTime() - createdAt.getTime() < BACKUP_WARN_DAYS * 86400_000;
+    if (!young) return fail('backup', `no backup in ${dir}`, how);
+    const age = formatSeconds(Math.max(0, (now.getTime() - createdAt.getTime()) / 1000));
+    return warn(
+      'backup',
+      `no backup yet in ${dir} (the database is ${age} old; the nightly timer has not run)`,
+      config.databaseUrl
+        ? how
+        : `take the first one now: systemctl start hotspot-ctl-backup.service (or hotspot-ctl backup ${path.join(dir, 'hotspot-first.backup')})`,
+    );
+  }
   const age = (now.getTime() - newest.at) / 1000;
   const detail = `newest ${newest.file}, ${formatSeconds(Math.max(0, age))} old`;
   if (age > BACKUP_FAIL_DAYS * 86400) return fail('backup', detail, how);

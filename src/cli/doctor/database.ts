@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../../config/index.js';
 import type { MigrationState } from '../../db/migrate.js';
-import { DATABASE_FILE } from '../../db/index.js';
+import { DATABASE_FILE, DatabaseUnreachable, postgresWhere } from '../../db/index.js';
 import type { Check } from './checks.js';
 
 /**
@@ -17,8 +17,7 @@ export const DATABASE_TIMEOUT_MS = 10_000;
 /** Where the data is, without the password a DATABASE_URL may hold. */
 export function databaseWhere(config: Config): string {
   if (!config.databaseUrl) return `SQLite ${path.join(config.dataDir, DATABASE_FILE)}`;
-  const url = new URL(config.databaseUrl);
-  return `PostgreSQL ${url.host}${url.pathname}`;
+  return postgresWhere(config.databaseUrl);
 }
 
 export function databaseOpened(config: Config, state: MigrationState): Check {
@@ -35,7 +34,8 @@ export function databaseOpened(config: Config, state: MigrationState): Check {
 
 export function databaseFailed(config: Config, err: unknown): Check {
   const where = databaseWhere(config);
-  const reason = err instanceof Error ? err.message : String(err);
+  const reason =
+    err instanceof DatabaseUnreachable ? err.reason : err instanceof Error ? err.message : String(err);
   return {
     name: 'database',
     status: 'fail',

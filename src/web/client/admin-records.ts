@@ -25,6 +25,8 @@ interface Invoice {
   created_at: string;
   paid_at: string | null;
   site_id: string;
+  /** Who sold it at the counter, in words (null: nobody at the counter). */
+  sold_by_name: string | null;
 }
 interface Payment {
   invoice_number: string;
@@ -36,6 +38,7 @@ interface Payment {
   provider_reference: string | null;
   paid_at: string;
   site_id: string;
+  sold_by_name: string | null;
 }
 
 const guests: Column<Guest>[] = [
@@ -57,6 +60,7 @@ const invoices: Column<Invoice>[] = [
   { head: 'invoices.provider', cell: (i) => stacked(i.provider, i.provider_reference) },
   { head: 'invoices.paid', cell: (i) => time(i.paid_at) },
   { head: 'invoices.failure', cell: (i) => i.failure_reason ?? '', wrap: true },
+  { head: 'list.soldBy', cell: (i) => i.sold_by_name ?? '' },
   ...siteColumn<Invoice>(),
 ];
 
@@ -69,8 +73,12 @@ const payments: Column<Payment>[] = [
   { head: 'payments.phone', cell: (p) => (p.phone ? displayPhone(p.phone) : '') },
   { head: 'payments.provider', cell: (p) => p.provider },
   { head: 'payments.reference', cell: (p) => p.provider_reference ?? '' },
+  { head: 'list.soldBy', cell: (p) => p.sold_by_name ?? '' },
   ...siteColumn<Payment>(),
 ];
+
+/** Who sold at the counter (issue 21: whether a cashier's cash adds up). */
+const SELLER = [{ name: 'seller', label: 'list.seller' }];
 
 switch (data.records) {
   case 'guests':
@@ -82,6 +90,7 @@ switch (data.records) {
       path: '/invoices',
       columns: invoices,
       searchHint: t('invoices.searchHint'),
+      texts: SELLER,
       choices: [
         {
           name: 'status',
@@ -97,6 +106,7 @@ switch (data.records) {
       path: '/payments',
       columns: payments,
       searchHint: t('payments.searchHint'),
+      texts: SELLER,
       choices: [
         {
           name: 'kind',

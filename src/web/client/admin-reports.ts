@@ -3,6 +3,7 @@ import { $, show } from './dom.js';
 import { data, onSubmit, t } from './forms.js';
 import { adminApi, chosenSite, element, failure, time } from './admin-shell.js';
 import { barChart, heatGrid, hBars, legend, shortPeriod, type Bar, type Series } from './chart.js';
+import { figure, num, REFUND, revenueFigure } from './revenue-chart.js';
 
 /**
  * /admin/reports: GET /api/v1/admin/reports/{name} for the chosen range, group and site (the
@@ -26,15 +27,6 @@ interface Report extends Table {
   as_of: string;
 }
 
-const CHANNELS: readonly [string, string][] = [
-  ['mobile_money', '#0b6e4f'],
-  ['voucher', '#1f6feb'],
-  ['cash', '#b35900'],
-  ['complimentary', '#8250df'],
-];
-const REFUND = '#b42318';
-
-const num = (c: Cell | undefined): number => (typeof c === 'number' ? c : 0);
 const words = (key: string, fallback: string): string => (key in data.strings ? t(key) : fallback);
 const amount = new Intl.NumberFormat('en-GB');
 const cellText = (c: Cell | undefined): string => (typeof c === 'number' ? amount.format(c) : (c ?? ''));
@@ -116,32 +108,13 @@ function chart(r: Report): Node[] {
   }
 }
 
-const figure = (svg: SVGSVGElement, extra: Node[] = []): HTMLElement => {
-  const fig = document.createElement('figure');
-  fig.className = 'chart-box';
-  fig.append(svg, ...extra);
-  return fig;
-};
-
 function revenueChart(r: Report): Node[] {
-  const labels = r.rows.map((row) => String(row.period));
-  const stacks: Series[] = CHANNELS.map(([channel, colour]) => ({
-    label: t(`reports.channel.${channel}`),
-    colour,
-    values: r.rows.map((row) => num(row[`${channel}_tzs`])),
-  }));
-  const below: Series = {
-    label: t('reports.refunds'),
-    colour: REFUND,
-    values: r.rows.map((row) => num(row.refunds_tzs)),
-  };
   const summary = t('reports.revenueSummary', {
     ...span(r),
     total: amount.format(r.totals.revenue_tzs ?? 0),
     refunds: amount.format(r.totals.refunds_tzs ?? 0),
   });
-  const svg = barChart({ summary, unit: 'TZS', labels, stacks, below }, width);
-  return [figure(svg, [legend([...stacks, below])])];
+  return [revenueFigure(r.rows, summary, width)];
 }
 
 function usageChart(r: Report): Node[] {
