@@ -1,4 +1,6 @@
 import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../lib/clock.js';
 import { isAppError } from '../lib/errors.js';
 import type { Logger } from '../lib/log.js';
@@ -19,6 +21,11 @@ export type RouteResult =
   | { status?: number; html: string; headers?: Headers }
   /** Any other body with its own content type (the pages' static assets). */
   | { status?: number; body: string | Buffer; type: string; headers?: Headers }
+  /**
+   * A body written as it is made (a CSV export of any length), with backpressure: the next chunk
+   * is asked for when the socket has taken the last, so the event loop serves others between.
+   */
+  | { status?: number; stream: AsyncIterable<string>; type: string; headers?: Headers }
   | { status?: 301 | 302 | 303 | 307; redirect: string; headers?: Headers }
   | { status: 204; empty: true; headers?: Headers };
 
@@ -104,7 +111,7 @@ export function defineRoute<B = undefined, P = undefined>(spec: RouteSpec<B, P>)
         const answered = attempt;
         attempt = undefined; // taken back once, whatever render does
         await answered?.takeBack();
-        render(res, spec.api, result);
+        await render(res, spec.api, result);
       } catch (err) {
         // Anything not meant for the caller is logged here, whoever renders it.
         if (!isAppError(err)) {
@@ -116,6 +123,11 @@ export function defineRoute<B = undefined, P = undefined>(spec: RouteSpec<B, P>)
         // Only a wrong guess keeps counting; anything else (a bad router parameter) is given back.
         if (attempt && !(isAppError(err) && (err.status === 401 || err.status === 404)))
           await attempt.takeBack();
+        // A stream that failed part-way: the status is sent, so the client sees a cut connection.
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
         const custom = spec.renderError?.(err);
         if (custom) {
           sendJson(res, custom.status, custom.body, custom.headers);
@@ -139,10 +151,14 @@ async function readBody<B>(req: HttpRequest, spec: BodySpec<B>): Promise<B> {
   }
 }
 
-function render(res: ServerResponse, family: ApiFamily, result: RouteResult): void {
+async function render(res: ServerResponse, family: ApiFamily, result: RouteResult): Promise<void> {
   if (res.headersSent || res.writableEnded) return;
   for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-  if ('redirect' in result) {
+  if ('stream' in result) {
+    res.statusCode = result.status ?? 200;
+    res.setHeader('Content-Type', result.type);
+    await pipeline(Readable.from(result.stream), res);
+  } else if ('redirect' in result) {
     res.statusCode = result.status ?? 302;
     res.setHeader('Location', result.redirect);
     res.end();

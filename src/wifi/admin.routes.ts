@@ -25,6 +25,7 @@ import type { SiteView } from './sites.js';
 import { adminSiteRoutes } from './sites.routes.js';
 import { requireStaff } from './staff.http.js';
 import type { StaffPrincipal } from './staff.js';
+import { phonesFor } from './phones.js';
 
 type Deps = WifiDeps & { portal: PortalFacts };
 
@@ -148,12 +149,8 @@ export function adminRoutes(deps: Deps): Route[] {
       handler: async ({ principal, query, req }) => {
         const asked = parseListQuery(query, req.headers.accept, spec);
         const view = { scope: principal.sites, siteId: query.site_id };
-        return listAnswer(
-          path,
-          csvFields,
-          await load(view, asked.filter, principal),
-          asked,
-          deps.clock.now(),
+        return listAnswer(path, csvFields, asked, deps.clock.now(), async (filter) =>
+          phonesFor(principal, await load(view, filter, principal)),
         );
       },
     });

@@ -22,6 +22,8 @@ import { presentRefund, refundInvoice } from './refunds.js';
 import { presentAnswers } from './sessions.present.js';
 import { requireStaff } from './staff.http.js';
 import type { StaffPrincipal } from './staff.js';
+import { phonesFor } from './phones.js';
+import { GRANT_STATES } from './counter.store.js';
 
 /**
  * The counter tools and the audit trail in the admin API (DESIGN.md §4.8; README "Counter
@@ -43,6 +45,21 @@ const presentSale = (sale: CounterSale) => ({
   credentials: { username: sale.grant.username, password: sale.password, expires_at: sale.grant.expires_at },
 });
 const NO_STORE = { 'Cache-Control': 'no-store' };
+const GRANT_LIST = { statuses: GRANT_STATES };
+const GRANT_CSV = [
+  'issued_at',
+  'username',
+  'invoice_number',
+  'phone',
+  'plan_name',
+  'channel',
+  'amount_tzs',
+  'expires_at',
+  'revoked_at',
+  'refunded_at',
+  'live',
+  'site_id',
+];
 
 export function counterRoutes(deps: WifiDeps): Route[] {
   const viewer = requireStaff(deps, 'viewer');
@@ -55,9 +72,14 @@ export function counterRoutes(deps: WifiDeps): Route[] {
       path: '/api/v1/admin/grants',
       api: 'wifi',
       auth: viewer,
-      handler: async ({ principal, query }) => ({
-        data: await recentGrants(deps, { scope: principal.sites, siteId: query.site_id }),
-      }),
+      // The admin lists' query string (issue 21): q, status, from/to, page/per_page, format=csv.
+      handler: async ({ principal, query, req }) => {
+        const asked = parseListQuery(query, req.headers.accept, GRANT_LIST);
+        const view = { scope: principal.sites, siteId: query.site_id };
+        return listAnswer('/api/v1/admin/grants', GRANT_CSV, asked, deps.clock.now(), async (filter) =>
+          phonesFor(principal, await recentGrants(deps, view, filter)),
+        );
+      },
     }),
     defineRoute({
       method: 'POST',
@@ -144,9 +166,10 @@ export function counterRoutes(deps: WifiDeps): Route[] {
         if (wantsListPaging(query, req.headers.accept)) {
           const asked = parseListQuery(query, req.headers.accept, {});
           const sites = await sitesOf(deps.db, { scope: principal.sites, siteId: query.site_id });
-          const entries = await auditList(deps, query, asked, sites);
-          const rows = asked.csv ? entries.map(auditCsvRow) : entries;
-          return listAnswer('/api/v1/admin/audit', AUDIT_CSV, rows, asked, deps.clock.now());
+          return listAnswer('/api/v1/admin/audit', AUDIT_CSV, asked, deps.clock.now(), async (filter) => {
+            const entries = await auditList(deps, query, { ...asked, filter }, sites);
+            return asked.csv ? entries.map(auditCsvRow) : entries;
+          });
         }
         const page = await auditPage(deps, query, principal.sites);
         return { raw: { data: page.entries, next_cursor: page.nextCursor } };

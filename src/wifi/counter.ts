@@ -3,7 +3,8 @@ import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { normalisePhone } from '../lib/phone.js';
 import { recordAudit, type WifiActor } from './audit.js';
 import { counterErrors } from './counter.errors.js';
-import { selectRecentGrants } from './counter.store.js';
+import { selectGrants } from './counter.store.js';
+import { plainList, type ListFilter } from './list-filter.store.js';
 import type { WifiDeps } from './deps.js';
 import { wifiErrors } from './errors.js';
 import { presentGrant, revoke, type GrantRow } from './grants.js';
@@ -337,10 +338,17 @@ export async function markInvoicePaid(
   return sale;
 }
 
-/** GET /api/v1/admin/grants: the most recent grants of the sites in view (at most 200), newest first. */
-export async function recentGrants(deps: Pick<WifiDeps, 'db' | 'clock'>, view: SiteView = EVERY_SITE) {
+/**
+ * GET /api/v1/admin/grants: the grants of the sites in view, newest first; without a filter the
+ * spec's plain list (at most 200), with one the admin lists' search, state, window and page.
+ */
+export async function recentGrants(
+  deps: Pick<WifiDeps, 'db' | 'clock'>,
+  view: SiteView = EVERY_SITE,
+  filter: ListFilter = plainList(ADMIN_LIST_LIMIT),
+) {
   const now = deps.clock.now().toISOString();
-  const rows = await selectRecentGrants(deps.db, ADMIN_LIST_LIMIT, await sitesOf(deps.db, view));
+  const rows = await selectGrants(deps.db, filter, await sitesOf(deps.db, view), now);
   return rows.map((r) => ({
     ...presentGrant(r),
     live: r.revoked_at === null && r.expires_at > now,

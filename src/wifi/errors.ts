@@ -125,7 +125,8 @@ export const wifiErrors = errorCatalogue({
 
   // Sites (DESIGN.md §4.9, docs/decisions/0024-sites.md)
   siteNotFound: [404, 'site not found'],
-  siteIdInvalid: [422, 'site_id must be the id of a site you can see'],
+  siteIdInvalid: [422, 'site_id must be the id or slug of a site you can see'],
+  siteInvalid: [422, 'site must be the id or slug of a site you can see'],
   siteIdRequired: [422, 'site_id is required: your role covers several sites'],
   siteRefUnknown: [422, 'no site has this id or slug'],
   siteSlugInvalid: [

@@ -267,7 +267,7 @@ async function scopeOf(
   const toDay = toText === undefined ? undefined : dayNumber(toText);
   if ((fromText !== undefined && fromDay === undefined) || (toText !== undefined && toDay === undefined))
     throw reportErrors.dateInvalid();
-  const ids = await sitesOf(deps.db, { scope: audience.scope, siteId: request.site });
+  const ids = await sitesOf(deps.db, { scope: audience.scope, siteId: request.site, param: 'site' });
   const rows = await selectSites(deps.db, ids);
   const sites = rows.map((s) => {
     const zone = s.time_zone ?? deps.config.venueTimezone;

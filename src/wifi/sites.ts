@@ -38,6 +38,8 @@ export type SiteScope = readonly string[] | null;
 export interface SiteView {
   scope: SiteScope;
   siteId?: string | undefined;
+  /** The query parameter `siteId` came from, named in the 422 (`site_id` unless told). */
+  param?: 'site' | 'site_id';
 }
 
 /** The CLI and the daemon's own jobs: every site. */
@@ -52,14 +54,23 @@ export const inScope = (scope: SiteScope, siteId: string): boolean =>
  */
 export async function sitesOf(db: Db, view: SiteView): Promise<SiteScope> {
   if (view.siteId === undefined || view.siteId === '') return view.scope;
-  return [await visibleSite(db, view.scope, view.siteId)];
+  return [await visibleSite(db, view.scope, view.siteId, view.param)];
 }
 
-/** The id of a site the scope holds, from a request's `site_id`; 422 otherwise. */
-export async function visibleSite(db: Db, scope: SiteScope, siteId: unknown): Promise<string> {
-  if (typeof siteId !== 'string') throw wifiErrors.siteIdInvalid();
-  const site = await findSite(db, siteId);
-  if (!site || !inScope(scope, site.id)) throw wifiErrors.siteIdInvalid();
+/**
+ * The id of a site the scope holds, from a request's `site_id` (or the reports' `site`): its id
+ * or its slug, as the CLI's `--site` takes; a 422 naming the parameter otherwise.
+ */
+export async function visibleSite(
+  db: Db,
+  scope: SiteScope,
+  siteId: unknown,
+  param: 'site' | 'site_id' = 'site_id',
+): Promise<string> {
+  const invalid = param === 'site' ? wifiErrors.siteInvalid : wifiErrors.siteIdInvalid;
+  if (typeof siteId !== 'string') throw invalid();
+  const site = (await findSite(db, siteId)) ?? (await findSiteBySlug(db, siteId.trim().toLowerCase()));
+  if (!site || !inScope(scope, site.id)) throw invalid();
   return site.id;
 }
 

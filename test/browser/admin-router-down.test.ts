@@ -100,7 +100,8 @@ t.test(
     const sessions = page.locator('#sessions tbody tr');
     await sessions.first().waitFor();
     t.same(
-      (await sessions.locator('td:first-child').allTextContents()).sort(),
+      // The user's line (the MAC is under it).
+      (await sessions.locator('td:first-child').allInnerTexts()).map((s) => s.split('\n')[0]).sort(),
       ['lobby-guest-1', 'lobby-guest-2'],
       'only that router’s sessions',
     );

@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
+import Database from 'better-sqlite3';
+import { DATABASE_FILE } from '../../src/db/index.js';
 import { boxEnv, cliEnv, runCli } from '../helpers/cli.js';
+import { unwatchedDb } from '../helpers/store.js';
 
 /** The CLI of issue 17: plan speeds and the generated router set-up. */
 
@@ -163,14 +166,38 @@ t.test(
 );
 
 t.test('devices list says whether each router is online and when it was last heard', async (t) => {
-  const env = await boxEnv(path.join(t.testdir(), 'data'));
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = await boxEnv(dataDir);
   await runCli(['devices', 'add', ...DEVICE], env);
   const [row] = JSON.parse((await runCli(['devices', 'list', '--json'], env)).stdout) as Record<
     string,
     unknown
   >[];
   t.match(row, { online: false, last_seen_at: null });
-  t.match((await runCli(['devices', 'list'], env)).stdout, /\s+ONLINE\s+LAST_SEEN\n.*\s+no\s+never\n/);
+  t.match(
+    (await runCli(['devices', 'list'], env)).stdout,
+    /\s+ONLINE\s+LAST_SEEN\s+LIVE\s+DOWN_SINCE\n.*\s+no\s+never\s+0\s*\n/,
+  );
+  // The router-down job's mark (docs/decisions/0038): down since it was last heard.
+  await heardAt(dataDir, '2026-01-15T08:00:00.000Z');
+  t.match(
+    (await runCli(['devices', 'list'], env)).stdout,
+    /\s+no\s+2026-01-15T08:00:00\.000Z\s+0\s+2026-01-15T08:00:00\.000Z\n/,
+    'the text shows Down and since when, as --json does',
+  );
   const status = json((await runCli(['status', '--json'], env)).stdout);
   t.match(status, { routers: { registered: 1, online: 0 } });
 });
+
+/** The router-down job's mark on every router: heard last at `at` and down since then. */
+async function heardAt(dataDir: string, at: string): Promise<void> {
+  const pg = unwatchedDb(dataDir);
+  if (pg) {
+    await pg.updateTable('devices').set({ last_seen_at: at, down_since: at }).execute();
+    await pg.destroy();
+    return;
+  }
+  const db = new Database(path.join(dataDir, DATABASE_FILE));
+  db.prepare('update devices set last_seen_at = ?, down_since = ?').run(at, at);
+  db.close();
+}

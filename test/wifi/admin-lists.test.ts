@@ -1,6 +1,7 @@
 import t from 'tap';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/client.js';
+import { CSV_PAGE } from '../../src/wifi/list-query.js';
 import { staffClient } from '../helpers/staff.js';
 import {
   aDevice,
@@ -160,7 +161,7 @@ t.test(
     t.same(users(await viewer.get('/api/v1/admin/sessions?router=00000000-0000-4000-8000-000000000000')), []);
 
     const guests = await viewer.get('/api/v1/admin/guests?q=0755');
-    t.match(guests.body.data, [{ phone: '+255755000111', purchases: 1 }]);
+    t.match(guests.body.data, [{ phone: '**********111', purchases: 1 }], 'a viewer sees the last 3 digits');
     t.equal(guests.body.data.length, 1);
     const payments = await viewer.get('/api/v1/admin/payments?kind=mobile_money&per_page=2');
     t.same([payments.body.data.length, payments.headers.get('x-has-more')], [2, 'true']);
@@ -193,12 +194,121 @@ t.test('CSV: the filtered list as a download, by format=csv or Accept: text/csv'
     5,
     'a header, the three paid invoices (a page number does not cut an export), and the end',
   );
-  t.match(lines[1], new RegExp(`^${paid[2]?.invoiceNumber ?? ''},.*,Hour,\\+255755000111,1000,paid,`));
+  t.match(lines[1], new RegExp(`^${paid[2]?.invoiceNumber ?? ''},.*,Hour,\\*{10}111,1000,paid,`));
   const accepted = await csvOf(viewer, '/api/v1/admin/sessions?q=guest-0', { Accept: 'text/csv' });
   t.equal(accepted.status, 200);
   t.match(accepted.text, /^id,started_at,.*\r\n[^\r\n]+,guest-0,11:22:33:44:55:70,/);
   const json = await viewer.get('/api/v1/admin/sessions?format=json');
   t.equal(json.body.data.length, 3, 'format=json is the plain list');
+});
+
+t.test(
+  'viewers see guests’ phones by their last 3 digits in every list and CSV; owners in full',
+  async (t) => {
+    const app = await startTestApp(t);
+    await records(app);
+    const viewer = await staffClient(app, 'viewer');
+    const owner = await staffClient(app, 'owner');
+    // What a viewer should see of a whole number: its last 3 digits.
+    const masked = (text: string) => text.replace(/\+255\d{6}(\d{3})/g, '**********$1');
+    for (const list of ['guests', 'invoices', 'payments', 'grants']) {
+      const full = await owner.get(`/api/v1/admin/${list}`);
+      const seen = await viewer.get(`/api/v1/admin/${list}`);
+      t.equal(seen.status, 200);
+      t.match(JSON.stringify(full.body.data), /"phone":"\+255\d{9}"/, `${list}: an owner sees whole numbers`);
+      t.notMatch(JSON.stringify(seen.body.data), /\+255/, `${list}: a viewer does not`);
+      t.same(
+        seen.body.data,
+        JSON.parse(masked(JSON.stringify(full.body.data))),
+        `${list}: only the last 3 digits`,
+      );
+      if (list === 'grants') continue;
+      const csv = await csvOf(owner, `/api/v1/admin/${list}?format=csv`);
+      t.match(csv.text, /\+255\d{9}/);
+      t.equal(
+        (await csvOf(viewer, `/api/v1/admin/${list}?format=csv`)).text,
+        masked(csv.text),
+        `${list}: the CSV too`,
+      );
+    }
+    const found = await viewer.get('/api/v1/admin/guests?q=0755%20000%20111');
+    t.same(
+      found.body.data.map((g: { phone: string }) => g.phone),
+      ['**********111'],
+      'a search by the number shows it masked',
+    );
+  },
+);
+
+t.test('grants: search, state, date range, pages and CSV like the other lists', async (t) => {
+  const app = await startTestApp(t);
+  const { paid } = await records(app);
+  const operator = await staffClient(app, 'operator');
+  const users = (res: { body: { data: { invoice_number: string }[] } }) =>
+    res.body.data.map((g) => g.invoice_number);
+  const newestFirst = [paid[2], paid[1], paid[0]].map((p) => p?.invoiceNumber);
+
+  const plain = await operator.get('/api/v1/admin/grants');
+  t.same(users(plain), newestFirst, 'the plain list as before');
+  t.equal(plain.headers.get('x-has-more'), null);
+  t.same(users(await operator.get('/api/v1/admin/grants?q=0755%20000%20111')), [paid[2]?.invoiceNumber]);
+  t.same(users(await operator.get(`/api/v1/admin/grants?q=${paid[0]?.invoiceNumber.toLowerCase() ?? ''}`)), [
+    paid[0]?.invoiceNumber,
+  ]);
+
+  const first = await operator.get('/api/v1/admin/grants?per_page=2');
+  t.same([users(first), first.headers.get('x-has-more')], [newestFirst.slice(0, 2), 'true']);
+  const second = await operator.get('/api/v1/admin/grants?per_page=2&page=2');
+  t.same([users(second), second.headers.get('x-has-more')], [newestFirst.slice(2), 'false']);
+
+  const grant = plain.body.data[1] as { id: string };
+  t.equal((await operator.post(`/api/v1/admin/grants/${grant.id}/revoke`, { reason: 'test' })).status, 200);
+  t.same(users(await operator.get('/api/v1/admin/grants?status=revoked')), [paid[1]?.invoiceNumber]);
+  t.same(
+    users(await operator.get('/api/v1/admin/grants?status=live')),
+    [paid[2], paid[0]].map((p) => p?.invoiceNumber),
+  );
+  app.clock.advance('2h');
+  t.same(users(await operator.get('/api/v1/admin/grants?status=live')), []);
+  t.same(users(await operator.get('/api/v1/admin/grants?status=ended')).length, 2);
+  t.same(users(await operator.get('/api/v1/admin/grants?to=2001-01-01')), []);
+
+  const bad = await operator.get('/api/v1/admin/grants?status=paid');
+  t.same([bad.status, bad.body], [422, { message: 'status is not one this list knows' }]);
+  const csv = await csvOf(operator, '/api/v1/admin/grants?format=csv&q=0712345678');
+  t.match(csv.headers.get('content-disposition'), /filename="grants-\d{4}-\d{2}-\d{2}\.csv"/);
+  const lines = csv.text.split('\r\n');
+  t.equal(
+    lines[0],
+    'issued_at,username,invoice_number,phone,plan_name,channel,amount_tzs,expires_at,revoked_at,refunded_at,live,site_id',
+  );
+  t.equal(lines.length, 4, 'the header, the two grants of that phone and the end');
+});
+
+t.test('CSV: the whole list, read a page at a time, however many pages', async (t) => {
+  const app = await startTestApp(t);
+  await records(app);
+  const owner = await staffClient(app, 'owner');
+  const whole = {
+    invoices: await csvOf(owner, '/api/v1/admin/invoices?format=csv'),
+    sessions: await csvOf(owner, '/api/v1/admin/sessions?format=csv'),
+    audit: await csvOf(owner, '/api/v1/admin/audit?format=csv'),
+  };
+  t.equal(whole.invoices.text.split('\r\n').length, 6, 'the header, 4 invoices, the end');
+  const before = CSV_PAGE.rows;
+  t.teardown(() => {
+    CSV_PAGE.rows = before;
+  });
+  // Pages of 2 (and of 1): 4 invoices and 3 sessions span several, one of them full at the end.
+  for (const rows of [2, 1]) {
+    CSV_PAGE.rows = rows;
+    for (const [list, full] of Object.entries(whole)) {
+      const paged = await csvOf(owner, `/api/v1/admin/${list}?format=csv`);
+      t.equal(paged.status, 200);
+      t.equal(paged.headers.get('x-truncated'), 'false');
+      t.equal(paged.text, full.text, `${list} in pages of ${String(rows)}: every row once, in order`);
+    }
+  }
 });
 
 t.test('invoices and payments: who sold at the counter, as a field, a filter and a CSV column', async (t) => {

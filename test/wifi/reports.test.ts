@@ -501,6 +501,14 @@ t.test('over HTTP: roles, sites, masking, CSV and refused requests', async (t) =
   );
   t.equal(scoped.status, 200);
   t.same(scoped.body.data.rows, ownerKolkata.body.data.rows, 'staff of one site see that site’s figures');
+  const bySlug = await get(owner, `/api/v1/admin/reports/revenue?${q}&group=week&site=KOLKATA`);
+  t.same(bySlug.body.data, ownerKolkata.body.data, 'a site by its slug, as the CLI and README name it');
+  const invoicesBySlug = await get(owner, '/api/v1/admin/invoices?site_id=kolkata');
+  t.same(
+    invoicesBySlug.body.data,
+    (await get(owner, `/api/v1/admin/invoices?site_id=${w.sites.kolkata}`)).body.data,
+  );
+  t.ok(invoicesBySlug.body.data.length > 0);
   t.same(Object.keys(scoped.body.data.time_zones), [w.sites.kolkata]);
   const other = await get(kolkataAdmin, `/api/v1/admin/reports/revenue?${q}&site=${w.sites.london}`);
   t.equal(other.status, 422, 'another site reads as unknown');
@@ -553,7 +561,7 @@ t.test('over HTTP: roles, sites, masking, CSV and refused requests', async (t) =
     ['/api/v1/admin/reports/revenue?group=year', 422, 'group must be day, week or month'],
     ['/api/v1/admin/reports/revenue?format=xml', 422, 'format must be json or csv'],
     ['/api/v1/admin/reports/revenue?format=csv&table=nope', 422, 'table must be one of the report’s tables'],
-    ['/api/v1/admin/reports/revenue?site=nope', 422, 'site_id must be the id of a site you can see'],
+    ['/api/v1/admin/reports/revenue?site=nope', 422, 'site must be the id or slug of a site you can see'],
   ];
   for (const [path, status, message] of refused) {
     const res = await get(owner, path);

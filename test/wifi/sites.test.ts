@@ -259,7 +259,7 @@ t.test('staff limited to a site see only that site, and the others read as unkno
       '/api/v1/admin/plans?site_id=default',
       undefined,
       422,
-      'site_id must be the id of a site you can see',
+      'site_id must be the id or slug of a site you can see',
     ],
     ['get', '/api/v1/admin/sites/default', undefined, 404, 'site not found'],
     ['patch', '/api/v1/admin/sites/default', { name: 'Mine' }, 404, 'site not found'],
@@ -273,14 +273,14 @@ t.test('staff limited to a site see only that site, and the others read as unkno
       '/api/v1/admin/plans',
       { name: 'Sneaky', price_tzs: 500, duration_seconds: 60, site_id: 'default' },
       422,
-      'site_id must be the id of a site you can see',
+      'site_id must be the id or slug of a site you can see',
     ],
     [
       'patch',
       `/api/v1/admin/plans/${harbourPlan.id}`,
       { site_id: 'default' },
       422,
-      'site_id must be the id of a site you can see',
+      'site_id must be the id or slug of a site you can see',
     ],
     [
       'post',
@@ -350,7 +350,11 @@ t.test('?site_id= narrows every list to one site; unknown sites are refused', as
   });
   for (const path of ['plans', 'devices', 'sessions', 'guests', 'invoices', 'payments', 'overview']) {
     const res = await viewer.get(`/api/v1/admin/${path}?site_id=nowhere`);
-    t.same([res.status, res.body], [422, { message: 'site_id must be the id of a site you can see' }], path);
+    t.same(
+      [res.status, res.body],
+      [422, { message: 'site_id must be the id or slug of a site you can see' }],
+      path,
+    );
   }
 });
 

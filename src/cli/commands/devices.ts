@@ -17,6 +17,7 @@ import {
   type DeviceView,
   type DeviceWithSecret,
   cliActor,
+  downSince,
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
 import { archivedColumn, archivedFilter, archivedOptions, registerDeviceArchive } from './archive.js';
@@ -37,6 +38,9 @@ const COLUMNS: readonly Column<DeviceView>[] = [
   ['msg_auth', (d) => (d.require_message_authenticator === 1 ? 'required' : 'legacy')],
   ['online', (d) => (d.online ? 'yes' : 'no')],
   ['last_seen', (d) => d.last_seen_at ?? 'never'],
+  // As the routers page: the open sessions, and Down since when the router-down job said so.
+  ['live', (d) => d.live_sessions ?? 0],
+  ['down_since', (d) => downSince(d) ?? ''],
 ];
 
 interface DeviceFlags {

@@ -6,17 +6,19 @@ import {
   askConfirm,
   badge,
   can,
-  drawTable,
   failure,
-  loadTable,
   numberOrText,
   siteColumn,
+  stacked,
   status,
   time,
   tzs,
   withSite,
 } from './admin-shell.js';
 import { displayPhone } from './portal-format.js';
+import { filteredTable } from './admin-filters.js';
+
+const GRANT_STATES = ['live', 'ended', 'revoked', 'refunded'];
 
 /**
  * /admin/counter (DESIGN.md §4.8): operators issue access for cash or free (POST
@@ -87,89 +89,82 @@ const refundAction = (g: Grant) =>
       ]
     : [];
 
-const loadGrants = (): Promise<Grant[] | null> =>
-  loadTable<Grant>(
-    'grants',
-    '/grants',
-    [
-      { head: 'counter.user', cell: (g) => g.username, nowrap: true },
-      { head: 'counter.planCol', cell: (g) => g.plan_name ?? '' },
-      { head: 'counter.channelCol', cell: (g) => t(`channel.${g.channel}`) },
-      { head: 'counter.amountCol', cell: (g) => tzs(g.amount_tzs) },
-      { head: 'counter.phoneCol', cell: (g) => (g.phone ? displayPhone(g.phone) : '') },
-      { head: 'counter.expiresCol', cell: (g) => time(g.expires_at) },
-      { head: 'counter.state', cell: grantState },
-      ...siteColumn<Grant>(),
-    ],
-    can.counter
-      ? (g) =>
-          g.revoked_at !== null
-            ? refundAction(g)
-            : [
-                {
-                  label: t('counter.extend'),
-                  aria: t('counter.extendAria', { user: g.username }),
-                  run: () => extend(g),
-                },
-                ...(g.live
-                  ? [
-                      {
-                        label: t('counter.revoke'),
-                        aria: t('counter.revokeAria', { user: g.username }),
-                        danger: true,
-                        run: () => revoke(g),
-                      },
-                    ]
-                  : []),
-                ...refundAction(g),
-              ]
-      : undefined,
-  );
+const loadGrants = filteredTable<Grant>({
+  id: 'grants',
+  path: '/grants',
+  searchHint: t('counter.searchHint'),
+  choices: [{ name: 'status', label: 'list.status', values: GRANT_STATES, show: (s) => t(`counter.${s}`) }],
+  columns: [
+    // The phone under the login, the channel under the plan: the table fits 1440 px.
+    { head: 'counter.user', cell: (g) => stacked(g.username, g.phone ? displayPhone(g.phone) : null) },
+    {
+      head: 'counter.planCol',
+      cell: (g) => stacked(g.plan_name ?? '', t(`channel.${g.channel}`)),
+      words: true,
+    },
+    { head: 'counter.amountCol', cell: (g) => tzs(g.amount_tzs) },
+    { head: 'counter.expiresCol', cell: (g) => time(g.expires_at) },
+    { head: 'counter.state', cell: grantState },
+    ...siteColumn<Grant>(),
+  ],
+  ...(can.counter && {
+    actions: (g) =>
+      g.revoked_at !== null
+        ? refundAction(g)
+        : [
+            {
+              label: t('counter.extend'),
+              aria: t('counter.extendAria', { user: g.username }),
+              run: () => extend(g),
+            },
+            ...(g.live
+              ? [
+                  {
+                    label: t('counter.revoke'),
+                    aria: t('counter.revokeAria', { user: g.username }),
+                    danger: true,
+                    run: () => revoke(g),
+                  },
+                ]
+              : []),
+            ...refundAction(g),
+          ],
+  }),
+});
 
-/** The unpaid invoices of the last 200 (the invoices list holds paid ones too). */
-async function loadUnpaid(): Promise<void> {
-  const result = await adminApi('GET', withSite('/invoices'));
-  const rows = ok(result) ? (dataOf(result) as Invoice[]).filter((i) => i.status !== 'paid') : [];
-  const slot = $('unpaid');
-  const error = $('unpaid-error');
-  slot.removeAttribute('aria-busy');
-  show(error, !ok(result));
-  if (!ok(result)) {
-    error.textContent = failure(result);
-    return;
-  }
-  drawTable<Invoice>(
-    'unpaid',
-    rows,
-    [
-      { head: 'counter.invoice', cell: (i) => i.number, nowrap: true },
-      { head: 'counter.created', cell: (i) => time(i.created_at) },
-      { head: 'counter.planCol', cell: (i) => i.plan_name ?? '' },
-      { head: 'counter.phoneCol', cell: (i) => displayPhone(i.phone) },
-      { head: 'counter.amountCol', cell: (i) => tzs(i.amount_tzs) },
-      { head: 'counter.status', cell: (i) => [badge(i.status)] },
-      ...siteColumn<Invoice>(),
+/** The invoices still waiting for the provider, every one of them, a page at a time. */
+const loadUnpaid = filteredTable<Invoice>({
+  id: 'unpaid',
+  path: '/invoices',
+  fixed: { status: 'pending' },
+  searchHint: t('invoices.searchHint'),
+  columns: [
+    { head: 'counter.invoice', cell: (i) => stacked(i.number, time(i.created_at)) },
+    { head: 'counter.planCol', cell: (i) => i.plan_name ?? '', words: true },
+    { head: 'counter.phoneCol', cell: (i) => displayPhone(i.phone) },
+    { head: 'counter.amountCol', cell: (i) => tzs(i.amount_tzs) },
+    { head: 'counter.status', cell: (i) => [badge(i.status)] },
+    ...siteColumn<Invoice>(),
+  ],
+  ...(can.counter && {
+    actions: (i) => [
+      {
+        label: t('counter.recheck'),
+        aria: t('counter.recheckAria', { number: i.number }),
+        run: () => recheck(i),
+      },
+      ...(can.markPaid
+        ? [
+            {
+              label: t('counter.markPaid'),
+              aria: t('counter.markPaidAria', { number: i.number }),
+              run: () => markPaid(i),
+            },
+          ]
+        : []),
     ],
-    can.counter
-      ? (i) => [
-          {
-            label: t('counter.recheck'),
-            aria: t('counter.recheckAria', { number: i.number }),
-            run: () => recheck(i),
-          },
-          ...(can.markPaid
-            ? [
-                {
-                  label: t('counter.markPaid'),
-                  aria: t('counter.markPaidAria', { number: i.number }),
-                  run: () => markPaid(i),
-                },
-              ]
-            : []),
-        ]
-      : undefined,
-  );
-}
+  }),
+});
 
 const reload = async (): Promise<void> => {
   await Promise.all([loadGrants(), loadUnpaid()]);
@@ -355,5 +350,3 @@ if (can.counter) {
     }
   });
 }
-
-void reload();

@@ -14,6 +14,7 @@ import {
   numberOrText,
   siteChoice,
   siteColumn,
+  stacked,
   status,
   time,
 } from './admin-shell.js';
@@ -84,13 +85,6 @@ const input = (id: string): HTMLInputElement => $(id, HTMLInputElement);
 let editing: Device | null = null;
 const chosenStatus = archiveFilter('devices', () => load());
 
-/** Nodes as one cell value: on a phone a cell is a grid of label and value, one item each. */
-function together(...nodes: Node[]): Node[] {
-  const box = document.createElement('span');
-  box.append(...nodes);
-  return [box];
-}
-
 /**
  * A pill that says Online or Offline (not by colour alone), then when the router was last heard;
  * Down, and since when, for a router the router-down job reported (docs/decisions/0038).
@@ -131,8 +125,8 @@ const load = (): Promise<Device[] | null> =>
       // The model under the name, the disconnect address under the network: the table fits 1440 px.
       {
         head: 'device.name',
-        cell: (d) =>
-          together(document.createTextNode(d.name), ...archivedPill(d), element('span', d.model, 'heard')),
+        cell: (d) => stacked([document.createTextNode(d.name), ...archivedPill(d)], d.model),
+        words: true,
       },
       { head: 'devices.status', cell: health, nowrap: true },
       { head: 'devices.liveSessions', cell: liveSessions },
@@ -141,13 +135,9 @@ const load = (): Promise<Device[] | null> =>
       {
         head: 'device.network',
         cell: (d) =>
-          together(
-            document.createTextNode(d.local_network),
-            element(
-              'span',
-              t('devices.disconnectsTo', { address: `${d.radius_client_ip}:${String(d.coa_port)}` }),
-              'heard',
-            ),
+          stacked(
+            d.local_network,
+            t('devices.disconnectsTo', { address: `${d.radius_client_ip}:${String(d.coa_port)}` }),
           ),
         nowrap: true,
       },

@@ -90,7 +90,7 @@ const load = (): Promise<Plan[] | null> =>
     'plans',
     withStatus('/plans', chosenStatus()),
     [
-      { head: 'plan.name', cell: (p) => [document.createTextNode(p.name), ...archivedPill(p)] },
+      { head: 'plan.name', cell: (p) => [document.createTextNode(p.name), ...archivedPill(p)], words: true },
       { head: 'plan.price', cell: (p) => tzs(p.price_tzs), nowrap: true },
       { head: 'plan.duration', cell: (p) => shortDuration(p.duration_seconds) },
       {

@@ -1,5 +1,5 @@
 import { data, t } from './forms.js';
-import { badge, siteColumn, time, tzs, type Column } from './admin-shell.js';
+import { badge, siteColumn, stacked, time, tzs, type Column } from './admin-shell.js';
 import { filteredTable } from './admin-filters.js';
 import { displayPhone } from './portal-format.js';
 
@@ -30,6 +30,8 @@ interface Invoice {
 }
 interface Payment {
   invoice_number: string;
+  channel: string;
+  kind: string;
   amount_tzs: number;
   phone: string | null;
   provider: string;
@@ -48,15 +50,14 @@ const guests: Column<Guest>[] = [
   { head: 'guests.lastSeen', cell: (g) => time(g.last_seen) },
 ];
 
+// The time under the number, the reference under the provider: the table fits 1440 px.
 const invoices: Column<Invoice>[] = [
-  { head: 'invoices.number', cell: (i) => i.number },
-  { head: 'invoices.created', cell: (i) => time(i.created_at) },
-  { head: 'invoices.plan', cell: (i) => i.plan_name ?? '' },
+  { head: 'invoices.number', cell: (i) => stacked(i.number, time(i.created_at)) },
+  { head: 'invoices.plan', cell: (i) => i.plan_name ?? '', words: true },
   { head: 'invoices.phone', cell: (i) => displayPhone(i.phone) },
   { head: 'invoices.amount', cell: (i) => tzs(i.amount_tzs) },
   { head: 'invoices.status', cell: (i) => [badge(i.status)] },
-  { head: 'invoices.provider', cell: (i) => i.provider },
-  { head: 'invoices.reference', cell: (i) => i.provider_reference ?? '' },
+  { head: 'invoices.provider', cell: (i) => stacked(i.provider, i.provider_reference) },
   { head: 'invoices.paid', cell: (i) => time(i.paid_at) },
   { head: 'invoices.failure', cell: (i) => i.failure_reason ?? '', wrap: true },
   { head: 'list.soldBy', cell: (i) => i.sold_by_name ?? '' },
@@ -67,6 +68,8 @@ const payments: Column<Payment>[] = [
   { head: 'payments.paid', cell: (p) => time(p.paid_at) },
   { head: 'payments.invoice', cell: (p) => p.invoice_number },
   { head: 'payments.amount', cell: (p) => tzs(p.amount_tzs) },
+  { head: 'payments.kind', cell: (p) => [badge(p.kind, t(`payments.kind.${p.kind}`))] },
+  { head: 'payments.channel', cell: (p) => t(`channel.${p.channel}`) },
   { head: 'payments.phone', cell: (p) => (p.phone ? displayPhone(p.phone) : '') },
   { head: 'payments.provider', cell: (p) => p.provider },
   { head: 'payments.reference', cell: (p) => p.provider_reference ?? '' },
@@ -109,6 +112,7 @@ switch (data.records) {
           name: 'kind',
           label: 'payments.channel',
           values: ['mobile_money', 'voucher', 'cash', 'complimentary'],
+          show: (v) => t(`channel.${v}`),
         },
       ],
     });

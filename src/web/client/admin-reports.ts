@@ -240,7 +240,11 @@ function tableBlock(r: Report, table: Table, name: string): HTMLElement {
       const td = line.insertCell();
       td.dataset.label = heading(c);
       td.textContent =
-        c === 'period' && r.group === 'month' ? shortPeriod(String(row[c]), true) : cellText(row[c]);
+        c === 'period' && r.group === 'month'
+          ? shortPeriod(String(row[c]), true)
+          : c === 'channel'
+            ? words(`reports.channel.${cellText(row[c])}`, cellText(row[c]))
+            : cellText(row[c]);
     }
   }
   if (name === 'main' && Object.keys(r.totals).length > 0) {

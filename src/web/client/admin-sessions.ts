@@ -13,6 +13,7 @@ import {
   type RowAction,
   shortDuration,
   siteColumn,
+  stacked,
   time,
 } from './admin-shell.js';
 
@@ -113,15 +114,21 @@ const reload = filteredTable<Session>({
   searchHint: t('sessions.searchHint'),
   choices: [{ name: 'status', label: 'list.status', values: ['active', 'ended'] }],
   columns: [
-    { head: 'sessions.user', cell: (s) => s.username },
-    { head: 'sessions.router', cell: (s) => s.device_name ?? s.nas_id },
-    { head: 'sessions.mac', cell: (s) => s.mac ?? '' },
-    { head: 'sessions.ip', cell: (s) => s.framed_ip ?? '' },
-    { head: 'sessions.started', cell: (s) => time(s.started_at) },
-    { head: 'sessions.lastUpdate', cell: (s) => time(s.stopped_at ?? s.updated_at) },
-    { head: 'sessions.time', cell: (s) => shortDuration(s.session_time) },
+    // Secondary facts under the main ones (the MAC under the guest, the address under the
+    // router, the traffic under the time): the table fits 1440 px with its buttons.
+    { head: 'sessions.user', cell: (s) => stacked(s.username, s.mac) },
+    { head: 'sessions.router', cell: (s) => stacked(s.device_name ?? s.nas_id, s.framed_ip), words: true },
+    {
+      head: 'sessions.started',
+      cell: (s) =>
+        stacked(time(s.started_at), t('sessions.lastAt', { time: time(s.stopped_at ?? s.updated_at) })),
+    },
     // The router counts from its side: input is what the guest sent, output what they received.
-    { head: 'sessions.traffic', cell: (s) => `${bytes(s.output_octets)} / ${bytes(s.input_octets)}` },
+    {
+      head: 'sessions.time',
+      cell: (s) =>
+        stacked(shortDuration(s.session_time), `${bytes(s.output_octets)} / ${bytes(s.input_octets)}`),
+    },
     {
       head: 'sessions.state',
       cell: (s) =>

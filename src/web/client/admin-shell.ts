@@ -41,7 +41,7 @@ export const withSite = (path: string): string =>
 export function siteColumn<T extends { site_id: string }>(): Column<T>[] {
   if (sites.length < 2 || chosenSite !== '') return [];
   const names = new Map(sites.map((s) => [s.id, s.name]));
-  return [{ head: 'site.column', cell: (row) => names.get(row.site_id) ?? row.site_id }];
+  return [{ head: 'site.column', cell: (row) => names.get(row.site_id) ?? row.site_id, words: true }];
 }
 
 /** A form's site choice (`<id>`, present only with several sites): its value, or undefined. */
@@ -131,6 +131,8 @@ export interface Column<T> {
    * value (an address, an id, a time, an amount) stays on one line (app.css).
    */
   wrap?: boolean;
+  /** A name (a plan's, a router's, a site's): may wrap between its words, with no wide minimum. */
+  words?: boolean;
   /** Kept for columns that said so before every value stayed on one line; changes nothing now. */
   nowrap?: boolean;
 }
@@ -139,6 +141,7 @@ export interface Column<T> {
 const TONES: Readonly<Record<string, 'good' | 'warn' | 'bad' | 'info' | ''>> = {
   active: 'good',
   paid: 'good',
+  sale: 'good',
   online: 'good',
   delivered: 'good',
   sent: 'good',
@@ -156,6 +159,7 @@ const TONES: Readonly<Record<string, 'good' | 'warn' | 'bad' | 'info' | ''>> = {
   expired: '',
   ended: '',
   refunded: '',
+  refund: 'warn',
   archived: '',
   off_sale: '',
 };
@@ -215,6 +219,32 @@ export async function loadTable<T>(
   return rows;
 }
 
+/**
+ * Text that wraps between words only: a word with a hyphen or a slash (an invoice number, a URL)
+ * is kept on one line, where a browser would break it after the hyphen.
+ */
+function wholeWords(text: string): Node[] {
+  if (text === '') return [];
+  return text
+    .split(/(\s+)/)
+    .map((part) =>
+      /[-/]/.test(part) && !/\s/.test(part) ? element('span', part, 'word') : document.createTextNode(part),
+    );
+}
+
+/** A value with secondary facts under it, muted, one line each (empty ones left out): the table
+ * stays narrow at 1440 px, and on a phone the value and its facts are one grid item. */
+export function stacked(
+  main: string | readonly Node[],
+  ...under: readonly (string | null | undefined)[]
+): Node[] {
+  const box = document.createElement('span');
+  if (typeof main === 'string') box.append(main);
+  else box.append(...main);
+  for (const fact of under) if (fact) box.append(element('span', fact, 'heard'));
+  return [box];
+}
+
 /** Draws `rows` as a table in the slot `id` (or "nothing yet"), each row with its actions. */
 export function drawTable<T>(
   id: string,
@@ -255,9 +285,15 @@ export function drawTable<T>(
       const td = tr.insertCell();
       td.dataset.label = t(column.head);
       if (column.wrap) td.className = 'wrap';
+      else if (column.words) td.className = 'words';
+      // The value in one box: on a phone it sits beside its label, or under it when too wide.
+      const value = document.createElement('span');
+      value.className = 'value';
       const cell = column.cell(row);
-      if (typeof cell === 'string') td.textContent = cell;
-      else td.append(...cell);
+      if (typeof cell !== 'string') value.append(...cell);
+      else if (column.wrap || column.words) value.append(...wholeWords(cell));
+      else value.textContent = cell;
+      if (value.hasChildNodes()) td.append(value);
     }
     if (actions) {
       const td = tr.insertCell();
