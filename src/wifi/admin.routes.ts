@@ -30,7 +30,7 @@ import { phonesFor } from './phones.js';
 type Deps = WifiDeps & { portal: PortalFacts };
 
 // What each list filters on (list-query.ts) and the columns of its CSV export.
-const SESSION_LIST: ListSpec = { statuses: ['active', 'ended'], router: true };
+export const SESSION_LIST: ListSpec = { statuses: ['active', 'ended'], router: true };
 const INVOICE_LIST: ListSpec = {
   statuses: ['pending', 'paid', 'failed', 'expired', 'refunded'],
   plan: true,

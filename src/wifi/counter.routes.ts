@@ -2,7 +2,7 @@ import { strictObject } from '../http/body.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { staffActor } from './audit.js';
 import { AUDIT_CSV, auditCsvRow, auditList, auditPage, wantsListPaging } from './audit.list.js';
-import { listAnswer, parseListQuery } from './list-query.js';
+import { listAnswer, parseListQuery, type ListSpec } from './list-query.js';
 import { sitesOf } from './sites.js';
 import {
   extendGrant,
@@ -45,7 +45,7 @@ const presentSale = (sale: CounterSale) => ({
   credentials: { username: sale.grant.username, password: sale.password, expires_at: sale.grant.expires_at },
 });
 const NO_STORE = { 'Cache-Control': 'no-store' };
-const GRANT_LIST = { statuses: GRANT_STATES };
+export const GRANT_LIST: ListSpec = { statuses: GRANT_STATES };
 const GRANT_CSV = [
   'issued_at',
   'username',

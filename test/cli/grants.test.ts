@@ -68,6 +68,25 @@ t.test('grants issue, extend, revoke and the audit trail from the CLI', async (t
     listed.map((g) => g.live),
     [false, true],
   );
+  // The admin lists' filters and paging (wifi/list-query.ts), as options.
+  const usernames = async (...args: string[]) => {
+    const res = await runCli(['--json', 'grants', 'list', ...args], env);
+    t.equal(res.code, 0, res.stderr);
+    return json<{ username: string }[]>(res.stdout).map((g) => g.username);
+  };
+  const [giftUser, cashUser] = json<{ username: string }[]>(
+    (await runCli(['--json', 'grants', 'list'], env)).stdout,
+  ).map((g) => g.username);
+  t.same(await usernames('--status', 'revoked'), [giftUser], 'the revoked one');
+  t.same(await usernames('--status', 'live'), [cashUser]);
+  t.same(await usernames('--search', '0712345678'), [cashUser], 'the phone as typed');
+  t.same(await usernames('--page', '1', '--per-page', '1'), [giftUser], 'the newest, one a page');
+  t.same(await usernames('--page', '2', '--per-page', '1'), [cashUser]);
+  const paged = await runCli(['grants', 'list', '--per-page', '1'], env);
+  t.match(paged.stdout, /more on page 2\n$/, 'the table says another page follows');
+  const badPage = await runCli(['grants', 'list', '--per-page', '500'], env);
+  t.equal(badPage.code, 1);
+  t.equal(badPage.stderr, 'error: per_page must be a whole number from 1 to 200\n');
 
   const audit = await runCli(['--json', 'audit', 'list', '--limit', '3'], env);
   t.equal(audit.code, 0, audit.stderr);

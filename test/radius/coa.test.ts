@@ -265,6 +265,22 @@ t.test('hotspot-ctl sessions list and disconnect report what the router said', a
   ]);
   const human = await runCli(['sessions', 'list'], env);
   t.match(human.stdout, /^ID\s+NAS_ID\s+USERNAME/);
+  // The admin lists' filters (wifi/list-query.ts), as options.
+  const ids = async (...args: string[]) => {
+    const res = await runCli(['sessions', 'list', '--json', ...args], env);
+    t.equal(res.code, 0, res.stderr);
+    return (JSON.parse(res.stdout) as { id: string }[]).map((s) => s.id);
+  };
+  t.same(await ids('--status', 'active', '--search', '11:22:33:44'), [session.id], 'open, and its MAC matches');
+  t.same(await ids('--status', 'ended'), [], 'none has ended');
+  t.same(await ids('--search', 'no-such-guest'), []);
+  t.same(await ids('--router', session.device_id, '--page', '1', '--per-page', '1'), [session.id]);
+  t.same(await ids('--to', '2000-01-01'), [], 'a window before it');
+  const none = await runCli(['sessions', 'list', '--status', 'ended'], env);
+  t.equal(none.stdout, 'no sessions\n');
+  const bad = await runCli(['sessions', 'list', '--status', 'sleeping'], env);
+  t.equal(bad.code, 1);
+  t.equal(bad.stderr, 'error: status is not one this list knows\n', 'checked as the admin API checks it');
   const out = await runCli(['sessions', 'disconnect', session.id, '--json'], env);
   t.equal(out.code, 0, out.stderr);
   t.match(JSON.parse(out.stdout), {

@@ -18,7 +18,9 @@ import {
   type Staff,
 } from '../../wifi/index.js';
 import { formatAnswers } from '../answers.js';
+import { GRANT_LIST } from '../../wifi/counter.routes.js';
 import { contextOf, withApp } from '../context.js';
+import { listCommand } from '../list-options.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
 import { parseDurationOption, parseWholeNumber } from '../option-parsers.js';
 
@@ -73,14 +75,14 @@ const saleText = (doc: ReturnType<typeof saleDoc>, sale: CounterSale): string =>
 export function registerGrants(program: Command): void {
   const grants = program.command('grants').description('Wi-Fi access grants: the counter tools');
 
-  grants
-    .command('list')
-    .description('List the most recent access grants, newest first (at most 200)')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const rows = await withApp(ctx, (app) => recentGrants(app.deps));
-      ctx.out.result(rows, () => (rows.length === 0 ? 'no grants yet\n' : formatTable(rows, GRANT_COLUMNS)));
-    });
+  listCommand(grants, {
+    description: 'List access grants, newest first: the newest 200, or a page of those matching the options',
+    spec: GRANT_LIST,
+    read: (app, filter) => recentGrants(app.deps, undefined, filter),
+    present: (row) => row,
+    columns: GRANT_COLUMNS,
+    none: 'no grants',
+  });
 
   grants
     .command('issue')

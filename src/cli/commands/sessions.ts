@@ -8,9 +8,11 @@ import {
   type ListedSessionRow,
   cliActor,
 } from '../../wifi/index.js';
+import { SESSION_LIST } from '../../wifi/admin.routes.js';
 import { contextOf, withApp } from '../context.js';
+import { listCommand } from '../list-options.js';
 import { formatAnswers } from '../answers.js';
-import { formatRecord, formatTable, type Column } from '../output.js';
+import { formatRecord, type Column } from '../output.js';
 
 const COLUMNS: readonly Column<ListedSessionRow>[] = [
   ['id', (s) => s.id],
@@ -28,16 +30,15 @@ const COLUMNS: readonly Column<ListedSessionRow>[] = [
 export function registerSessions(program: Command): void {
   const sessions = program.command('sessions').description('RADIUS sessions reported by the routers');
 
-  sessions
-    .command('list')
-    .description('List the most recent RADIUS sessions, newest first (at most 200)')
-    .action(async (_opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const rows = await withApp(ctx, (app) => listSessions(app.deps));
-      ctx.out.result(rows.map(presentSession), () =>
-        rows.length === 0 ? 'no sessions yet\n' : formatTable(rows, COLUMNS),
-      );
-    });
+  listCommand(sessions, {
+    description:
+      'List RADIUS sessions, newest first: the newest 200, or a page of those matching the options',
+    spec: SESSION_LIST,
+    read: (app, filter) => listSessions(app.deps, undefined, filter),
+    present: presentSession,
+    columns: COLUMNS,
+    none: 'no sessions',
+  });
 
   sessions
     .command('disconnect')
