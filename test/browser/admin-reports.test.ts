@@ -128,6 +128,15 @@ t.test('the reports page draws the API’s reports as charts and tables', { skip
     'headings in words, with their units',
   );
 
+  // The form's date fields are styled as its selects (they were the browser's bare 21 px inputs
+  // with a 13 px font): a finger's height, the page's font.
+  for (const id of ['#report-name', '#report-from', '#report-to']) {
+    const field = page.locator(id);
+    const height = (await field.boundingBox())?.height ?? 0;
+    t.ok(height >= 36, `${id} is a finger's height (${String(Math.round(height))} px)`);
+    t.equal(await field.evaluate((el) => getComputedStyle(el).fontSize), '16px', `${id} has the page's font`);
+  }
+
   // Busy hours: a grid of 7 weekdays × 24 hours.
   await page.locator('#report-name').selectOption('busy-hours');
   await page.locator('#report[data-report="busy-hours"] svg.chart').waitFor();
@@ -137,6 +146,11 @@ t.test('the reports page draws the API’s reports as charts and tables', { skip
   if (process.env.UPDATE_SCREENSHOTS === '1') {
     for (const width of [390, 1440]) {
       await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${app.base}/admin/reports`);
+      await page.locator('#report[data-report="revenue"] svg.chart').waitFor();
+      await page
+        .locator('#report-form')
+        .screenshot({ path: path.join(SHOTS, `admin-reports-form-${String(width)}.png`) });
       for (const name of ['revenue', 'usage', 'funnel', 'busy-hours', 'top-guests', 'voucher-stock']) {
         await page.goto(`${app.base}/admin/reports`);
         if (name !== 'revenue') await page.locator('#report-name').selectOption(name);
