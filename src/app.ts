@@ -290,7 +290,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     async close({ graceMs = 10_000 } = {}) {
       if (closed) return;
       closed = true;
-      await firstKey?.catch(() => undefined); // its row is written before the database closes
+      // The listeners start closing (and the grace timer starts) in this same turn.
       await Promise.all([http.close(graceMs), radius.close()]);
       await background.drain(); // mail and SMS the answers promised go out before the database closes
       await scheduler.stop(); // lets a job that is running finish before the database closes
@@ -301,6 +301,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
         log.warn({ event: 'radius.last_seen_flush_failed', err }, 'routers last seen not saved');
       });
       notifier.close();
+      await firstKey?.catch(() => undefined); // a first start's key row is written before the database closes
       await store.close();
     },
   };

@@ -134,7 +134,13 @@ t.test('the reports page draws the API’s reports as charts and tables', { skip
     const field = page.locator(id);
     const height = (await field.boundingBox())?.height ?? 0;
     t.ok(height >= 36, `${id} is a finger's height (${String(Math.round(height))} px)`);
-    t.equal(await field.evaluate((el) => getComputedStyle(el).fontSize), '16px', `${id} has the page's font`);
+    t.equal(
+      await field.evaluate(
+        (el) => (el.ownerDocument.defaultView?.getComputedStyle(el).fontSize ?? '') as string,
+      ),
+      '16px',
+      `${id} has the page's font`,
+    );
   }
 
   // Busy hours: a grid of 7 weekdays × 24 hours.
