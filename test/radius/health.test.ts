@@ -404,12 +404,13 @@ t.test('devices list and status show last_seen_at and who is online by the clock
   const human = await runCli(['devices', 'list'], env);
   t.equal(human.code, 0, human.stderr);
   const [header = '', ...rows] = human.stdout.trimEnd().split('\n');
-  t.match(header, /\sONLINE\s+LAST_SEEN$/);
+  t.match(header, /\sONLINE\s+LAST_SEEN\s+LIVE\s+DOWN_SINCE$/);
   t.equal(rows.length, 3);
+  // No live session and none down: LIVE 0, DOWN_SINCE empty.
   t.match(rows, [
-    new RegExp(`^\\S+\\s+Bar AP\\s.*\\sno\\s+${barSeen}$`),
-    /^\S+\s+Cellar AP\s.*\sno\s+never$/,
-    new RegExp(`^\\S+\\s+Lobby AP\\s.*\\syes\\s+${lobbySeen}$`),
+    new RegExp(`^\\S+\\s+Bar AP\\s.*\\sno\\s+${barSeen}\\s+0$`),
+    /^\S+\s+Cellar AP\s.*\sno\s+never\s+0$/,
+    new RegExp(`^\\S+\\s+Lobby AP\\s.*\\syes\\s+${lobbySeen}\\s+0$`),
   ]);
 
   const status = await runCli(['status', '--json'], env);
