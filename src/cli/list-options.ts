@@ -22,8 +22,8 @@ interface ListFlags {
 }
 
 /** Adds the options `spec` allows to a list command. */
-function addListOptions(command: Command, spec: ListSpec): Command {
-  command.option('--search <text>', 'only rows matching this (phone, username, MAC, invoice number…)');
+function addListOptions(command: Command, spec: ListSpec, searched: string): Command {
+  command.option('--search <text>', `only rows matching this (${searched})`);
   if (spec.statuses)
     command.option('--status <state>', `only rows in this state: ${spec.statuses.join(', ')}`);
   if (spec.router) command.option('--router <id>', 'only this router’s (from devices list)');
@@ -73,10 +73,12 @@ export function listCommand<T>(
     present: (row: T) => unknown;
     columns: readonly Column<T>[];
     none: string;
+    /** What --search looks in, for its help. */
+    searched: string;
   },
 ): void {
   const { spec } = options;
-  addListOptions(parent.command('list').description(options.description), spec).action(
+  addListOptions(parent.command('list').description(options.description), spec, options.searched).action(
     async (flags: ListFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { filter, page } = listFilterOf(flags, spec);

@@ -82,6 +82,7 @@ export function registerGrants(program: Command): void {
     present: (row) => row,
     columns: GRANT_COLUMNS,
     none: 'no grants',
+    searched: 'username, phone, invoice number',
   });
 
   grants

@@ -38,6 +38,7 @@ export function registerSessions(program: Command): void {
     present: presentSession,
     columns: COLUMNS,
     none: 'no sessions',
+    searched: 'username, MAC, IP, router name or NAS id',
   });
 
   sessions
