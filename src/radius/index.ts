@@ -73,9 +73,8 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
   const listeners: (RadiusListener | RadsecListener)[] = [];
   const server = { clock: deps.clock, log, nas, counters, lastSeen };
   const processes = radiusProcesses(deps.config);
-  const udpPorts = deps.config.radiusAuthPort !== 0 || deps.config.radiusAcctPort !== 0;
   const workers =
-    processes > 1 && udpPorts
+    processes > 1 && deps.config.radiusAuthPort !== 0
       ? new RadiusWorkers({ config: deps.config, clock: deps.clock, log, counters, lastSeen, count: processes })
       : null;
   let bound: ReturnType<Radius['listening']> = { auth: null, acct: null, radsec: null };
@@ -88,12 +87,12 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
       const ended = (grantId: string): void =>
         disconnectEnded({ ...wifi, coa, log, background: deps.background }, grantId);
       const { access, accounting } = udpRoutes({ ...wifi, log }, ended);
-      // With RADIUS_WORKERS > 1 the UDP ports are the workers' (workers.ts), whose disconnects
-      // are sent from here; RadSec stays here.
-      const udp = workers
-        ? await workers.start(ended)
+      // With RADIUS_WORKERS > 1 the authorization port is the workers' (workers.ts); accounting
+      // and RadSec stay here, so one process commits every Accounting-Request in its batches and
+      // decides the disconnects they call for (docs/decisions/0046-radius-workers.md).
+      const { auth, acct } = workers
+        ? { ...(await workers.start()), ...(await openUdp(server, deps.config, { accounting }, listeners)) }
         : await openUdp(server, deps.config, { access, accounting }, listeners);
-      const { auth, acct } = udp;
       let radsec: AddressInfo | undefined;
       if (deps.config.radsecPort !== 0) {
         // RFC 6614 §2.5: both kinds on one connection; Status-Server is answered as on 1812.
@@ -197,34 +196,32 @@ function disconnectEnded(
   );
 }
 
-/** Binds the UDP ports that are not 0 (pushing their listeners onto `listeners`). */
+/**
+ * Binds the UDP ports that are not 0 and whose route is given (pushing their listeners onto
+ * `listeners`): authorization for `access`, accounting for `accounting`.
+ */
 export async function openUdp(
   server: ServerDeps,
   config: Pick<Config, 'radiusHost' | 'radiusAuthPort' | 'radiusAcctPort'>,
-  routes: { access: CodeRoute; accounting: CodeRoute },
+  routes: { access?: CodeRoute; accounting?: CodeRoute },
   listeners: { close(): Promise<void> }[],
 ): Promise<{ auth?: AddressInfo; acct?: AddressInfo }> {
-  const open = async (options: Omit<ListenerOptions, 'host'>): Promise<AddressInfo | undefined> => {
-    if (options.port === 0) return undefined; // disabled
-    const listener = new RadiusListener(server, { ...options, host: config.radiusHost });
+  const open = async (
+    name: ListenerOptions['name'],
+    port: number,
+    code: number,
+    route: CodeRoute | undefined,
+  ): Promise<AddressInfo | undefined> => {
+    if (port === 0 || route === undefined) return undefined; // disabled, or another process's
+    const routesOf = new Map([
+      [code, route],
+      [CODE.statusServer, route],
+    ]);
+    const listener = new RadiusListener(server, { name, port, routes: routesOf, host: config.radiusHost });
     listeners.push(listener);
     return listener.listen();
   };
-  const auth = await open({
-    name: 'auth',
-    port: config.radiusAuthPort,
-    routes: new Map([
-      [CODE.accessRequest, routes.access],
-      [CODE.statusServer, routes.access],
-    ]),
-  });
-  const acct = await open({
-    name: 'acct',
-    port: config.radiusAcctPort,
-    routes: new Map([
-      [CODE.accountingRequest, routes.accounting],
-      [CODE.statusServer, routes.accounting],
-    ]),
-  });
+  const auth = await open('auth', config.radiusAuthPort, CODE.accessRequest, routes.access);
+  const acct = await open('acct', config.radiusAcctPort, CODE.accountingRequest, routes.accounting);
   return { ...(auth && { auth }), ...(acct && { acct }) };
 }

@@ -4,27 +4,26 @@ import { FollowedClock, systemClock, type Clock } from '../lib/clock.js';
 import { createLogger } from '../lib/log.js';
 import { openVault } from '../lib/vault.js';
 import { Counters } from './counters.js';
-import { openUdp, udpRoutes } from './index.js';
+import { accessRoute } from './access.js';
+import { openUdp } from './index.js';
 import { LastSeen } from './last-seen.js';
 import { NasDirectory } from './nas.js';
-import type { AccountingWriter } from './accounting.js';
 import type { RadiusListener } from './server.js';
 import type { FromWorker, ToWorker } from './workers.js';
 
 /**
  * A RADIUS worker process (workers.ts): `hotspot-ctl radius-worker`, forked by the daemon when
  * RADIUS_WORKERS > 1. It gets the daemon's configuration, opens the store on its own connection
- * (a small pool on PostgreSQL), binds the UDP ports (shared with the other workers through the
- * primary) and answers them with the same pipeline and routes as a single process does. Its
- * caches (routers, grants) follow other processes' commits as they do in the daemon: SQLite's
- * data_version, PostgreSQL's change feed. Accounting is group-committed per worker and answered
- * only after its own commit. It never holds the data directory's lock, and it exits when the
- * primary goes away.
+ * (a small pool on PostgreSQL), binds the UDP authorization port (shared with the other workers
+ * through the primary) and answers it with the same pipeline and route as a single process does.
+ * Its caches (routers, grants) follow other processes' commits as they do in the daemon: SQLite's
+ * data_version, PostgreSQL's change feed. Accounting is the daemon's (see workers.ts). It never
+ * holds the data directory's lock, and it exits when the primary goes away.
  */
 
 /** How often a worker sends its tally when nobody asked (counters are also asked for on demand). */
 const TALLY_EVERY_MS = 250;
-/** PostgreSQL connections per worker: reads and one accounting transaction at a time. */
+/** PostgreSQL connections per worker: the authorization reads and the device writes of logins. */
 const WORKER_POOL_SIZE = 4;
 
 function send(message: FromWorker): void {
@@ -66,7 +65,6 @@ export async function runRadiusWorker(): Promise<void> {
   const lastSeen = new LastSeen(clock);
   const listeners: RadiusListener[] = [];
   let store: Store | null = null;
-  let writer: AccountingWriter | null = null;
 
   const tally = (seq?: number): void => {
     const deltas = counters.drain();
@@ -82,9 +80,8 @@ export async function runRadiusWorker(): Promise<void> {
     (stopping ??= (async () => {
       clearInterval(ticker);
       await Promise.all(listeners.map((l) => l.close()));
-      // What was read before the sockets closed is answered (or dropped) and committed first.
+      // What was read before the sockets closed is answered (or dropped) first.
       await Promise.all(listeners.map((l) => l.settled()));
-      await writer?.idle();
       tally();
       send({ t: 'stopped' });
       await store?.close();
@@ -110,14 +107,13 @@ export async function runRadiusWorker(): Promise<void> {
     const { db } = store;
     const vault = openVault(config.dataDir);
     const nas = new NasDirectory({ db, vault, config, clock });
-    const routes = udpRoutes({ db, clock, vault, config, log }, (grantId) => send({ t: 'disconnect', grantId }));
-    writer = routes.writer;
+    const access = { route: accessRoute({ db, clock, vault, config }), requests: 'auth_requests' as const };
     // On a test's clock the daemon's counters are exact when an answer arrives: the tally goes
     // out first, and the daemon reads its channel before the datagram that came after it.
     const beforeReply = followed ? () => tally() : undefined;
     const server = { clock, log, nas, counters, lastSeen, ...(beforeReply && { beforeReply }) };
-    const { auth, acct } = await openUdp(server, config, routes, listeners);
-    send({ t: 'listening', auth: auth ?? null, acct: acct ?? null });
+    const { auth } = await openUdp(server, config, { access }, listeners);
+    send({ t: 'listening', auth: auth ?? null });
   } catch (err) {
     send({ t: 'failed', message: (err as Error).message });
     await stop();

@@ -11,12 +11,14 @@ import type { LastSeen } from './last-seen.js';
 
 /**
  * RADIUS on every core (RADIUS_WORKERS, docs/decisions/0046-radius-workers.md). The daemon stays
- * the cluster's primary: HTTP, the scheduled jobs, RadSec, CoA and Disconnect sending, the data
- * directory's lock. It forks worker processes (worker.ts) that bind the UDP authorization and
- * accounting ports: in cluster mode a datagram socket bound in a worker is one socket the primary
- * opened and handed to each, and the kernel gives each datagram to one of them. Each worker has
- * its own store connection and caches; it sends the primary what the primary owns: counters and
- * routers heard from (its tally), disconnects to send, and its log lines.
+ * the cluster's primary: HTTP, the scheduled jobs, the UDP accounting port, RadSec, CoA and
+ * Disconnect sending, the data directory's lock. It forks worker processes (worker.ts) that bind
+ * the UDP authorization port: in cluster mode a datagram socket bound in a worker is one socket
+ * the primary opened and handed to each, and the kernel gives each datagram to one of them. Each
+ * worker has its own store connection and caches; it sends the primary what the primary owns:
+ * counters and routers heard from (its tally), and its log lines. Accounting stays in one process
+ * because accounting split over processes was slower on both stores (SQLite has one writer; on
+ * PostgreSQL the batches shrink): the daemon's group commit keeps its batches whole.
  */
 
 /** How many processes answer RADIUS over UDP: RADIUS_WORKERS, `auto` being one per core. */
@@ -46,10 +48,9 @@ export interface Tally {
 export type FromWorker =
   /** Listening for the primary's messages (one sent earlier, on 'online', would be lost). */
   | { t: 'ready' }
-  | { t: 'listening'; auth: AddressInfo | null; acct: AddressInfo | null }
+  | { t: 'listening'; auth: AddressInfo | null }
   | { t: 'failed'; message: string }
   | ({ t: 'tally'; seq?: number } & Tally)
-  | { t: 'disconnect'; grantId: string }
   /** A log line (pino's JSON), to be written by the primary's logger. */
   | { t: 'log'; line: string }
   | { t: 'stopped' };
@@ -74,7 +75,7 @@ export const WORKER_COMMAND = 'radius-worker';
 
 /** How long a start may take: forking, loading the bundle, opening the store, binding. */
 const START_TIMEOUT_MS = 60_000;
-/** How long a worker may take to finish its accounting batches when told to stop. */
+/** How long a worker may take to answer what it read when told to stop. */
 const STOP_TIMEOUT_MS = 15_000;
 /** How long the primary waits for a worker's answer to `tally?`. */
 const TALLY_TIMEOUT_MS = 2_000;
@@ -113,9 +114,8 @@ export class RadiusWorkers {
   #stopping = false;
   #replaced = 0;
   #seq = 0;
-  #ended: (grantId: string) => void = () => undefined;
-  /** The first worker's bound addresses (every worker binds the same ports). */
-  #addresses: { auth?: AddressInfo; acct?: AddressInfo } | null = null;
+  /** The first worker's bound address (every worker binds the same port). */
+  #auth: AddressInfo | null = null;
 
   constructor(
     private readonly deps: {
@@ -135,12 +135,8 @@ export class RadiusWorkers {
     });
   }
 
-  /**
-   * Forks the workers and resolves once each listens. `ended` gets the grants whose sessions a
-   * worker found reporting after the grant ended: the primary sends their disconnects.
-   */
-  async start(ended: (grantId: string) => void): Promise<{ auth?: AddressInfo; acct?: AddressInfo }> {
-    this.#ended = ended;
+  /** Forks the workers and resolves once each listens, with the authorization port's address. */
+  async start(): Promise<{ auth?: AddressInfo }> {
     // bin/hotspot-ctl loads the bundle (or dist/src): the worker runs the same code as the CLI,
     // whichever process started the daemon (`serve`, or a test's or the bench's buildApp).
     cluster.setupPrimary({
@@ -155,7 +151,7 @@ export class RadiusWorkers {
       { event: 'radius.workers', workers: this.deps.count, pids: this.status().pids },
       'RADIUS workers listening',
     );
-    return this.#addresses ?? {};
+    return this.#auth ? { auth: this.#auth } : {};
   }
 
   status(): WorkersStatus {
@@ -241,10 +237,7 @@ export class RadiusWorkers {
           });
         else if (message.t === 'listening') {
           running.listening = true;
-          this.#addresses ??= {
-            ...(message.auth && { auth: message.auth }),
-            ...(message.acct && { acct: message.acct }),
-          };
+          this.#auth ??= message.auth;
           clearTimeout(timer);
           resolve();
         } else if (message.t === 'failed') {
@@ -294,9 +287,6 @@ export class RadiusWorkers {
           for (const [seq, done] of [...running.waiting]) if (seq <= message.seq) done();
         return;
       }
-      case 'disconnect':
-        this.#ended(message.grantId);
-        return;
       case 'log':
         this.#relog(message.line, running.worker.process.pid);
         return;

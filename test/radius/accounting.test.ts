@@ -292,8 +292,8 @@ t.test('the Accounting-Response waits for the commit: a record that cannot be wr
 });
 
 t.test('internal errors are logged at most five a minute; the next line counts the ones left out', async (t) => {
-  // The budget is per process (each RADIUS worker has its own): pinned to one.
-  const app = await startRadiusApp(t, { env: { RADIUS_WORKERS: '1' } });
+  // The budget is per process; accounting is the daemon's whatever RADIUS_WORKERS says.
+  const app = await startRadiusApp(t);
   const g = await aGuest(app);
   await failEveryInsert(app.app.deps.db, 'radius_sessions', 'disk full');
   const start = (i: number) =>
@@ -315,9 +315,9 @@ t.test('internal errors are logged at most five a minute; the next line counts t
 });
 
 t.test('a resend while the original is being written is not processed; one after the answer gets the cached reply', async (t) => {
-  // One process's duplicate cache (with RADIUS workers a resend may reach another worker, which
-  // processes it again to the same answer: workers.test.ts).
-  const app = await startRadiusApp(t, { env: { RADIUS_WORKERS: '1' } });
+  // The daemon's duplicate cache: accounting is answered by the daemon alone, with RADIUS workers
+  // too (workers.test.ts).
+  const app = await startRadiusApp(t);
   const g = await aGuest(app);
   // The Start also caches the router (30 s), so below only the write waits for the database.
   await radclient(app.acct, 'acct', `${common(g.username)}\nAcct-Status-Type = Start\n`);

@@ -166,7 +166,8 @@ function daemonAndWorkers(daemon: ReturnType<typeof startCli>): number[] {
 }
 
 t.test('with two RADIUS workers, kill -9 of every process under load loses nothing acknowledged', async (t) => {
-  // The workers (src/radius/workers.ts) commit the accounting; all three die at once.
+  // The workers (src/radius/workers.ts) answer the logins, the daemon commits the accounting;
+  // all three die at once.
   await crashUnderLoad(t, { RADIUS_WORKERS: '2' }, (daemon) => {
     for (const pid of daemonAndWorkers(daemon)) process.kill(pid, 'SIGKILL');
   });

@@ -22,8 +22,8 @@ import {
 
 /**
  * RADIUS_WORKERS=2 (src/radius/workers.ts), whatever HOTSPOT_TEST_RADIUS_WORKERS says: two worker
- * processes share the UDP ports and answer them; the daemon (this test's process) sums what they
- * count, sends the disconnects they decide, and replaces one that dies.
+ * processes share the authorization port and answer it; the daemon (this test's process) answers
+ * accounting itself, sums what the workers count, and replaces one that dies.
  */
 
 const withWorkers = (t: Parameters<typeof startRadiusApp>[0]) =>
@@ -111,7 +111,7 @@ async function untilTwoWorkersSaw(
   }
 }
 
-t.test('a retransmission that reaches the other worker gets the same answer and counts once', async (t) => {
+t.test('a login resent to the other worker gets the same answer; accounting copies reach the daemon alone', async (t) => {
   const app = await withWorkers(t);
   const g = await aGuest(app, { data_limit_bytes: 100_000_000, remember_device: true, max_devices: 1 });
   const macs: EncodeAttribute[] = [['Calling-Station-Id', '11-22-33-44-55-66']];
@@ -171,33 +171,41 @@ t.test('a retransmission that reaches the other worker gets the same answer and 
       { input_octets: 4_000_000, output_octets: 10_000_000, stopped_at: '2026-01-15T09:00:00.000Z' },
     ],
   ];
+  // Accounting is the daemon's alone: every copy reaches its one duplicate cache, so a packet is
+  // processed once and its copies are answered from the cache (RFC 5080).
   for (const [status, packet, expected] of steps) {
-    const replies = await untilTwoWorkersSaw(app, app.acct, packet, 'acct_requests');
+    const before = await counted(app, 'acct_requests');
+    const answered = await counted(app, 'duplicates_answered');
+    const replies = await sendCopies(app.acct, packet, 5);
     t.ok(
       replies.every((r) => r[0] === CODE.accountingResponse && r.equals(replies[0] ?? Buffer.alloc(0))),
       `${status}: ${String(replies.length)} identical Accounting-Responses`,
     );
+    t.equal(await counted(app, 'acct_requests'), before + 1, `${status}: processed once`);
+    t.equal(await counted(app, 'duplicates_answered'), answered + 4, `${status}: four copies from the cache`);
     t.match(await sessions(), [expected], `${status}: one session, counted once`);
     t.equal((await sessions()).length, 1);
   }
-  const onOff = encodeRequest(
-    CODE.accountingRequest,
-    4,
-    [
-      ['NAS-Identifier', NAS_ID],
-      ['Acct-Status-Type', 'Accounting-On'],
-    ],
-    SECRET,
-  );
-  const replies = await untilTwoWorkersSaw(app, app.acct, onOff, 'acct_requests');
-  t.ok(
-    replies.every((r) => r[0] === CODE.accountingResponse && r.equals(replies[0] ?? Buffer.alloc(0))),
-    'Accounting-On: identical answers',
-  );
-  t.match(await sessions(), [{ input_octets: 4_000_000, stopped_at: '2026-01-15T09:00:00.000Z' }]);
 });
 
-t.test('the daemon sends the Disconnect-Request a worker decides (a Start of a revoked grant)', async (t) => {
+/** Sends `packet` `copies` times from one source port, each after the previous one's answer. */
+async function sendCopies(port: number, packet: Buffer, copies: number): Promise<Buffer[]> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const replies: Buffer[] = [];
+  try {
+    for (let sent = 0; sent < copies; sent++) {
+      const reply = new Promise<Buffer>((resolve) => socket.once('message', resolve));
+      socket.send(packet, port, '127.0.0.1');
+      replies.push(await reply);
+    }
+    return replies;
+  } finally {
+    socket.close();
+  }
+}
+
+t.test('with workers, the daemon answers a Start of a revoked grant and sends its Disconnect-Request', async (t) => {
   const listener = new CoaListener(SECRET);
   const port = await listener.listen();
   t.teardown(() => listener.close());
@@ -207,8 +215,8 @@ t.test('the daemon sends the Disconnect-Request a worker decides (a Start of a r
   });
   const g = await aGuest(app);
   t.match(await revoke(app.app.deps, g.grantId, 'refund'), { disconnect: { status: 'no_sessions' } });
-  // The router accepted the login just before the revocation; its Start reaches a worker, which
-  // has no CoA socket: the daemon sends the Disconnect-Request.
+  // The router accepted the login (in a worker) just before the revocation; its Start reaches the
+  // daemon, which owns the accounting port and the CoA socket.
   const r = await radclient(app.acct, 'acct', acctRequest(g.username, 'late-0001', ['Acct-Status-Type = Start']));
   t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
   await app.app.deps.background.drain();
