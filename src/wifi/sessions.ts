@@ -1,6 +1,5 @@
 import type { Db } from '../db/index.js';
 import { uuid } from '../lib/crypto.js';
-import { isoPlus } from '../lib/time.js';
 import type { WifiDeps } from './deps.js';
 import { disconnectSessions, type CoaOutcome } from './disconnect.js';
 import { wifiErrors } from './errors.js';
@@ -26,6 +25,7 @@ import {
   closeSupersededSession,
   type ListedSessionRow,
   type SessionUpdate,
+  type TouchPacket,
   type SessionRow,
 } from './sessions.store.js';
 
@@ -88,7 +88,7 @@ export async function recordAccounting(
     const results: AccountingResult[] = [];
     const grants = new Map<string, GrantRow | undefined>();
     /** Sessions of the run being gathered (device + Acct-Session-Id), and its records. */
-    let run: { record: AccountingRecord; index: number; eventAt: string; begunAt: string }[] = [];
+    let run: { record: AccountingRecord; index: number; times: PacketTimes }[] = [];
     const inRun = new Set<string>();
     const heard = now.toISOString();
 
@@ -99,31 +99,38 @@ export async function recordAccounting(
       inRun.clear();
       const touched = await touchSessions(
         tx,
-        taken.map(({ record: r, eventAt, begunAt }) => ({
+        taken.map(({ record: r, times }) => ({
           u: r,
           at: heard,
-          packet: { begunAt, start: false, eventAt },
-          stop: stopOf(r, eventAt),
+          packet: { ...times, start: false },
+          stop: stopOf(r, times.eventAt),
         })),
         batched,
       );
-      for (const [k, { record, index, eventAt, begunAt }] of taken.entries()) {
+      for (const [k, { record, index, times }] of taken.entries()) {
         const t = touched[k] ?? null;
         results[index] = t
           ? sessionResult(t.endedGrantId, false)
-          : await openSession(tx, record, grants, { heard, eventAt, begunAt });
+          : await openSession(tx, record, grants, { heard, ...times });
       }
     };
 
     for (const [index, r] of records.entries()) {
       // When it happened: the router held the packet Acct-Delay-Time seconds (RFC 2866 §5.2).
-      const eventAt = new Date(now.getTime() - r.delaySeconds * 1000).toISOString();
+      const eventMs = now.getTime() - r.delaySeconds * 1000;
       // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
-      const begunAt = isoPlus(eventAt, -r.sessionTime);
+      const begunMs = eventMs - r.sessionTime * 1000;
+      const times: PacketTimes = {
+        eventMs,
+        begunMs,
+        eventAt: new Date(eventMs).toISOString(),
+        begunAt: new Date(begunMs).toISOString(),
+      };
+      const { eventAt, begunAt } = times;
       const key = `${r.deviceId}\u0000${r.acctSessionId}`;
       const joins = batched && SESSION_TYPES.has(r.statusType) && r.statusType !== 'Start' && !inRun.has(key);
       if (joins) {
-        run.push({ record: r, index, eventAt, begunAt });
+        run.push({ record: r, index, times });
         inRun.add(key);
         continue;
       }
@@ -140,15 +147,18 @@ export async function recordAccounting(
       }
       const start = r.statusType === 'Start';
       if (start) await closeSupersededSession(tx, r, begunAt);
-      const touched = await touchSession(tx, r, heard, { begunAt, start, eventAt }, stopOf(r, eventAt));
+      const touched = await touchSession(tx, r, heard, { ...times, start }, stopOf(r, eventAt));
       results[index] = touched
         ? sessionResult(touched.endedGrantId, false)
-        : await openSession(tx, r, grants, { heard, eventAt, begunAt });
+        : await openSession(tx, r, grants, { heard, ...times });
     }
     await flush();
     return results;
   });
 }
+
+/** When a packet's event happened and when its session began, as text and in ms. */
+type PacketTimes = Omit<TouchPacket, 'start'>;
 
 const stopOf = (r: AccountingRecord, eventAt: string) =>
   r.statusType === 'Stop' ? { at: eventAt, cause: r.terminateCause } : null;
