@@ -42,8 +42,10 @@ import type { PhaseResult } from './venues.js';
  *                                   (each store of STORES), with its CPU per request (and a CPU
  *                                   profile of the PAP load per store, for DevTools)
  *
- * Both modes end with two floors under the same PAP window load: a bare Node UDP echo (what the
- * datagram path costs) and a Node process doing only the protocol's mandatory hashing (see FLOORS).
+ * Both modes end with three floors: under the same PAP window load, a bare Node UDP echo (what the
+ * datagram path costs) and a Node process doing only the protocol's mandatory hashing (see FLOORS);
+ * under the Interim-Update window load, a Node process that commits each packet's counters to
+ * SQLite before answering and does nothing else (sqlite-floor.ts).
  */
 
 const GRANTS = Number(process.env.GRANTS ?? 20_000);
@@ -323,10 +325,22 @@ const o=Buffer.alloc(38);o[0]=2;o[1]=m[1];o.writeUInt16BE(38,2);m.copy(o,4,4,20)
 createHmac('md5',k).update(o).digest().copy(o,22);hash('md5',Buffer.concat([o,Buffer.from(k)]),'buffer').copy(o,4);s.send(o,r.port,r.address)})`,
 } as const;
 
-async function nodeFloor(kind: keyof typeof FLOORS, file: string): Promise<{ rate: number; cpuUs: number }> {
+async function nodeFloor(
+  kind: keyof typeof FLOOR_LABELS,
+  file: string,
+  dir: string,
+): Promise<{ rate: number; cpuUs: number }> {
   const port = freePort();
-  const script = `const s=require('node:dgram').createSocket('udp4');${FLOORS[kind]};s.bind(${String(port)},'127.0.0.1',()=>console.log('ready'))`;
-  const child = spawn(process.execPath, ['-e', script, SECRET], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const loader = path.join(root, 'node_modules/@tapjs/typescript/dist/esm/import.mjs');
+  const args =
+    kind === 'sqlite'
+      ? ['--import', loader, path.join(here, 'sqlite-floor.ts'), String(port), SECRET, mkdtempSync(path.join(dir, 'floor-'))]
+      : [
+          '-e',
+          `const s=require('node:dgram').createSocket('udp4');${FLOORS[kind]};s.bind(${String(port)},'127.0.0.1',()=>console.log('ready'))`,
+          SECRET,
+        ];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     await new Promise<void>((resolve, reject) => {
       child.stdout.once('data', () => resolve());
@@ -344,7 +358,13 @@ async function nodeFloor(kind: keyof typeof FLOORS, file: string): Promise<{ rat
 const FLOOR_LABELS = {
   echo: ['bare Node UDP echo, window', 'the datagram path alone'],
   crypto: ['Node, RFC crypto only', 'verify M-A, reveal password, sign reply: the least any Node server here does'],
+  sqlite: [
+    'Node + SQLite, Interim only',
+    'check the authenticator, upsert the counters, group commit synced, answer (sqlite-floor.ts): the least a Node server committing each Interim-Update to SQLite does',
+  ],
 } as const;
+/** Which load each floor is driven by: the PAP window load, or the Interim-Update one. */
+const FLOOR_LOAD = { echo: 'auth', crypto: 'auth', sqlite: 'acct' } as const;
 
 /**
  * The venues load's packets (venues.ts), one `VENUE_INDEX HEX` line each: an Accounting Start for
@@ -746,8 +766,10 @@ async function main(): Promise<void> {
     if (!base) throw new Error('bench/radius: STORES names no store (sqlite, postgres)');
 
     if (process.env.ONLY_OURS) {
-      for (const kind of ['echo', 'crypto'] as const)
-        process.stdout.write(`${FLOOR_LABELS[kind][0]}: ${JSON.stringify(await nodeFloor(kind, base.files.auth))}\n`);
+      for (const kind of ['echo', 'crypto', 'sqlite'] as const)
+        process.stdout.write(
+          `${FLOOR_LABELS[kind][0]}: ${JSON.stringify(await nodeFloor(kind, base.files[FLOOR_LOAD[kind]], dir))}\n`,
+        );
       return;
     }
 
@@ -803,11 +825,13 @@ async function main(): Promise<void> {
         `${r.label.padEnd(28)}${cell(r.sqlite, r.unit)}${cell(r.freeradius, r.unit)}   ${ratio(r.sqlite, r.freeradius, !r.higherIsBetter).padEnd(28)}${cell(r.postgres, r.unit)}   ${ratio(r.postgres, r.sqlite, !r.higherIsBetter)}\n`,
       );
     }
-    for (const kind of ['echo', 'crypto'] as const) {
-      const floor = await nodeFloor(kind, base.files.auth);
+    for (const kind of ['echo', 'crypto', 'sqlite'] as const) {
+      const floor = await nodeFloor(kind, base.files[FLOOR_LOAD[kind]], dir);
       const [label, what] = FLOOR_LABELS[kind];
+      // The SQLite floor against FreeRADIUS's Interim window rate: the most any such server could reach.
+      const ofTheirs = kind === 'sqlite' ? ` (${ratio(floor.rate, b.interim.rate, false)}× FreeRADIUS's Interim)` : '';
       process.stdout.write(
-        `${label.padEnd(28)}${`${fmt(floor.rate)} req/s`.padStart(14)}${`${fmt(floor.cpuUs)} µs`.padStart(14)}   CPU/request; ${what}\n`,
+        `${label.padEnd(28)}${`${fmt(floor.rate)} req/s`.padStart(14)}${`${fmt(floor.cpuUs)} µs`.padStart(14)}   CPU/request; ${what}${ofTheirs}\n`,
       );
     }
     const lost = (m: Measured | undefined) => (m ? String(m.pap.lost + m.interim.lost + m.rcPap.lost + m.rcInterim.lost) : '—');
