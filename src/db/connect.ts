@@ -70,6 +70,11 @@ function withStatementCache(sqlite: Database.Database): CachedDatabase {
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   let seenDataVersion: unknown = dataVersion.get();
   let foreignCommits = 0;
+  /** data_version was read in this turn of the event loop (see changeVersion). */
+  let readThisTurn = false;
+  const turnEnded = (): void => {
+    readThisTurn = false;
+  };
   const statement = (sql: string): Database.Statement => {
     let stmt = cache.get(sql);
     if (stmt) {
@@ -120,12 +125,21 @@ function withStatementCache(sqlite: Database.Database): CachedDatabase {
     },
     statement,
     changeVersion(tables) {
-      // Read every time (it takes the WAL read lock, as a small query does): a login that comes
-      // right after the CLI's revocation, even one the revocation's disconnect caused, sees it.
-      const now = dataVersion.get();
-      if (now !== seenDataVersion) {
-        seenDataVersion = now;
-        foreignCommits++;
+      // Read once per turn of the event loop: it takes the WAL read lock (two fcntl calls), and a
+      // login asks four times (its router, grant, usage and plan), the datagrams read in one turn
+      // more. A commit by another process (the CLI's revocation) is seen by everything that runs
+      // in a later turn than it, so by the login a router sends after it (even one the
+      // revocation's disconnect caused) unless that datagram is read in the same turn as one
+      // read before the commit: then it is answered as if it had come just before the commit,
+      // and its Accounting Start brings the Disconnect-Request (sessions.ts `ofEndedGrant`).
+      if (!readThisTurn) {
+        readThisTurn = true;
+        setImmediate(turnEnded);
+        const now = dataVersion.get();
+        if (now !== seenDataVersion) {
+          seenDataVersion = now;
+          foreignCommits++;
+        }
       }
       // Every term only grows, so the sum is unchanged exactly when none of them moved.
       let version = foreignCommits;
