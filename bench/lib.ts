@@ -273,6 +273,13 @@ export interface PgCluster {
   url: string;
   /** CPU seconds the server has used so far: the postmaster and its live and exited backends. */
   cpuSeconds(): number;
+  /**
+   * The server's resident memory now, in MB, over the postmaster and its live children: the sum
+   * of their VmRSS (each counts the pages of shared_buffers it has touched, so the sum counts
+   * them once per process) and of their PSS (a shared page divided among the processes mapping
+   * it: the sum is what the server holds).
+   */
+  residentMb(): { processes: number; rss: number; pss: number };
   /** Stops the cluster and removes its directory (idempotent, synchronous: safe in `finally` and on exit). */
   stop(): void;
 }
@@ -344,6 +351,26 @@ export function startPgCluster(): PgCluster {
         }
       }
       return total;
+    },
+    residentMb: () => {
+      const sum = { processes: 0, rss: 0, pss: 0 };
+      /** A `Name:   123 kB` line's number (kB), of /proc/PID/status or smaps_rollup. */
+      const field = (text: string, name: string): number =>
+        Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+          if (Number(entry) !== postmaster && field(status, 'PPid') !== postmaster) continue;
+          const pss = field(readFileSync(`/proc/${entry}/smaps_rollup`, 'utf8'), 'Pss');
+          sum.processes++;
+          sum.rss += field(status, 'VmRSS') / 1024;
+          sum.pss += pss / 1024;
+        } catch {
+          // The process ended meanwhile.
+        }
+      }
+      return sum;
     },
     stop,
   };

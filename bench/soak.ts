@@ -13,20 +13,27 @@
  * work done. So the run is cut in quarters and the growth of each quarter is printed, with the
  * least-squares slope of the second half in MB per 10 minutes: flat means the last quarters grow
  * by no more than the noise of the allocator (a few MB) while as much work is done in each.
+ *
+ * SOAK_STORE=postgres runs the same soak with the daemon and its CLI calls on PostgreSQL: a
+ * durable throwaway cluster (startPgCluster, as bench:radius), stopped at the end, also when the
+ * run fails. The daemon's RSS is printed as on SQLite, then the server's (all its processes),
+ * sampled alongside: with a store out of process, memory may move there instead.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { CODE, encodeRequest } from '../src/radius/codec.js';
-import { fmt, freeUdpPortSync, http, ROOT, startDaemon } from './lib.js';
+import { fmt, freeUdpPortSync, http, ROOT, startDaemon, startPgCluster, type PgCluster } from './lib.js';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const GUESTS = Number(process.env.SOAK_GUESTS ?? 20);
 const RADIUS_RATE = Number(process.env.SOAK_RADIUS_RATE ?? 400);
 const FUZZ_RATE = Number(process.env.SOAK_FUZZ_RATE ?? 200);
 const HTTP_RATE = Number(process.env.SOAK_HTTP_RATE ?? 50);
+const STORE = process.env.SOAK_STORE ?? 'sqlite';
 const SAMPLE_MS = 10_000;
 const SECRET = 'soak-secret-0001';
 const NAS_ID = 'soak-01';
@@ -37,10 +44,14 @@ const rssMb = (pid: number): number => {
   return Number(kb ?? NaN) / 1024;
 };
 
-/** `hotspot-ctl ARGS --json` on the daemon's data directory, parsed. */
-function cli(dataDir: string, args: string[]): unknown {
+/** `hotspot-ctl ARGS --json` on the daemon's data directory (and its PostgreSQL database, if any), parsed. */
+function hotspotCtl(dataDir: string, databaseUrl: string | undefined, args: string[]): unknown {
   const out = execFileSync(process.execPath, [BIN, '--json', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOTSPOT_DATA_DIR: dataDir },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOTSPOT_DATA_DIR: dataDir,
+      ...(databaseUrl !== undefined && { DATABASE_URL: databaseUrl }),
+    },
     encoding: 'utf8',
   });
   return JSON.parse(out) as unknown;
@@ -72,16 +83,41 @@ function garbage(valid: readonly Buffer[]): Buffer {
 }
 
 async function main(): Promise<void> {
+  if (STORE !== 'sqlite' && STORE !== 'postgres') throw new Error(`SOAK_STORE=${STORE}: sqlite or postgres`);
+  const loadBefore = loadavg()[0] ?? NaN;
+  let pg: PgCluster | null = null;
+  try {
+    if (STORE === 'postgres') {
+      process.stderr.write(
+        'soak: starting a durable PostgreSQL cluster (scripts/pg-test-cluster, PG_DURABLE=1)\n',
+      );
+      pg = startPgCluster();
+    }
+    await soak(pg, loadBefore);
+  } finally {
+    pg?.stop();
+  }
+}
+
+async function soak(pg: PgCluster | null, loadBefore: number): Promise<void> {
   const [auth, acct] = [freeUdpPortSync(), freeUdpPortSync()];
   const daemon = await startDaemon({
     RADIUS_HOST: '127.0.0.1',
     RADIUS_AUTH_PORT: String(auth),
     RADIUS_ACCT_PORT: String(acct),
     LOG_LEVEL: 'warn',
+    ...(pg && { DATABASE_URL: pg.url }),
   });
   const pid = daemon.child.pid ?? 0;
+  // A run that fails or is interrupted (startPgCluster exits on SIGINT/SIGTERM) leaves no daemon
+  // and no data directory behind.
+  process.once('exit', () => {
+    daemon.child.kill('SIGTERM');
+    rmSync(daemon.dataDir, { recursive: true, force: true });
+  });
+  const cli = (args: string[]) => hotspotCtl(daemon.dataDir, pg?.url, args);
   try {
-    cli(daemon.dataDir, [
+    cli([
       'devices',
       'add',
       '--name=soak',
@@ -93,14 +129,14 @@ async function main(): Promise<void> {
       '--client-ip=127.0.0.1',
       `--secret=${SECRET}`,
     ]);
-    const plan = cli(daemon.dataDir, ['plans', 'add', '--name=soak', '--price=1000', '--duration=1d']) as {
+    const plan = cli(['plans', 'add', '--name=soak', '--price=1000', '--duration=1d']) as {
       id: string;
     };
     const guests: { username: string; password: string }[] = [];
     for (let i = 0; i < GUESTS; i++)
       guests.push(
         (
-          cli(daemon.dataDir, ['grants', 'issue', `--plan=${plan.id}`, '--complimentary']) as {
+          cli(['grants', 'issue', `--plan=${plan.id}`, '--complimentary']) as {
             credentials: { username: string; password: string };
           }
         ).credentials,
@@ -214,11 +250,14 @@ async function main(): Promise<void> {
     }, 100);
 
     const samples: { minute: number; rss: number }[] = [{ minute: 0, rss: rssMb(pid) }];
+    /** The PostgreSQL server's memory, sampled with the daemon's. */
+    const pgSamples = pg ? [pg.residentMb()] : [];
     const started = performance.now();
     await new Promise<void>((resolve) => {
       const sampler = setInterval(() => {
         const minute = (performance.now() - started) / 60_000;
         samples.push({ minute, rss: rssMb(pid) });
+        if (pg) pgSamples.push(pg.residentMb());
         if (minute >= MINUTES) {
           clearInterval(sampler);
           resolve();
@@ -248,6 +287,15 @@ async function main(): Promise<void> {
         .join(' ')}`,
       '',
     ];
+    const [pgStart, pgEnd] = [pgSamples[0], pgSamples.at(-1)];
+    if (pgStart && pgEnd)
+      lines.splice(
+        -1,
+        0,
+        `store: PostgreSQL (durable throwaway cluster, PG_DURABLE=1); load average (1 min) ${fmt(loadBefore, 1)} at the start, ${fmt(loadavg()[0] ?? NaN, 1)} at the end`,
+        `PostgreSQL server RSS (MB, sum of VmRSS over the postmaster and its children, each counting the shared buffers it touched): start ${fmt(pgStart.rss, 1)} (${String(pgStart.processes)} processes), peak ${fmt(Math.max(...pgSamples.map((m) => m.rss)), 1)}, end ${fmt(pgEnd.rss, 1)} (${String(pgEnd.processes)} processes)`,
+        `PostgreSQL server PSS (MB, shared pages divided among the processes mapping them, so it adds up): start ${fmt(pgStart.pss, 1)}, peak ${fmt(Math.max(...pgSamples.map((m) => m.pss)), 1)}, end ${fmt(pgEnd.pss, 1)}`,
+      );
     process.stdout.write(lines.join('\n'));
   } finally {
     await daemon.stop();
