@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { cliEnv, dataDirFiles, runCli, startCli } from '../helpers/cli.js';
@@ -62,6 +63,32 @@ t.test('one daemon per data directory, and a killed one does not block the next'
   await after.waitFor(LISTENING);
   after.child.kill('SIGTERM');
   t.equal(await after.exited, 0, 'and the lock is free again');
+});
+
+t.test('a daemon that cannot start (its HTTP port taken) says why, exits 1 and leaves no mark', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  const port = (taken.address() as AddressInfo).port;
+  const failed = await runCli(['serve'], {
+    ...cliEnv(dataDir),
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: String(port),
+  });
+  t.equal(failed.code, 1, failed.stderr);
+  t.match(failed.stderr, /EADDRINUSE|in use/, 'the reason');
+  t.notOk(existsSync(path.join(dataDir, 'daemon.pid')), 'no pid file left behind');
+  t.same(
+    readdirSync(dataDir).filter((name) => name.startsWith('daemon.')),
+    ['daemon.lock'],
+    'the lock file only (it is never deleted), no journal beside it',
+  );
+  const next = startCli(['serve'], cliEnv(dataDir));
+  t.teardown(() => next.child.kill('SIGKILL'));
+  await next.waitFor(LISTENING);
+  next.child.kill('SIGTERM');
+  t.equal(await next.exited, 0, 'the next daemon starts on the same directory');
 });
 
 if (!onPostgres) {

@@ -30,8 +30,16 @@ export function registerServe(program: Command): void {
       // Before anything touches the data: a second daemon (or one started during a restore)
       // refuses here. Held until the process ends; the kernel lets go if it is killed.
       const lock = lockForDaemon(config.dataDir);
-      const app = await buildApp(config);
-      const { http } = await app.start();
+      const app = await buildApp(config).catch((err: unknown) => {
+        lock.release();
+        throw err;
+      });
+      const { http } = await app.start().catch(async (err: unknown) => {
+        // A start that failed (a port taken, say) closes what it opened and leaves no mark behind.
+        await app.close({ graceMs: 0 }).catch(() => undefined);
+        lock.release();
+        throw err;
+      });
       const base = config.publicBaseUrl;
       // A mistyped HOTSPOT_DATA_DIR starts an empty box with new secrets: say so before all else.
       if (config.newDataDir)
