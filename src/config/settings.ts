@@ -168,7 +168,7 @@ export const settings = {
     env: 'RADIUS_WORKERS',
     default: '1',
     parse: radiusWorkers,
-    doc: 'processes answering RADIUS over UDP: `1` (the daemon itself), up to `64`, or `auto` (one per core); see docs/decisions/0046-radius-workers.md',
+    doc: 'processes answering RADIUS logins over UDP (accounting stays in the daemon): `1` (the daemon itself), up to `64`, or `auto` (one per core); see docs/decisions/0046-radius-workers.md',
   }),
   radsecPort: setting({
     env: 'RADSEC_PORT',
