@@ -276,13 +276,17 @@ async function soak(pg: PgCluster | null, loadBefore: number): Promise<void> {
     const slope =
       second.reduce((a, s) => a + (s.minute - mx) * (s.rss - my), 0) /
       second.reduce((a, s) => a + (s.minute - mx) ** 2, 0);
+    // About ten samples over the run, and a label that says how far apart they are.
+    const every = Math.max(1, Math.round((MINUTES * 60_000) / SAMPLE_MS / 10));
+    const everySeconds = (every * SAMPLE_MS) / 1000;
+    const everyLabel = everySeconds < 60 ? `${String(everySeconds)} s` : `${String(everySeconds / 60)} min`;
     const lines = [
       `soak: ${String(MINUTES)} min, ${String(GUESTS)} guests; RADIUS ${fmt(sent)} requests (${fmt(answered)} answered, by code ${JSON.stringify(codes)}), ${fmt(fuzzed)} garbage datagrams, HTTP ${fmt(requests)} requests (not 200: ${JSON.stringify(httpErrors)})`,
       `RSS (MB): start ${fmt(samples[0]?.rss ?? NaN, 1)}, peak ${fmt(Math.max(...samples.map((s) => s.rss)), 1)}, end ${fmt(at(MINUTES), 1)}`,
       `growth by quarter (MB): ${[0, 1, 2, 3].map((q) => fmt(at(((q + 1) * MINUTES) / 4) - at((q * MINUTES) / 4), 1)).join(', ')}`,
       `second half: slope ${fmt(slope * 10, 2)} MB per 10 min (least squares over ${String(second.length)} samples)`,
-      `RSS every ${String(Math.round(MINUTES / 10) || 1)} min: ${samples
-        .filter((_, i) => i % Math.max(1, Math.round((MINUTES * 6) / 10)) === 0)
+      `RSS every ${everyLabel}: ${samples
+        .filter((_, i) => i % every === 0)
         .map((s) => fmt(s.rss, 1))
         .join(' ')}`,
       '',
