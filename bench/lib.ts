@@ -59,6 +59,12 @@ export async function startDaemon(env: Record<string, string> = {}): Promise<Dae
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // A bench that fails or is interrupted (startPgCluster exits on SIGINT/SIGTERM) leaves no
+  // daemon and no data directory behind; after stop() this finds nothing left to do.
+  process.once('exit', () => {
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
   await new Promise<void>((resolve, reject) => {
     let err = '';
     child.stderr.on('data', (c: Buffer) => {

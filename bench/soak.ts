@@ -22,7 +22,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { CODE, encodeRequest } from '../src/radius/codec.js';
@@ -109,12 +109,6 @@ async function soak(pg: PgCluster | null, loadBefore: number): Promise<void> {
     ...(pg && { DATABASE_URL: pg.url }),
   });
   const pid = daemon.child.pid ?? 0;
-  // A run that fails or is interrupted (startPgCluster exits on SIGINT/SIGTERM) leaves no daemon
-  // and no data directory behind.
-  process.once('exit', () => {
-    daemon.child.kill('SIGTERM');
-    rmSync(daemon.dataDir, { recursive: true, force: true });
-  });
   const cli = (args: string[]) => hotspotCtl(daemon.dataDir, pg?.url, args);
   try {
     cli([
