@@ -86,7 +86,8 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
       const { radiusHost: host } = deps.config;
       const ended = (grantId: string): void =>
         disconnectEnded({ ...wifi, coa, log, background: deps.background }, grantId);
-      const { access, accounting } = udpRoutes({ ...wifi, log }, ended);
+      const access = accessCodeRoute(wifi);
+      const accounting = accountingCodeRoute({ ...wifi, log }, ended);
       // With RADIUS_WORKERS > 1 the authorization port is the workers' (workers.ts); accounting
       // and RadSec stay here, so one process commits every Accounting-Request in its batches and
       // decides the disconnects they call for (docs/decisions/0046-radius-workers.md).
@@ -157,29 +158,30 @@ export async function storedCounters(db: Db): Promise<Record<string, number>> {
   return Object.fromEntries((await selectCounters(db)).map((r) => [r.name, r.value]));
 }
 
+/** The authorization route of a process answering RADIUS: the daemon (1812 and RadSec), or each worker. */
+export const accessCodeRoute = (wifi: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>): CodeRoute => ({
+  route: accessRoute(wifi),
+  requests: 'auth_requests',
+});
+
 /**
- * The UDP routes of a process answering RADIUS (the daemon, or each of its workers): `endedGrant`
- * hears of a grant whose session reported after the grant ended or used up its data (its
- * sessions get a Disconnect-Request again).
+ * The accounting route, the daemon's alone (workers.ts): `endedGrant` hears of a grant whose
+ * session reported after the grant ended or used up its data (its sessions get a
+ * Disconnect-Request again).
  */
-export function udpRoutes(
-  wifi: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'> & { log: Logger },
+function accountingCodeRoute(
+  wifi: Pick<WifiDeps, 'db' | 'clock'> & { log: Logger },
   endedGrant: (grantId: string) => void,
-): { access: CodeRoute; accounting: CodeRoute; writer: AccountingWriter } {
-  const writer = new AccountingWriter(wifi);
+): CodeRoute {
   return {
-    access: { route: accessRoute(wifi), requests: 'auth_requests' },
-    accounting: {
-      route: accountingRoute(writer, (result) => {
-        // A Start that reached us after its grant was revoked or expired (the login was
-        // accepted just before), or a session still reporting after its grant ended (the
-        // disconnect went unanswered), or a grant whose sessions used up its data allowance:
-        // its sessions get a Disconnect-Request (again).
-        if (result.kind === 'session' && result.ofEndedGrant !== undefined) endedGrant(result.ofEndedGrant);
-      }),
-      requests: 'acct_requests',
-    },
-    writer,
+    route: accountingRoute(new AccountingWriter(wifi), (result) => {
+      // A Start that reached us after its grant was revoked or expired (the login was
+      // accepted just before), or a session still reporting after its grant ended (the
+      // disconnect went unanswered), or a grant whose sessions used up its data allowance:
+      // its sessions get a Disconnect-Request (again).
+      if (result.kind === 'session' && result.ofEndedGrant !== undefined) endedGrant(result.ofEndedGrant);
+    }),
+    requests: 'acct_requests',
   };
 }
 

@@ -4,8 +4,7 @@ import { FollowedClock, systemClock, type Clock } from '../lib/clock.js';
 import { createLogger } from '../lib/log.js';
 import { openVault } from '../lib/vault.js';
 import { Counters } from './counters.js';
-import { accessRoute } from './access.js';
-import { openUdp } from './index.js';
+import { accessCodeRoute, openUdp } from './index.js';
 import { LastSeen } from './last-seen.js';
 import { NasDirectory } from './nas.js';
 import type { RadiusListener } from './server.js';
@@ -107,11 +106,11 @@ export async function runRadiusWorker(): Promise<void> {
     const { db } = store;
     const vault = openVault(config.dataDir);
     const nas = new NasDirectory({ db, vault, config, clock });
-    const access = { route: accessRoute({ db, clock, vault, config }), requests: 'auth_requests' as const };
     // On a test's clock the daemon's counters are exact when an answer arrives: the tally goes
     // out first, and the daemon reads its channel before the datagram that came after it.
     const beforeReply = followed ? () => tally() : undefined;
     const server = { clock, log, nas, counters, lastSeen, ...(beforeReply && { beforeReply }) };
+    const access = accessCodeRoute({ db, clock, vault, config });
     const { auth } = await openUdp(server, config, { access }, listeners);
     send({ t: 'listening', auth: auth ?? null });
   } catch (err) {
