@@ -184,6 +184,26 @@ export function exchangeMany(port: number, packets: Buffer[], timeoutMs = 1000, 
   });
 }
 
+/**
+ * One socket (one source port, as a router has) that sends a datagram and resolves with its
+ * reply, one at a time: each copy goes after the previous answer, as a router whose answer got
+ * lost resends.
+ */
+export async function routerSocket(
+  port: number,
+): Promise<{ send(packet: Buffer): Promise<Buffer>; close(): void }> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return {
+    send: (packet) =>
+      new Promise<Buffer>((resolve) => {
+        socket.once('message', resolve);
+        socket.send(packet, port, '127.0.0.1');
+      }),
+    close: () => socket.close(),
+  };
+}
+
 /** Waits until a RADIUS counter of the app reaches `value`. */
 export function counterReaches(
   app: TestApp,

@@ -1,4 +1,3 @@
-import { createSocket } from 'node:dgram';
 import radius from 'radius';
 import t from 'tap';
 import { CODE, decodeAttributes, encodeRequest, frame, verifyReply } from '../../src/radius/codec.js';
@@ -12,6 +11,7 @@ import {
   exchangeMany,
   papRequest,
   radclient,
+  routerSocket,
   sendExpectingDrop,
   startRadiusApp,
 } from '../helpers/radius.js';
@@ -218,20 +218,10 @@ t.test('a retransmission gets the cached answer without being processed again (R
   );
   // One socket (same source port), each copy sent after the previous answer, as a router whose
   // answer got lost would resend.
-  const socket = createSocket('udp4');
-  t.teardown(() => socket.close());
+  const router = await routerSocket(app.auth);
+  t.teardown(() => router.close());
   const replies: Buffer[] = [];
-  let arrived = (): void => undefined;
-  socket.on('message', (m) => {
-    replies.push(m);
-    arrived();
-  });
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  for (let copy = 1; copy <= 3; copy++) {
-    const answered = new Promise<void>((resolve) => (arrived = resolve));
-    socket.send(packet, app.auth, '127.0.0.1');
-    await answered;
-  }
+  for (let copy = 1; copy <= 3; copy++) replies.push(await router.send(packet));
   t.equal(replies.length, 3, 'every copy is answered');
   t.same(replies[1], replies[0], 'with the same bytes');
   t.same(replies[2], replies[0]);
@@ -239,9 +229,7 @@ t.test('a retransmission gets the cached answer without being processed again (R
   t.equal(app.app.radius.counters.get('duplicates_answered'), 2);
   app.clock.advance('6s');
   const before = app.app.radius.counters.get('auth_requests');
-  const late = new Promise<void>((resolve) => (arrived = resolve));
-  socket.send(packet, app.auth, '127.0.0.1');
-  await late;
+  await router.send(packet);
   t.equal(app.app.radius.counters.get('auth_requests'), before + 1, 'after the 5 s window it is a new request');
 });
 

@@ -1,4 +1,3 @@
-import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -16,6 +15,7 @@ import {
   aGuest,
   papRequest,
   radclient,
+  routerSocket,
   startRadiusApp,
   type RadiusTestApp,
 } from '../helpers/radius.js';
@@ -95,19 +95,16 @@ async function untilTwoWorkersSaw(
   requests: CounterName,
 ): Promise<Buffer[]> {
   const before = await counted(app, requests);
-  const socket = createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const router = await routerSocket(port);
   const replies: Buffer[] = [];
   try {
     for (let sent = 0; sent < 200; sent++) {
-      const reply = new Promise<Buffer>((resolve) => socket.once('message', resolve));
-      socket.send(packet, port, '127.0.0.1');
-      replies.push(await reply);
+      replies.push(await router.send(packet));
       if ((await counted(app, requests)) >= before + 2) return replies;
     }
     throw new Error('200 sends and the same worker took each one');
   } finally {
-    socket.close();
+    router.close();
   }
 }
 
@@ -176,7 +173,10 @@ t.test('a login resent to the other worker gets the same answer; accounting copi
   for (const [status, packet, expected] of steps) {
     const before = await counted(app, 'acct_requests');
     const answered = await counted(app, 'duplicates_answered');
-    const replies = await sendCopies(app.acct, packet, 5);
+    const router = await routerSocket(app.acct);
+    const replies: Buffer[] = [];
+    for (let copy = 1; copy <= 5; copy++) replies.push(await router.send(packet));
+    router.close();
     t.ok(
       replies.every((r) => r[0] === CODE.accountingResponse && r.equals(replies[0] ?? Buffer.alloc(0))),
       `${status}: ${String(replies.length)} identical Accounting-Responses`,
@@ -188,22 +188,6 @@ t.test('a login resent to the other worker gets the same answer; accounting copi
   }
 });
 
-/** Sends `packet` `copies` times from one source port, each after the previous one's answer. */
-async function sendCopies(port: number, packet: Buffer, copies: number): Promise<Buffer[]> {
-  const socket = createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const replies: Buffer[] = [];
-  try {
-    for (let sent = 0; sent < copies; sent++) {
-      const reply = new Promise<Buffer>((resolve) => socket.once('message', resolve));
-      socket.send(packet, port, '127.0.0.1');
-      replies.push(await reply);
-    }
-    return replies;
-  } finally {
-    socket.close();
-  }
-}
 
 t.test('with workers, the daemon answers a Start of a revoked grant and sends its Disconnect-Request', async (t) => {
   const listener = new CoaListener(SECRET);
