@@ -544,6 +544,31 @@ export async function closeSupersededSession(
     .execute();
 }
 
+/**
+ * closeSupersededSession for the Starts of a batch run at once (PostgreSQL, see `touchBatches`):
+ * one `UPDATE … FROM unnest(…)` instead of a round trip per Start. A run holds each session
+ * (router + Acct-Session-Id) once, so every row is matched by at most one Start, as one by one.
+ */
+export async function closeSupersededSessions(
+  db: Db,
+  starts: readonly { u: Pick<SessionUpdate, 'deviceId' | 'acctSessionId'>; begunAt: string }[],
+): Promise<void> {
+  const [only] = starts;
+  if (starts.length < 2) {
+    if (only) await closeSupersededSession(db, only.u, only.begunAt);
+    return;
+  }
+  const column = (f: (s: (typeof starts)[number]) => string) => starts.map(f);
+  await sql`update radius_sessions set stopped_at = v.begun_at, terminate_cause = 'Superseded'
+    from unnest(
+      ${column((s) => s.u.deviceId)}::text[], ${column((s) => s.u.acctSessionId)}::text[],
+      ${column((s) => s.begunAt)}::text[],
+      ${column((s) => isoPlus(s.begunAt, -SAME_SESSION_WINDOW_SECONDS))}::text[]
+    ) as v(device_id, acct_session_id, begun_at, cutoff)
+    where radius_sessions.device_id = v.device_id and radius_sessions.acct_session_id = v.acct_session_id
+      and radius_sessions.stopped_at is null and radius_sessions.started_at < v.cutoff`.execute(db);
+}
+
 export async function closeSession(db: Db, id: string, at: string, cause: string): Promise<void> {
   await db
     .updateTable('radius_sessions')

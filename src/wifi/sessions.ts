@@ -23,6 +23,7 @@ import {
   touchSession,
   touchSessions,
   closeSupersededSession,
+  closeSupersededSessions,
   type ListedSessionRow,
   type SessionUpdate,
   type TouchPacket,
@@ -71,9 +72,10 @@ const DEVICE_TYPES = new Set(['Accounting-On', 'Accounting-Off']);
  * them (Accounting-Response) once this resolves: the records are committed. Batching lets many
  * routers' packets share one commit (and one fsync) under load.
  *
- * Records are applied in order. On PostgreSQL, a run of Interim-Updates and Stops of different
- * sessions updates its sessions in one round trip (sessions.store.ts `touchSessions`); a record
- * whose session is not known yet then opens it, after the run. Each statement still sees what
+ * Records are applied in order. On PostgreSQL, a run of Starts, Interim-Updates and Stops of
+ * different sessions closes what its Starts supersede in one round trip and updates its sessions
+ * in one more (sessions.store.ts `closeSupersededSessions`, `touchSessions`); a record whose
+ * session is not known yet then opens it, after the run, in the run's order. Each statement still sees what
  * the ones before it wrote, so what a batch does is what its records one by one would do, except
  * which record of a run reports a grant's data allowance used up when several of its sessions
  * report together (one of them does).
@@ -97,12 +99,18 @@ export async function recordAccounting(
       const taken = run;
       run = [];
       inRun.clear();
+      // Each Start first closes the older session it supersedes, as one by one (the run's
+      // sessions are distinct, so no Start's close touches another record's session).
+      await closeSupersededSessions(
+        tx,
+        taken.flatMap(({ record: r, times }) => (r.statusType === 'Start' ? [{ u: r, begunAt: times.begunAt }] : [])),
+      );
       const touched = await touchSessions(
         tx,
         taken.map(({ record: r, times }) => ({
           u: r,
           at: heard,
-          packet: { ...times, start: false },
+          packet: { ...times, start: r.statusType === 'Start' },
           stop: stopOf(r, times.eventAt),
         })),
         batched,
@@ -128,7 +136,7 @@ export async function recordAccounting(
       };
       const { eventAt, begunAt } = times;
       const key = `${r.deviceId}\u0000${r.acctSessionId}`;
-      const joins = batched && SESSION_TYPES.has(r.statusType) && r.statusType !== 'Start' && !inRun.has(key);
+      const joins = batched && SESSION_TYPES.has(r.statusType) && !inRun.has(key);
       if (joins) {
         run.push({ record: r, index, times });
         inRun.add(key);

@@ -140,3 +140,41 @@ t.test('a batch of accounting packets records what the same packets one by one r
   const used = (await state(batched)).filter((s) => s.guest === 0 || s.guest === 1);
   t.ok(used.length > 0, 'the allowance guests had sessions');
 });
+
+t.test('Starts batched together close the older sessions whose ids they reuse, as one by one', async (t) => {
+  const batched = await box(t);
+  const single = await box(t);
+  const start = (p: Partial<Packet> & Pick<Packet, 'session'>): Packet => ({
+    type: 'Start',
+    guest: p.session % GUESTS,
+    input: 0,
+    output: 0,
+    time: 0,
+    delay: 0,
+    ...p,
+  });
+  // The routers opened sessions 1, 2 and 3, then lost them without a Stop (they restarted).
+  const first = [start({ session: 1 }), start({ session: 2 }), start({ session: 3 })];
+  for (const b of [batched, single]) await recordAccounting(b.app.app.deps, first.map((p) => record(b, p)));
+  for (const b of [batched, single]) b.app.clock.advance('10m');
+  // Ten minutes later they reuse ids 1 and 2 for new sessions; session 3 reports on.
+  const load = [
+    start({ session: 1 }),
+    start({ session: 2 }),
+    start({ session: 3, type: 'Interim-Update', input: 1000, time: 600 }),
+  ];
+  const results = await recordAccounting(batched.app.app.deps, load.map((p) => record(batched, p)));
+  for (const p of load) await recordAccounting(single.app.app.deps, [record(single, p)]);
+  t.same(await state(batched), await state(single), 'the same sessions');
+  t.same(
+    results.map((r) => r.kind === 'session' && r.created),
+    [true, true, false],
+  );
+  const sessions = await state(batched);
+  for (const acct of ['sess-1', 'sess-2'])
+    t.match(
+      sessions.filter((s) => s.acct === acct),
+      [{ cause: 'Superseded' }, { stopped: null, cause: null }],
+      `${acct}: the old session closed as superseded, the new one open`,
+    );
+});
