@@ -254,7 +254,8 @@ const sessionOf = (
     .limit(1);
 
 /** One packet's UPDATE, compiled once each. */
-const touch = (mode: TouchMode) => prepared((db, ...args: Touch) => touchQuery(db, args, mode), TOUCH_MARKERS);
+const touch = (mode: TouchMode) =>
+  prepared((db, ...args: Touch) => touchQuery(db, args, mode), TOUCH_MARKERS);
 
 /**
  * The same UPDATE for a batch of packets of different sessions (PostgreSQL): `UPDATE … FROM`

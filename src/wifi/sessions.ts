@@ -103,7 +103,9 @@ export async function recordAccounting(
       // sessions are distinct, so no Start's close touches another record's session).
       await closeSupersededSessions(
         tx,
-        taken.flatMap(({ record: r, times }) => (r.statusType === 'Start' ? [{ u: r, begunAt: times.begunAt }] : [])),
+        taken.flatMap(({ record: r, times }) =>
+          r.statusType === 'Start' ? [{ u: r, begunAt: times.begunAt }] : [],
+        ),
       );
       const touched = await touchSessions(
         tx,
