@@ -75,10 +75,10 @@ const DEVICE_TYPES = new Set(['Accounting-On', 'Accounting-Off']);
  * Records are applied in order. On PostgreSQL, a run of Starts, Interim-Updates and Stops of
  * different sessions closes what its Starts supersede in one round trip and updates its sessions
  * in one more (sessions.store.ts `closeSupersededSessions`, `touchSessions`); a record whose
- * session is not known yet then opens it, after the run, in the run's order. Each statement still sees what
- * the ones before it wrote, so what a batch does is what its records one by one would do, except
- * which record of a run reports a grant's data allowance used up when several of its sessions
- * report together (one of them does).
+ * session is not known yet then opens it, after the run, in the run's order. Each statement still
+ * sees what the ones before it wrote, so what a batch does is what its records one by one would
+ * do, except which record of a run reports a grant's data allowance used up when several of its
+ * sessions report together (one of them does).
  */
 export async function recordAccounting(
   deps: Pick<WifiDeps, 'db' | 'clock'>,
