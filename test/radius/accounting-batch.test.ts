@@ -4,7 +4,8 @@ import { aGuest, quietRadiusApp, type RadiusTestApp } from '../helpers/radius.js
 
 /**
  * The accounting writer commits the packets that arrive together as one batch, and on PostgreSQL
- * updates a run of Interim-Updates and Stops in one round trip (sessions.store.ts touchSessions).
+ * updates a run of Starts, Interim-Updates and Stops in one round trip (sessions.store.ts
+ * touchSessions), after one more that closes what its Starts supersede.
  * Whatever the store, a batch must record exactly what its packets one by one would: two boxes
  * with the same guests get the same random packets, one box as one batch, the other one at a time.
  */
