@@ -546,17 +546,17 @@ export async function closeSupersededSession(
 }
 
 /**
- * closeSupersededSession for the Starts of a batch run at once (PostgreSQL, see `touchBatches`):
- * one `UPDATE … FROM unnest(…)` instead of a round trip per Start. A run holds each session
- * (router + Acct-Session-Id) once, so every row is matched by at most one Start, as one by one.
+ * closeSupersededSession for the Starts of a batch run at once: on PostgreSQL (see
+ * `touchBatches`) one `UPDATE … FROM unnest(…)` instead of a round trip per Start, elsewhere one
+ * by one. A run holds each session (router + Acct-Session-Id) once, so every row is matched by at
+ * most one Start, as one by one.
  */
 export async function closeSupersededSessions(
   db: Db,
   starts: readonly { u: Pick<SessionUpdate, 'deviceId' | 'acctSessionId'>; begunAt: string }[],
 ): Promise<void> {
-  const [only] = starts;
-  if (starts.length < 2) {
-    if (only) await closeSupersededSession(db, only.u, only.begunAt);
+  if (starts.length < 2 || !touchBatches(db)) {
+    for (const { u, begunAt } of starts) await closeSupersededSession(db, u, begunAt);
     return;
   }
   const column = (f: (s: (typeof starts)[number]) => string) => starts.map(f);

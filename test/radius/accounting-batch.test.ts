@@ -1,5 +1,6 @@
 import t from 'tap';
 import { recordAccounting, type AccountingRecord, type AccountingResult } from '../../src/wifi/index.js';
+import { closeSupersededSessions } from '../../src/wifi/sessions.store.js';
 import { aGuest, quietRadiusApp, type RadiusTestApp } from '../helpers/radius.js';
 
 /**
@@ -178,4 +179,26 @@ t.test('Starts batched together close the older sessions whose ids they reuse, a
       [{ cause: 'Superseded' }, { stopped: null, cause: null }],
       `${acct}: the old session closed as superseded, the new one open`,
     );
+});
+
+t.test('closeSupersededSessions closes exactly the older open sessions of the ids given, on either store', async (t) => {
+  const b = await box(t);
+  const starts = [1, 2, 3].map((session) => record(b, { type: 'Start', session, guest: session % GUESTS, input: 0, output: 0, time: 0, delay: 0 }));
+  await recordAccounting(b.app.app.deps, starts);
+  b.app.clock.advance('10m');
+  const now = b.app.clock.now();
+  await closeSupersededSessions(b.app.app.deps.db, [
+    { u: { deviceId: b.app.deviceId, acctSessionId: 'sess-1' }, begunAt: now.toISOString() },
+    { u: { deviceId: b.app.deviceId, acctSessionId: 'sess-2' }, begunAt: now.toISOString() },
+    // Begun only 4 minutes after it: not superseded (a resent Start, or a router's clock).
+    { u: { deviceId: b.app.deviceId, acctSessionId: 'sess-3' }, begunAt: new Date(now.getTime() - 6 * 60_000).toISOString() },
+  ]);
+  t.match(
+    (await state(b)).map((s) => [s.acct, s.stopped, s.cause]),
+    [
+      ['sess-1', now.toISOString(), 'Superseded'],
+      ['sess-2', now.toISOString(), 'Superseded'],
+      ['sess-3', null, null],
+    ],
+  );
 });
