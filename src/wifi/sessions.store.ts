@@ -535,15 +535,27 @@ export async function closeSupersededSession(
   u: Pick<SessionUpdate, 'deviceId' | 'acctSessionId'>,
   begunAt: string,
 ): Promise<void> {
-  await db
+  await supersede(db, u.deviceId, u.acctSessionId, begunAt, cutoffOf(begunAt)).execute();
+}
+
+/** Sessions that began before this are superseded by a Start that began at `begunAt`. */
+const cutoffOf = (begunAt: string): string => isoPlus(begunAt, -SAME_SESSION_WINDOW_SECONDS);
+
+/** closeSupersededSession's UPDATE; in the batch form each argument is a column of the batch's rows (`v.…`). */
+const supersede = (
+  db: Db,
+  deviceId: string | Expression<string>,
+  acctSessionId: string | Expression<string>,
+  begunAt: string | Expression<string>,
+  cutoff: string | Expression<string>,
+) =>
+  db
     .updateTable('radius_sessions')
     .set({ stopped_at: begunAt, terminate_cause: 'Superseded' })
-    .where('device_id', '=', u.deviceId)
-    .where('acct_session_id', '=', u.acctSessionId)
+    .where('device_id', '=', deviceId)
+    .where('acct_session_id', '=', acctSessionId)
     .where('stopped_at', 'is', null)
-    .where('started_at', '<', isoPlus(begunAt, -SAME_SESSION_WINDOW_SECONDS))
-    .execute();
-}
+    .where('started_at', '<', cutoff);
 
 /**
  * closeSupersededSession for the Starts of a batch run at once: on PostgreSQL (see
@@ -559,15 +571,16 @@ export async function closeSupersededSessions(
     for (const { u, begunAt } of starts) await closeSupersededSession(db, u, begunAt);
     return;
   }
-  const column = (f: (s: (typeof starts)[number]) => string) => starts.map(f);
-  await sql`update radius_sessions set stopped_at = v.begun_at, terminate_cause = 'Superseded'
-    from unnest(
-      ${column((s) => s.u.deviceId)}::text[], ${column((s) => s.u.acctSessionId)}::text[],
-      ${column((s) => s.begunAt)}::text[],
-      ${column((s) => isoPlus(s.begunAt, -SAME_SESSION_WINDOW_SECONDS))}::text[]
-    ) as v(device_id, acct_session_id, begun_at, cutoff)
-    where radius_sessions.device_id = v.device_id and radius_sessions.acct_session_id = v.acct_session_id
-      and radius_sessions.stopped_at is null and radius_sessions.started_at < v.cutoff`.execute(db);
+  const column = (f: (s: (typeof starts)[number]) => string) => sql`${starts.map(f)}::text[]`;
+  const rows = sql<Record<string, unknown>>`(select * from unnest(${sql.join([
+    column((s) => s.u.deviceId),
+    column((s) => s.u.acctSessionId),
+    column((s) => s.begunAt),
+    column((s) => cutoffOf(s.begunAt)),
+  ])}) as r(p_device, p_acct, p_begun, p_cutoff))`;
+  await supersede(db, sql.ref('v.p_device'), sql.ref('v.p_acct'), sql.ref('v.p_begun'), sql.ref('v.p_cutoff'))
+    .from(rows.as('v'))
+    .execute();
 }
 
 export async function closeSession(db: Db, id: string, at: string, cause: string): Promise<void> {
