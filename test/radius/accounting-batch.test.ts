@@ -143,18 +143,20 @@ t.test('a batch of accounting packets records what the same packets one by one r
   t.ok(used.length > 0, 'the allowance guests had sessions');
 });
 
+/** A Start of `session` (its guest by the usual rule) with no counters, unless `p` says otherwise. */
+const start = (p: Partial<Packet> & Pick<Packet, 'session'>): Packet => ({
+  type: 'Start',
+  guest: p.session % GUESTS,
+  input: 0,
+  output: 0,
+  time: 0,
+  delay: 0,
+  ...p,
+});
+
 t.test('Starts batched together close the older sessions whose ids they reuse, as one by one', async (t) => {
   const batched = await box(t);
   const single = await box(t);
-  const start = (p: Partial<Packet> & Pick<Packet, 'session'>): Packet => ({
-    type: 'Start',
-    guest: p.session % GUESTS,
-    input: 0,
-    output: 0,
-    time: 0,
-    delay: 0,
-    ...p,
-  });
   // The routers opened sessions 1, 2 and 3, then lost them without a Stop (they restarted).
   const first = [start({ session: 1 }), start({ session: 2 }), start({ session: 3 })];
   for (const b of [batched, single]) await recordAccounting(b.app.app.deps, first.map((p) => record(b, p)));
@@ -181,17 +183,23 @@ t.test('Starts batched together close the older sessions whose ids they reuse, a
     );
 });
 
-t.test('closeSupersededSessions closes exactly the older open sessions of the ids given, on either store', async (t) => {
+t.test('closeSupersededSessions closes exactly the older open sessions of the ids given, either store', async (t) => {
   const b = await box(t);
-  const starts = [1, 2, 3].map((session) => record(b, { type: 'Start', session, guest: session % GUESTS, input: 0, output: 0, time: 0, delay: 0 }));
-  await recordAccounting(b.app.app.deps, starts);
+  await recordAccounting(
+    b.app.app.deps,
+    [1, 2, 3].map((session) => record(b, start({ session }))),
+  );
   b.app.clock.advance('10m');
   const now = b.app.clock.now();
+  const begun = (acctSessionId: string, at: Date) => ({
+    u: { deviceId: b.app.deviceId, acctSessionId },
+    begunAt: at.toISOString(),
+  });
   await closeSupersededSessions(b.app.app.deps.db, [
-    { u: { deviceId: b.app.deviceId, acctSessionId: 'sess-1' }, begunAt: now.toISOString() },
-    { u: { deviceId: b.app.deviceId, acctSessionId: 'sess-2' }, begunAt: now.toISOString() },
+    begun('sess-1', now),
+    begun('sess-2', now),
     // Begun only 4 minutes after it: not superseded (a resent Start, or a router's clock).
-    { u: { deviceId: b.app.deviceId, acctSessionId: 'sess-3' }, begunAt: new Date(now.getTime() - 6 * 60_000).toISOString() },
+    begun('sess-3', new Date(now.getTime() - 6 * 60_000)),
   ]);
   t.match(
     (await state(b)).map((s) => [s.acct, s.stopped, s.cause]),

@@ -174,9 +174,9 @@ t.test('a login resent to the other worker gets the same answer; accounting copi
     const before = await counted(app, 'acct_requests');
     const answered = await counted(app, 'duplicates_answered');
     const router = await routerSocket(app.acct);
+    t.teardown(() => router.close());
     const replies: Buffer[] = [];
     for (let copy = 1; copy <= 5; copy++) replies.push(await router.send(packet));
-    router.close();
     t.ok(
       replies.every((r) => r[0] === CODE.accountingResponse && r.equals(replies[0] ?? Buffer.alloc(0))),
       `${status}: ${String(replies.length)} identical Accounting-Responses`,
