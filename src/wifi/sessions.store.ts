@@ -82,6 +82,10 @@ export const STALE = 'Stale';
 /** Whether the session row being updated was closed as silent and may be open again. */
 const reopens = (eb: ExpressionBuilder<DB, 'radius_sessions'>) =>
   eb.and([
+    // An open session's cause is null, and `null = 'Stale'` is unknown, not false: `unknown AND x`
+    // still evaluates x, so PostgreSQL ran the subquery below for every row of a batch. A false
+    // first term ends the AND there.
+    eb('terminate_cause', 'is not', null),
     eb('terminate_cause', '=', STALE),
     eb.not(
       eb.exists(
