@@ -162,14 +162,25 @@ export const funnelPerDay = (db: Db, days: readonly SiteDay[]) =>
 const sessionsOfDay = sql`radius_sessions.device_id in (select devices.id from devices where devices.site_id = b.site_id)
   and radius_sessions.started_at >= b.lo and radius_sessions.started_at < b.hi`;
 
-/** RADIUS sessions by their start, per site-day, packed per router with their octets: `device_id, n, upload, download`. */
+/** The live octets (`column`) of the open sessions of the grouped router in `b`'s range. */
+const openOctets = (column: 'input_octets' | 'output_octets') =>
+  sql`(select coalesce(sum(${sql.ref(`o.${column}`)}), 0) from radius_sessions o
+    where o.stopped_at is null and o.device_id = radius_sessions.device_id
+      and o.started_at >= b.lo and o.started_at < b.hi)`;
+
+/**
+ * RADIUS sessions by their start, per site-day, packed per router with their octets: `device_id,
+ * n, upload, download`. The count and the closed sessions' final octets come from one index
+ * (migration 0046); the open sessions' live octets, from their rows.
+ */
 export const sessionsPerDay = (db: Db, days: readonly SiteDay[]) =>
   perSiteDay(
     db,
     days,
     ['device_id', 'n', 'upload', 'download'],
     sql`select radius_sessions.device_id as device_id, count(*) as n,
-      sum(radius_sessions.input_octets) as upload, sum(radius_sessions.output_octets) as download
+      coalesce(sum(radius_sessions.final_input_octets), 0) + ${openOctets('input_octets')} as upload,
+      coalesce(sum(radius_sessions.final_output_octets), 0) + ${openOctets('output_octets')} as download
     from radius_sessions
     where ${sessionsOfDay}
     group by radius_sessions.device_id`,

@@ -182,12 +182,19 @@ const touchQuery = (db: Db, args: TouchArgs, mode: TouchMode, target?: Expressio
                   .else(eb.fn.coalesce(eb.ref('stopped_at'), valueOf(eb, stoppedAt)))
                   .end(),
                 terminate_cause: cause,
+                // Closed now (or already): its final octets are its octets.
+                final_input_octets: greatest(eb, 'input_octets', inputOctets),
+                final_output_octets: greatest(eb, 'output_octets', outputOctets),
               }
             : {
                 // A session we closed as silent is still going: it is open again (unless the
                 // router has since opened another under the same id).
                 stopped_at: eb.case().when(reopens(eb)).then(null).else(eb.ref('stopped_at')).end(),
                 terminate_cause: eb.case().when(reopens(eb)).then(null).else(eb.ref('terminate_cause')).end(),
+                // Null while open (an open session's stay null, so PostgreSQL's update stays in
+                // its page); a closed one's follow its octets (a late packet can only raise them).
+                final_input_octets: finalWhileOpen(eb, greatest(eb, 'input_octets', inputOctets)),
+                final_output_octets: finalWhileOpen(eb, greatest(eb, 'output_octets', outputOctets)),
               }),
         }));
   return (
@@ -452,6 +459,22 @@ const touchArgs = (u: SessionUpdate, at: string, packet: TouchPacket, stop: Touc
   u.username,
 ];
 
+/**
+ * A session's final octets after an `open` update: null when it is open or opens again,
+ * otherwise `octets` (its octets after the update).
+ */
+const finalWhileOpen = (eb: ExpressionBuilder<DB, 'radius_sessions'>, octets: Expression<number>) =>
+  eb.case().when('stopped_at', 'is', null).then(null).when(reopens(eb)).then(null).else(octets).end();
+
+/**
+ * What every statement that closes a session sets beside `stopped_at` and `terminate_cause`: its
+ * final octets (migration 0046), its octets as they stand.
+ */
+const closing = (eb: ExpressionBuilder<DB, 'radius_sessions'>) => ({
+  final_input_octets: eb.ref('input_octets'),
+  final_output_octets: eb.ref('output_octets'),
+});
+
 /** The larger of a column and a value, portably (SQLite's max() is GREATEST() elsewhere). */
 const greatest = (
   eb: ExpressionBuilder<DB, 'radius_sessions'>,
@@ -479,7 +502,7 @@ export async function closeDeviceSessions(
 ): Promise<number> {
   const result = await db
     .updateTable('radius_sessions')
-    .set({ stopped_at: at, terminate_cause: cause })
+    .set((eb) => ({ stopped_at: at, terminate_cause: cause, ...closing(eb) }))
     .where('device_id', '=', deviceId)
     .where('stopped_at', 'is', null)
     // A session that started after `at` (its Start overtook a delayed Accounting-On) was not ended.
@@ -521,7 +544,7 @@ export async function siteOfSession(db: Db, id: string): Promise<string | undefi
 export async function closeSilentSessions(db: Db, silentSince: string, at: string): Promise<number> {
   const result = await db
     .updateTable('radius_sessions')
-    .set({ stopped_at: at, terminate_cause: STALE })
+    .set((eb) => ({ stopped_at: at, terminate_cause: STALE, ...closing(eb) }))
     .where('stopped_at', 'is', null)
     .where('updated_at', '<', silentSince)
     .executeTakeFirst();
@@ -555,7 +578,7 @@ const supersede = (
 ) =>
   db
     .updateTable('radius_sessions')
-    .set({ stopped_at: begunAt, terminate_cause: 'Superseded' })
+    .set((eb) => ({ stopped_at: begunAt, terminate_cause: 'Superseded', ...closing(eb) }))
     .where('device_id', '=', deviceId)
     .where('acct_session_id', '=', acctSessionId)
     .where('stopped_at', 'is', null)
@@ -590,7 +613,7 @@ export async function closeSupersededSessions(
 export async function closeSession(db: Db, id: string, at: string, cause: string): Promise<void> {
   await db
     .updateTable('radius_sessions')
-    .set({ stopped_at: at, terminate_cause: cause })
+    .set((eb) => ({ stopped_at: at, terminate_cause: cause, ...closing(eb) }))
     .where('id', '=', id)
     .where('stopped_at', 'is', null)
     .execute();

@@ -216,6 +216,8 @@ async function openSession(
     updated_at: times.heard,
     stopped_at: stop?.at ?? null,
     terminate_cause: stop?.cause ?? null,
+    final_input_octets: stop === null ? null : r.inputOctets,
+    final_output_octets: stop === null ? null : r.outputOctets,
   });
   // The sale's first router, for revenue by router: written by the grant's first session only.
   if (grant !== undefined) await setFirstRouter(tx, grant.invoice_id, r.deviceId);

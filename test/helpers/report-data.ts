@@ -2,6 +2,7 @@ import type { Insertable } from 'kysely';
 import { backfillFirstRouters } from '../../migrations/0040_first_router.js';
 import type { Db } from '../../src/db/index.js';
 import type {
+  DevicesTable,
   GrantsTable,
   InvoicesTable,
   PaymentsTable,
@@ -19,6 +20,31 @@ import type { RadiusSessionsTable } from '../../src/db/tables/radius.js';
  * (as refunds.ts records them, the invoice marked refunded), some alone on an invoice whose sale
  * fell before the data's start. Counter sales (cash, complimentary) carry a seller (`sold_by`).
  */
+
+/** Router number `i` of `siteId`, as a row written straight to the store (no secret, never seen). */
+export const routerRow = (i: number, siteId: string, at: string): Insertable<DevicesTable> => ({
+  id: `dev-${String(i)}`,
+  site_id: siteId,
+  name: `AP ${String(i)}`,
+  model: 'bench',
+  mac_address: `AA:BB:CC:00:00:${i.toString(16).padStart(2, '0').toUpperCase()}`,
+  local_network: `10.${String(i)}.0.0/24`,
+  uam_server: 'http://10.0.0.1/portal',
+  radius_nas_id: `ap-${String(i)}`,
+  radius_client_ip: `10.${String(i)}.0.1`,
+  coa_port: 3799,
+  radius_secret_enc: null,
+  uam_secret_enc: null,
+  uam_auth: 'chap',
+  require_message_authenticator: 1,
+  created_at: at,
+  updated_at: at,
+  last_seen_at: null,
+  gateway_ip: null,
+  tunnel_address: null,
+  tunnel_public_key: null,
+  radsec_cert_sha256: null,
+});
 
 /** mulberry32: small and seeded (the random data here and the money test's steps). */
 export function seeded(seed: number) {
@@ -50,6 +76,8 @@ export interface ReportWorld {
   now: number;
   /** Who sells at the counter (`invoices.sold_by` of cash and complimentary sales); none: null. */
   sellers?: readonly string[];
+  /** One session in this many is still open (no stop, no final octets); none: every one is closed. */
+  openOneIn?: number;
 }
 
 export interface ReportRows {
@@ -84,11 +112,12 @@ function instant(rnd: Random, world: Pick<ReportWorld, 'from' | 'to' | 'edges'>)
 
 /**
  * `count` RADIUS sessions, numbered from `first`, on the world's routers: most of them of a grant
- * of the router's site (`grantsOf`), with octets. The bench writes a million of them in chunks.
+ * of the router's site (`grantsOf`), with octets, closed as the accounting path closes them (their
+ * final octets written) or (`openOneIn`) open. The bench writes a million of them in chunks.
  */
 export function sessionRows(
   rnd: Random,
-  world: Pick<ReportWorld, 'devices' | 'from' | 'to' | 'edges'>,
+  world: Pick<ReportWorld, 'devices' | 'from' | 'to' | 'edges' | 'openOneIn'>,
   grantsOf: ReadonlyMap<string, readonly string[]>,
   first: number,
   count: number,
@@ -100,21 +129,28 @@ export function sessionRows(
     const grants = grantsOf.get(device.site_id) ?? [];
     const started = instant(rnd, world);
     const seconds = rnd.int(7200);
+    // Drawn in the order they always were: a seed gives the same rows as before.
+    const grant = grants.length > 0 && rnd.int(4) > 0 ? rnd.pick(grants) : null;
+    const input = rnd.int(50_000_000);
+    const output = rnd.int(500_000_000);
+    const open = world.openOneIn !== undefined && rnd.int(world.openOneIn) === 0;
     out.push({
       id: `sess-${hex(seed, 4)}-${hex(i, 8)}`,
       device_id: device.id,
       acct_session_id: hex(i, 8),
       username: 'guest',
-      grant_id: grants.length > 0 && rnd.int(4) > 0 ? rnd.pick(grants) : null,
+      grant_id: grant,
       framed_ip: null,
       mac: null,
-      input_octets: rnd.int(50_000_000),
-      output_octets: rnd.int(500_000_000),
+      input_octets: input,
+      output_octets: output,
       session_time: seconds,
       started_at: iso(started),
       updated_at: iso(started + seconds * 1000),
-      stopped_at: iso(started + seconds * 1000),
-      terminate_cause: 'User-Request',
+      stopped_at: open ? null : iso(started + seconds * 1000),
+      terminate_cause: open ? null : 'User-Request',
+      final_input_octets: open ? null : input,
+      final_output_octets: open ? null : output,
     });
   }
   return out;

@@ -108,6 +108,7 @@ async function state(b: Box) {
       stopped: r.stopped_at,
       cause: r.terminate_cause,
       ip: r.framed_ip,
+      final: [r.final_input_octets, r.final_output_octets],
     }))
     .sort((x, y) => (`${x.acct}|${x.started}|${String(x.stopped)}` < `${y.acct}|${y.started}|${String(y.stopped)}` ? -1 : 1));
 }
@@ -128,6 +129,13 @@ t.test('a batch of accounting packets records what the same packets one by one r
     const singleResults: AccountingResult[] = [];
     for (const p of load) singleResults.push(...(await recordAccounting(single.app.app.deps, [record(single, p)])));
     t.same(await state(batched), await state(single), `round ${String(round)}: the same sessions`);
+    t.same(
+      (await state(batched)).filter((s) =>
+        s.stopped === null ? s.final.some((f) => f !== null) : s.final[0] !== s.input || s.final[1] !== s.output,
+      ),
+      [],
+      `round ${String(round)}: final octets (0046) null while open, the octets once closed`,
+    );
     t.same(
       batchResults.map((r) => (r.kind === 'session' ? `session:${String(r.created)}` : r.kind)),
       singleResults.map((r) => (r.kind === 'session' ? `session:${String(r.created)}` : r.kind)),

@@ -22,6 +22,12 @@ export interface RadiusSessionsTable {
   stopped_at: string | null;
   /** Acct-Terminate-Cause, or how we closed it: Accounting-On/Off, Stale, Admin-Reset. */
   terminate_cause: string | null;
+  /**
+   * The octets once the session is closed, null while it is open (migration 0046): what the usage
+   * report reads from an index, which no Interim-Update of an open session changes.
+   */
+  final_input_octets: number | null;
+  final_output_octets: number | null;
 }
 
 /** Cumulative counters of the RADIUS listener, flushed by the daemon (shown by `status`). */
