@@ -23,7 +23,12 @@ export interface FreeRadius {
 
 const MODULES = ['always', 'attr_filter', 'chap', 'expr', 'files', 'pap', 'preprocess'];
 
-export function configure(dir: string, guests: readonly Guest[], secret: string, ports: { auth: number; acct: number }) {
+export function configure(
+  dir: string,
+  guests: readonly Guest[],
+  secret: string,
+  ports: { auth: number; acct: number },
+) {
   const raddb = path.join(dir, 'raddb');
   mkdirSync(dir, { recursive: true });
   execFileSync('cp', ['-r', '/etc/freeradius/3.0', raddb]);
@@ -94,7 +99,9 @@ post-auth {
 }
 
 export function start(raddb: string, ports: { auth: number; acct: number }): FreeRadius {
-  const child: ChildProcess = spawn('freeradius', ['-f', '-d', raddb], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn('freeradius', ['-f', '-d', raddb], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   child.on('exit', (code) => {

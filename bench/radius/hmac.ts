@@ -51,4 +51,6 @@ for (let r = 0; r < ROUNDS; r++)
   }
 const base = best.createHmac ?? 1;
 for (const [name, ns] of Object.entries(best))
-  process.stdout.write(`${name.padEnd(24)} ${ns.toFixed(0).padStart(6)} ns CPU per digest   ${(ns / base).toFixed(2)}× createHmac\n`);
+  process.stdout.write(
+    `${name.padEnd(24)} ${ns.toFixed(0).padStart(6)} ns CPU per digest   ${(ns / base).toFixed(2)}× createHmac\n`,
+  );

@@ -245,7 +245,14 @@ function fail(what: string, detail: string): never {
 function runLoad(file: string, port: number, what: string): Promise<LoadResult> {
   const loader = path.join(root, 'node_modules/@tapjs/typescript/dist/esm/import.mjs');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', loader, path.join(here, 'load.ts'), file, String(port), String(WINDOW)]);
+    const child = spawn(process.execPath, [
+      '--import',
+      loader,
+      path.join(here, 'load.ts'),
+      file,
+      String(port),
+      String(WINDOW),
+    ]);
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => process.stderr.write(c));
@@ -258,7 +265,10 @@ function runLoad(file: string, port: number, what: string): Promise<LoadResult> 
           fail(what, `load.ts printed no result: ${out.trim()}`);
         const r = result as LoadResult;
         if (r.unexpected > 0)
-          fail(what, `${String(r.unexpected)} of ${String(r.received)} replies were not the success answer (reply codes ${JSON.stringify(r.codes)})`);
+          fail(
+            what,
+            `${String(r.unexpected)} of ${String(r.received)} replies were not the success answer (reply codes ${JSON.stringify(r.codes)})`,
+          );
         if (r.received === 0) fail(what, 'no reply at all');
         resolve(r);
       } catch (err) {
@@ -294,9 +304,13 @@ function runRadclient(file: string, port: number, kind: 'auth' | 'acct', count: 
         };
         const [accepted, rejected, lost] = [field('Accepted'), field('Rejected'), field('Lost')];
         const expected = kind === 'auth' ? 'Access-Accept' : 'Accounting-Response';
-        if (rejected > 0) fail(what, `radclient: ${String(rejected)} of ${String(total)} replies were not ${expected}`);
+        if (rejected > 0)
+          fail(what, `radclient: ${String(rejected)} of ${String(total)} replies were not ${expected}`);
         if (accepted + lost !== total)
-          fail(what, `radclient: ${String(accepted)} accepted + ${String(lost)} lost of ${String(total)} sent`);
+          fail(
+            what,
+            `radclient: ${String(accepted)} accepted + ${String(lost)} lost of ${String(total)} sent`,
+          );
         if (accepted === 0) fail(what, 'radclient: no reply at all');
         resolve({ rate: (SAMPLE * count) / seconds, lost });
       } catch (err) {
@@ -334,7 +348,14 @@ async function nodeFloor(
   const loader = path.join(root, 'node_modules/@tapjs/typescript/dist/esm/import.mjs');
   const args =
     kind === 'sqlite'
-      ? ['--import', loader, path.join(here, 'sqlite-floor.ts'), String(port), SECRET, mkdtempSync(path.join(dir, 'floor-'))]
+      ? [
+          '--import',
+          loader,
+          path.join(here, 'sqlite-floor.ts'),
+          String(port),
+          SECRET,
+          mkdtempSync(path.join(dir, 'floor-')),
+        ]
       : [
           '-e',
           `const s=require('node:dgram').createSocket('udp4');${FLOORS[kind]};s.bind(${String(port)},'127.0.0.1',()=>console.log('ready'))`,
@@ -357,7 +378,10 @@ async function nodeFloor(
 
 const FLOOR_LABELS = {
   echo: ['bare Node UDP echo, window', 'the datagram path alone'],
-  crypto: ['Node, RFC crypto only', 'verify M-A, reveal password, sign reply: the least any Node server here does'],
+  crypto: [
+    'Node, RFC crypto only',
+    'verify M-A, reveal password, sign reply: the least any Node server here does',
+  ],
   sqlite: [
     'Node + SQLite, Interim only',
     'check the authenticator, upsert the counters, group commit synced, answer (sqlite-floor.ts): the least a Node server committing each Interim-Update to SQLite does',
@@ -375,7 +399,8 @@ const FLOOR_LOAD = { echo: 'auth', crypto: 'auth', sqlite: 'acct' } as const;
 function venueFiles(dir: string, server: OurServer): { starts: string; interims: string } {
   const ids = new Array<number>(VENUES).fill(0);
   const spare = server.usernames.slice(SAMPLE);
-  if (spare.length === 0) throw new Error(`bench/radius: GRANTS must exceed ${String(SAMPLE)} for the venues load`);
+  if (spare.length === 0)
+    throw new Error(`bench/radius: GRANTS must exceed ${String(SAMPLE)} for the venues load`);
   const packet = (s: number, status: 'Start' | 'Interim-Update', round: number): string => {
     const venue = s % VENUES;
     const id = (ids[venue] ?? 0) % 256;
@@ -389,7 +414,10 @@ function venueFiles(dir: string, server: OurServer): { starts: string; interims:
         ['Acct-Status-Type', status],
         ['Acct-Session-Id', `v${String(venue)}-s${String(s)}`],
         ['Framed-IP-Address', `10.1.${String((s >> 8) & 255)}.${String(s & 255)}`],
-        ['Calling-Station-Id', `02-00-${((s >> 16) & 255).toString(16).padStart(2, '0')}-${((s >> 8) & 255).toString(16).padStart(2, '0')}-${(s & 255).toString(16).padStart(2, '0')}-02`],
+        [
+          'Calling-Station-Id',
+          `02-00-${((s >> 16) & 255).toString(16).padStart(2, '0')}-${((s >> 8) & 255).toString(16).padStart(2, '0')}-${(s & 255).toString(16).padStart(2, '0')}-02`,
+        ],
         ['Acct-Session-Time', round * 300],
         ['Acct-Input-Octets', round * 100_000],
         ['Acct-Output-Octets', round * 500_000],
@@ -402,7 +430,8 @@ function venueFiles(dir: string, server: OurServer): { starts: string; interims:
   for (let s = 0; s < SESSIONS; s++) starts.push(packet(s, 'Start', 0));
   const interims: string[] = [];
   const total = Math.round(VENUE_RATE * VENUE_SECONDS);
-  for (let k = 0; k < total; k++) interims.push(packet(k % SESSIONS, 'Interim-Update', 1 + Math.floor(k / SESSIONS)));
+  for (let k = 0; k < total; k++)
+    interims.push(packet(k % SESSIONS, 'Interim-Update', 1 + Math.floor(k / SESSIONS)));
   const write = (name: string, lines: string[]) => {
     const file = path.join(dir, `${server.kind}-${name}.txt`);
     writeFileSync(file, `${lines.join('\n')}\n`);
@@ -445,7 +474,10 @@ async function drained(server: OurServer): Promise<number> {
   const started = performance.now();
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('bench/radius: the server did not drain in 300 s')), 300_000);
+      const timer = setTimeout(
+        () => reject(new Error('bench/radius: the server did not drain in 300 s')),
+        300_000,
+      );
       socket.once('message', () => {
         clearTimeout(timer);
         resolve();
@@ -472,7 +504,13 @@ async function drained(server: OurServer): Promise<number> {
 
 /** PostgreSQL's cumulative commit and WAL counters (track_wal_io_timing is turned on at start). */
 async function pgActivity(server: OurServer): Promise<DbActivity> {
-  const { rows } = await sql<{ commits: number; updates: number; wal_sync: number; wal_sync_time: number; wal_write: number }>`
+  const { rows } = await sql<{
+    commits: number;
+    updates: number;
+    wal_sync: number;
+    wal_sync_time: number;
+    wal_write: number;
+  }>`
     select (select xact_commit from pg_stat_database where datname = current_database()) as commits,
            (select n_tup_upd from pg_stat_user_tables where relname = 'radius_sessions') as updates,
            wal_sync, wal_sync_time, wal_write from pg_stat_wal`.execute(server.app.deps.db);
@@ -490,7 +528,14 @@ async function pgActivity(server: OurServer): Promise<DbActivity> {
 function runVenues(dir: string, server: OurServer, pg: PgCluster | null, what: string): Promise<VenueResult> {
   const files = venueFiles(dir, server);
   const loader = path.join(root, 'node_modules/@tapjs/typescript/dist/esm/import.mjs');
-  const args = [files.starts, files.interims, String(server.acct), String(VENUE_RATE), String(VENUE_TICK_MS), String(WINDOW)];
+  const args = [
+    files.starts,
+    files.interims,
+    String(server.acct),
+    String(VENUE_RATE),
+    String(VENUE_TICK_MS),
+    String(WINDOW),
+  ];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', loader, path.join(here, 'venues.ts'), ...args]);
     // The sender keeps its schedule even when the server and the database take both cores
@@ -510,7 +555,11 @@ function runVenues(dir: string, server: OurServer, pg: PgCluster | null, what: s
       out += c.toString();
       // venues.ts says when the Starts are all answered and the Interim-Updates begin.
       if (!marks && out.includes('interims begin\n'))
-        marks = { cpu: cpu(), db: pg?.cpuSeconds() ?? null, activity: pg ? pgActivity(server) : Promise.resolve(null) };
+        marks = {
+          cpu: cpu(),
+          db: pg?.cpuSeconds() ?? null,
+          activity: pg ? pgActivity(server) : Promise.resolve(null),
+        };
     });
     child.stderr.on('data', (c: Buffer) => process.stderr.write(c));
     child.on('error', reject);
@@ -524,9 +573,15 @@ function runVenues(dir: string, server: OurServer, pg: PgCluster | null, what: s
         if (!result.starts || !result.interims) fail(what, `venues.ts printed no result: ${out.trim()}`);
         const { starts, interims } = result;
         if (starts.unexpected > 0 || starts.lost > 0)
-          fail(what, `Accounting Start: ${String(starts.unexpected)} unexpected replies (codes ${JSON.stringify(starts.codes)}), ${String(starts.lost)} lost`);
+          fail(
+            what,
+            `Accounting Start: ${String(starts.unexpected)} unexpected replies (codes ${JSON.stringify(starts.codes)}), ${String(starts.lost)} lost`,
+          );
         if (interims.unexpected > 0)
-          fail(what, `${String(interims.unexpected)} of ${String(interims.received)} Interim-Update replies were not Accounting-Response`);
+          fail(
+            what,
+            `${String(interims.unexpected)} of ${String(interims.received)} Interim-Update replies were not Accounting-Response`,
+          );
         if (interims.received === 0) fail(what, 'no reply at all');
         if (!marks) fail(what, 'venues.ts never began the Interim-Updates');
         const activityStart = await marks.activity;
@@ -586,7 +641,8 @@ interface Row {
   higherIsBetter: boolean;
 }
 
-const fmt = (n: number) => (n >= 100 || Number.isInteger(n) ? Math.round(n).toLocaleString('en-US') : n.toFixed(2));
+const fmt = (n: number) =>
+  n >= 100 || Number.isInteger(n) ? Math.round(n).toLocaleString('en-US') : n.toFixed(2);
 const cell = (n: number | null | undefined, unit: string, width = 14) =>
   (n === null || n === undefined ? '—' : `${fmt(n)} ${unit}`).padStart(width);
 const ratio = (a: number | null | undefined, b: number | null | undefined, lower: boolean) =>
@@ -618,7 +674,13 @@ async function measure(
   const interim = await runLoad(files.acct, port.acct, `${name}, Interim-Update window`);
   const c3 = cpu();
   const d3 = dbCpu?.() ?? 0;
-  const rcInterim = await runRadclient(files.rcAcct, port.acct, 'acct', count, `${name}, Interim-Update radclient`);
+  const rcInterim = await runRadclient(
+    files.rcAcct,
+    port.acct,
+    'acct',
+    count,
+    `${name}, Interim-Update radclient`,
+  );
   const per = (a: number, b: number) => ((b - a) / REQUESTS) * 1e6;
   return {
     pap,
@@ -645,7 +707,8 @@ interface StoreReport {
   venues: VenueResult | null;
 }
 
-const reportFile = (dir: string, kind: StoreKind, workers: string) => path.join(dir, `${kind}-${workers}.json`);
+const reportFile = (dir: string, kind: StoreKind, workers: string) =>
+  path.join(dir, `${kind}-${workers}.json`);
 
 /**
  * One store's run, in a process of its own (RADIUS_BENCH_STORE): `prepared` queries fix their
@@ -659,16 +722,23 @@ async function storeRun(kind: StoreKind, dir: string, workers: string): Promise<
   try {
     let url: string | null = null;
     if (kind === 'postgres') {
-      process.stderr.write('starting a durable PostgreSQL cluster (scripts/pg-test-cluster, PG_DURABLE=1)…\n');
+      process.stderr.write(
+        'starting a durable PostgreSQL cluster (scripts/pg-test-cluster, PG_DURABLE=1)…\n',
+      );
       pg = startPgCluster();
       url = pg.url;
     }
-    process.stderr.write(`seeding ${String(GRANTS)} grants and ${String(VENUES)} venues in ${STORE_LABEL[kind]}…\n`);
+    process.stderr.write(
+      `seeding ${String(GRANTS)} grants and ${String(VENUES)} venues in ${STORE_LABEL[kind]}…\n`,
+    );
     server = await ourServer(dir, kind, url, workers);
     const processes = server.app.radius.workers()?.count ?? 1;
     if (processes > 1) process.stderr.write(`${STORE_LABEL[kind]}: ${String(processes)} RADIUS workers\n`);
     const db = server.app.deps.db;
-    if (pg) await sql`alter system set track_wal_io_timing = on`.execute(db).then(() => sql`select pg_reload_conf()`.execute(db));
+    if (pg)
+      await sql`alter system set track_wal_io_timing = on`
+        .execute(db)
+        .then(() => sql`select pg_reload_conf()`.execute(db));
     const files = {
       auth: packetFile(dir, `${kind}-${workers}-pap`, papPacket(server.guests)),
       acct: packetFile(dir, `${kind}-${workers}-interim`, interimPacket(server.guests)),
@@ -720,7 +790,8 @@ async function storeRun(kind: StoreKind, dir: string, workers: string): Promise<
     if (processes === 1) {
       venues = await runVenues(dir, run.server, pg, `${label}, ${String(VENUES)} venues`);
       venues.backlogSeconds = await drained(run.server);
-      if (process.env.ONLY_OURS) process.stdout.write(`${label} ${String(VENUES)} venues: ${JSON.stringify(venues)}\n`);
+      if (process.env.ONLY_OURS)
+        process.stdout.write(`${label} ${String(VENUES)} venues: ${JSON.stringify(venues)}\n`);
     }
     const report: StoreReport = { kind, workers, processes, guests: server.guests, files, measured, venues };
     writeFileSync(reportFile(dir, kind, workers), JSON.stringify(report));
@@ -787,7 +858,12 @@ async function main(): Promise<void> {
     const a = reports.sqlite?.measured ?? undefined;
     const p = reports.postgres?.measured ?? undefined;
 
-    const row = (label: string, f: (m: Measured) => number | null, unit: string, higherIsBetter: boolean): Row => ({
+    const row = (
+      label: string,
+      f: (m: Measured) => number | null,
+      unit: string,
+      higherIsBetter: boolean,
+    ): Row => ({
       label,
       of: f,
       sqlite: a ? f(a) : null,
@@ -829,12 +905,14 @@ async function main(): Promise<void> {
       const floor = await nodeFloor(kind, base.files[FLOOR_LOAD[kind]], dir);
       const [label, what] = FLOOR_LABELS[kind];
       // The SQLite floor against FreeRADIUS's Interim window rate: the most any such server could reach.
-      const ofTheirs = kind === 'sqlite' ? ` (${ratio(floor.rate, b.interim.rate, false)}× FreeRADIUS's Interim)` : '';
+      const ofTheirs =
+        kind === 'sqlite' ? ` (${ratio(floor.rate, b.interim.rate, false)}× FreeRADIUS's Interim)` : '';
       process.stdout.write(
         `${label.padEnd(28)}${`${fmt(floor.rate)} req/s`.padStart(14)}${`${fmt(floor.cpuUs)} µs`.padStart(14)}   CPU/request; ${what}${ofTheirs}\n`,
       );
     }
-    const lost = (m: Measured | undefined) => (m ? String(m.pap.lost + m.interim.lost + m.rcPap.lost + m.rcInterim.lost) : '—');
+    const lost = (m: Measured | undefined) =>
+      m ? String(m.pap.lost + m.interim.lost + m.rcPap.lost + m.rcInterim.lost) : '—';
     process.stdout.write(
       `\nevery reply was Access-Accept / Accounting-Response; lost requests: ${lost(a)} (SQLite), ${lost(p)} (PostgreSQL), ${lost(b)} (FreeRADIUS)\n`,
     );
@@ -849,7 +927,11 @@ async function main(): Promise<void> {
  * The same loads against the workers runs (RADIUS_WORKERS=WORKERS), each store beside FreeRADIUS
  * in the same invocation, the ratio ours/theirs and the ratio workers/one process.
  */
-function printWorkers(rows: Row[], freeradius: Measured, runs: Partial<Record<StoreKind, StoreReport>>): void {
+function printWorkers(
+  rows: Row[],
+  freeradius: Measured,
+  runs: Partial<Record<StoreKind, StoreReport>>,
+): void {
   for (const kind of STORES) {
     const run = runs[kind];
     if (!run?.measured) continue;
@@ -896,17 +978,33 @@ function printVenues(sqlite: VenueResult | undefined, postgres: VenueResult | un
     ['commits/s', (v) => (v.db ? v.db.commits / v.interims.seconds : null), '', true],
     ['Interims committed/s', (v) => (v.db ? v.db.updates / v.interims.seconds : null), '', true],
     ['Interims per commit', (v) => (v.db && v.db.commits > 0 ? v.db.updates / v.db.commits : null), '', true],
-    ['WAL fsync, mean', (v) => (v.db && v.db.walSyncs > 0 ? v.db.walSyncMs / v.db.walSyncs : null), 'ms', false],
+    [
+      'WAL fsync, mean',
+      (v) => (v.db && v.db.walSyncs > 0 ? v.db.walSyncMs / v.db.walSyncs : null),
+      'ms',
+      false,
+    ],
   ];
-  process.stdout.write(`${'load'.padEnd(28)}${'ours, SQLite'.padStart(18)}${'ours, Postgres'.padStart(18)}   PostgreSQL/SQLite\n`);
+  process.stdout.write(
+    `${'load'.padEnd(28)}${'ours, SQLite'.padStart(18)}${'ours, Postgres'.padStart(18)}   PostgreSQL/SQLite\n`,
+  );
   for (const [label, f, unit, higher] of rows) {
     const s = sqlite ? f(sqlite) : null;
     const p = postgres ? f(postgres) : null;
     const show = (v: VenueResult | undefined, n: number | null) =>
-      label === 'sender lag p99 / max' && v ? `${fmt(v.interims.lag_p99_ms)} / ${fmt(v.interims.lag_max_ms)} ms` : cell(n, unit).trim();
+      label === 'sender lag p99 / max' && v
+        ? `${fmt(v.interims.lag_p99_ms)} / ${fmt(v.interims.lag_max_ms)} ms`
+        : cell(n, unit).trim();
     // The lag row's ratio compares the p99s; the backlog's, none (often 0 on SQLite).
-    const r = label === 'sender lag p99 / max' ? ratio(postgres?.interims.lag_p99_ms, sqlite?.interims.lag_p99_ms, true) : label.startsWith('backlog') ? '—' : ratio(p, s, !higher);
-    process.stdout.write(`${label.padEnd(28)}${show(sqlite, s).padStart(18)}${show(postgres, p).padStart(18)}   ${r}\n`);
+    const r =
+      label === 'sender lag p99 / max'
+        ? ratio(postgres?.interims.lag_p99_ms, sqlite?.interims.lag_p99_ms, true)
+        : label.startsWith('backlog')
+          ? '—'
+          : ratio(p, s, !higher);
+    process.stdout.write(
+      `${label.padEnd(28)}${show(sqlite, s).padStart(18)}${show(postgres, p).padStart(18)}   ${r}\n`,
+    );
   }
   // A lost request is one never answered: past 1% lost, no p99 of the answered ones meets the target.
   const verdict = (v: VenueResult | undefined) =>
@@ -920,7 +1018,8 @@ function printVenues(sqlite: VenueResult | undefined, postgres: VenueResult | un
     ['SQLite', sqlite],
     ['PostgreSQL', postgres],
   ] as const)
-    if (v) process.stdout.write(`${name} Interim p99 by second (ms): ${v.interims.p99_by_second_ms.join(' ')}\n`);
+    if (v)
+      process.stdout.write(`${name} Interim p99 by second (ms): ${v.interims.p99_by_second_ms.join(' ')}\n`);
 }
 
 const storeArg = process.env.RADIUS_BENCH_STORE;

@@ -135,7 +135,8 @@ class Phase {
 
   result(): PhaseResult {
     const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-    const pct = (xs: readonly number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
+    const pct = (xs: readonly number[], q: number) =>
+      xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
     const latencies = sorted(this.latencies);
     const lags = sorted(this.lags);
     const spanSeconds = Number(this.lastSend - this.began) / 1e9;
@@ -181,7 +182,8 @@ function windowed(sockets: readonly Socket[], requests: readonly Request[]): Pro
   return new Promise((resolve) => {
     const sweeper = setInterval(() => phase.sweep(), 200);
     phase.onSettled = () => {
-      while (next < requests.length && phase.sent - phase.settled < WINDOW) phase.send(sockets, requests[next++] as Request);
+      while (next < requests.length && phase.sent - phase.settled < WINDOW)
+        phase.send(sockets, requests[next++] as Request);
       if (phase.settled >= requests.length) {
         clearInterval(sweeper);
         resolve(phase.result());
@@ -233,5 +235,7 @@ const sockets = await openSockets();
 const startsResult = await windowed(sockets, starts);
 process.stdout.write('interims begin\n'); // run.ts takes its CPU marks here
 const interimsResult = await openLoop(sockets, interims);
-process.stdout.write(`${JSON.stringify({ venues: venueCount, starts: startsResult, interims: interimsResult })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ venues: venueCount, starts: startsResult, interims: interimsResult })}\n`,
+);
 for (const socket of sockets) socket.close();

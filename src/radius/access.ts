@@ -79,7 +79,12 @@ export function accessRoute(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>,
 ): (req: RadiusRequest) => RouteResult | Promise<RouteResult> {
   const reject = (req: RadiusRequest, reason: RejectReason | 'no_credentials'): RouteResult => ({
-    reply: encodeReply(req.frame, CODE.accessReject, [['Reply-Message', REJECT_MESSAGES[reason]]], req.nas.secret),
+    reply: encodeReply(
+      req.frame,
+      CODE.accessReject,
+      [['Reply-Message', REJECT_MESSAGES[reason]]],
+      req.nas.secret,
+    ),
     count: 'auth_rejects',
   });
 
@@ -90,7 +95,9 @@ export function accessRoute(
   ): Promise<RouteResult> => {
     const { username, check, mac, byMac } = login;
     const decision =
-      byMac && mac !== null ? await authorizeDevice(deps, mac) : await authorize(deps, { username, check, mac });
+      byMac && mac !== null
+        ? await authorizeDevice(deps, mac)
+        : await authorize(deps, { username, check, mac });
     if (decision.decision === 'reject') return reject(req, decision.reason);
     if (!byMac && mac !== null) await rememberDevice(deps, decision, mac);
     return {
@@ -122,7 +129,8 @@ export function accessRoute(
       return { reply: encodeReply(req.frame, CODE.accessAccept, [], req.nas.secret), count: 'status_server' };
     }
     const username = req.attrs.text('User-Name');
-    if (username === undefined || username.trim() === '') return { drop: 'malformed', detail: 'no User-Name' };
+    if (username === undefined || username.trim() === '')
+      return { drop: 'malformed', detail: 'no User-Name' };
     const check = credentialCheck(req);
     if (!check) return reject(req, 'no_credentials');
     const mac = normaliseMac(req.attrs.text('Calling-Station-Id'));

@@ -23,7 +23,8 @@ const MAX_DELAY_SECONDS = 86_400;
 
 /** Acct-*-Octets plus Acct-*-Gigawords × 2^32 (RFC 2869 §5.1, §5.2). */
 const total = (attrs: RequestFields, direction: 'Input' | 'Output'): number =>
-  (attrs.integer(`Acct-${direction}-Gigawords`) ?? 0) * GIGA + (attrs.integer(`Acct-${direction}-Octets`) ?? 0);
+  (attrs.integer(`Acct-${direction}-Gigawords`) ?? 0) * GIGA +
+  (attrs.integer(`Acct-${direction}-Octets`) ?? 0);
 
 /** An enumerated attribute by name, or its number when the dictionary has no name for it. */
 const enumName = (attrs: RequestFields, name: 'Acct-Status-Type' | 'Acct-Terminate-Cause'): string | null => {
@@ -90,7 +91,10 @@ export class AccountingWriter {
     while (this.#queue.length > 0) {
       const batch = this.#queue.splice(0, MAX_BATCH);
       try {
-        const results = await recordAccounting(this.deps, batch.map((w) => w.record));
+        const results = await recordAccounting(
+          this.deps,
+          batch.map((w) => w.record),
+        );
         batch.forEach((w, i) => {
           const result = results[i];
           if (result) w.resolve(result);

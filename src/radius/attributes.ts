@@ -13,7 +13,11 @@ ensureDictionaries();
 
 /** MD5 of the parts in order (one-shot: about half the cost of a Hash object per call). */
 export const md5 = (...parts: (Buffer | string)[]): Buffer =>
-  hash('md5', Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p))), 'buffer');
+  hash(
+    'md5',
+    Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p))),
+    'buffer',
+  );
 
 /** Attribute values by dictionary name, as the `radius` package decodes them. */
 export type Attributes = Readonly<Record<string, unknown>>;
@@ -141,12 +145,14 @@ function valueOf(def: Definition, value: string | number | Buffer, ctx: EncodeCo
     case 'time':
     case 'date': {
       const n = typeof value === 'number' ? value : Number(def.values[value] ?? value);
-      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new Error(`bad integer value for attribute ${String(def.id)}`);
+      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff)
+        throw new Error(`bad integer value for attribute ${String(def.id)}`);
       return n;
     }
     case 'ipaddr': {
       const octets = String(value).split('.').map(Number);
-      if (octets.length !== 4 || octets.some((o) => !(o >= 0 && o <= 255))) throw new Error(`bad IPv4 address ${String(value)}`);
+      if (octets.length !== 4 || octets.some((o) => !(o >= 0 && o <= 255)))
+        throw new Error(`bad IPv4 address ${String(value)}`);
       return Buffer.from(octets);
     }
     default:
@@ -188,7 +194,11 @@ export function writeList(out: Buffer, at: number, list: readonly Tlv[]): number
 }
 
 /** Attributes → TLVs, names resolved through the dictionaries (vendor attributes in a VSA, RFC 2865 §5.26). */
-export function encodeList(attributes: readonly EncodeAttribute[], ctx: EncodeContext, vendor?: number): Tlv[] {
+export function encodeList(
+  attributes: readonly EncodeAttribute[],
+  ctx: EncodeContext,
+  vendor?: number,
+): Tlv[] {
   const out: Tlv[] = [];
   for (const a of attributes) {
     if (a[0] === 'Vendor-Specific') {

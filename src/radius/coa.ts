@@ -110,7 +110,10 @@ export function changeAttributes(
 }
 
 export function createCoaClient(deps: CoaDeps, options: CoaOptions = {}): CoaClient {
-  const limits = { timeoutMs: options.timeoutMs ?? COA_TIMEOUT_MS, attempts: options.attempts ?? COA_ATTEMPTS };
+  const limits = {
+    timeoutMs: options.timeoutMs ?? COA_TIMEOUT_MS,
+    attempts: options.attempts ?? COA_ATTEMPTS,
+  };
   /** Sends one request to the session's router and logs what it answered. */
   const send = async (
     code: RequestCode,

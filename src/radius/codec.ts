@@ -117,7 +117,7 @@ export function frame(datagram: Buffer): FrameResult {
   if (datagram.length < length) return { ok: false, reason: 'truncated' };
   const bytes = datagram.length === length ? datagram : datagram.subarray(0, length);
   let maOffset: number | null = null;
-  for (let at = HEADER_LENGTH; at < length; ) {
+  for (let at = HEADER_LENGTH; at < length;) {
     if (at + 2 > length) return { ok: false, reason: 'attribute header cut off' };
     const type = bytes[at] ?? 0;
     const len = bytes[at + 1] ?? 0;
@@ -151,7 +151,8 @@ export const decodeAttributes = (f: Frame): Attributes | null => decodeAttribute
 /** Offset of the first attribute of `type` at or after `from` in a framed packet, or -1. */
 function attributeAt(f: Frame, type: number, from = HEADER_LENGTH): number {
   const { bytes } = f;
-  for (let at = from; at < bytes.length; at += bytes[at + 1] ?? bytes.length) if (bytes[at] === type) return at;
+  for (let at = from; at < bytes.length; at += bytes[at + 1] ?? bytes.length)
+    if (bytes[at] === type) return at;
   return -1;
 }
 
@@ -274,9 +275,10 @@ export function encodeReply(
   options: { messageAuthenticator?: boolean } = {},
 ): Buffer {
   const withMa = options.messageAuthenticator ?? true;
-  const proxyStates = rawValues(request, ATTR.proxyState).map(
-    (value): EncodeAttribute => [ATTR.proxyState, Buffer.from(value)],
-  );
+  const proxyStates = rawValues(request, ATTR.proxyState).map((value): EncodeAttribute => [
+    ATTR.proxyState,
+    Buffer.from(value),
+  ]);
   const out = assemble(
     code,
     request.identifier,
@@ -311,7 +313,6 @@ export function encodeRequest(
   if (signed) md5(out, secret).copy(out, AUTH_START); // the header still holds the zero authenticator
   return out;
 }
-
 
 /**
  * Checks a reply to the request we sent: same identifier, Response Authenticator over the

@@ -2,7 +2,11 @@ import { sql } from 'kysely';
 import type { Db } from '../db/index.js';
 
 /** Adds increments to the stored cumulative counters (one row per counter). */
-export async function addCounters(db: Db, deltas: Readonly<Record<string, number>>, at: string): Promise<void> {
+export async function addCounters(
+  db: Db,
+  deltas: Readonly<Record<string, number>>,
+  at: string,
+): Promise<void> {
   const rows = Object.entries(deltas).map(([name, value]) => ({ name, value, updated_at: at }));
   if (rows.length === 0) return;
   await db

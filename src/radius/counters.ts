@@ -123,6 +123,7 @@ export class DropLog {
 
   drop(reason: DropReason, fields: { source: string; nas_id?: string | undefined; detail?: string }): void {
     const admitted = this.#budget.admit(reason);
-    if (admitted) this.log.warn({ event: 'radius.dropped', reason, ...fields, ...admitted }, 'RADIUS packet dropped');
+    if (admitted)
+      this.log.warn({ event: 'radius.dropped', reason, ...fields, ...admitted }, 'RADIUS packet dropped');
   }
 }

@@ -56,7 +56,8 @@ function rulesOf(vendor: number | undefined): Rules {
     const numeric = type === 'integer' || type === 'time' || type === 'date';
     if (dictionary._attr_to(n, vendor, ATTR_NAME) === 'Vendor-Specific') rules[n] = Rule.Vendor;
     else if (modifiers.has_tag === true) rules[n] = type === 'date' ? Rule.TagDate : Rule.Tag;
-    else if (modifiers['encrypt=1'] === true) rules[n] = Rule.None; // not decrypted without a secret
+    else if (modifiers['encrypt=1'] === true)
+      rules[n] = Rule.None; // not decrypted without a secret
     else rules[n] = numeric ? Rule.Four : Rule.None;
   }
   return rules;
@@ -92,7 +93,7 @@ function passes(bytes: Buffer, rule: number, start: number, end: number): boolea
     case Rule.Vendor: {
       if (end - start < 4 || bytes[start] !== 0) return false;
       const rules = rulesOfVendor(bytes.readUInt32BE(start));
-      for (let at = start + 4; at < end; ) {
+      for (let at = start + 4; at < end;) {
         if (end - at < 2) return false;
         const len = bytes[at + 1] ?? 0;
         if (len < 2) return false;
@@ -158,7 +159,10 @@ function layoutOf(): Layout {
     const first = found[0];
     if (first === undefined) throw new Error(`RADIUS dictionary has no ${name}`);
     const type = String(dictionary._attr_to(first, undefined, ATTR_TYPE));
-    const modifiers = (dictionary._attr_to(first, undefined, ATTR_MODIFIERS) ?? {}) as Record<string, boolean>;
+    const modifiers = (dictionary._attr_to(first, undefined, ATTR_MODIFIERS) ?? {}) as Record<
+      string,
+      boolean
+    >;
     const kind =
       type === 'string' || type === 'text'
         ? Kind.Text
@@ -171,7 +175,10 @@ function layoutOf(): Layout {
     if (kind === null || Object.keys(modifiers).length > 0 || found.length > 1)
       throw new Error(`RADIUS dictionary: ${name} is not a plain attribute`);
     slotOf[first] = i + 1;
-    fields.push({ kind, names: (dictionary._attr_to(first, undefined, ATTR_ENUM) ?? {}) as Record<string, string> });
+    fields.push({
+      kind,
+      names: (dictionary._attr_to(first, undefined, ATTR_ENUM) ?? {}) as Record<string, string>,
+    });
   }
   layout = { rules: standardRules, slotOf, fields };
   return layout;
@@ -180,10 +187,9 @@ function layoutOf(): Layout {
 /** Every field absent: each packet starts from a copy. */
 const ABSENT: readonly number[] = FIELDS.map(() => -1);
 
-const SLOT: Readonly<Record<FieldName, number>> = Object.fromEntries(FIELDS.map((name, i) => [name, i])) as Record<
-  FieldName,
-  number
->;
+const SLOT: Readonly<Record<FieldName, number>> = Object.fromEntries(
+  FIELDS.map((name, i) => [name, i]),
+) as Record<FieldName, number>;
 
 /**
  * A request's fields: where each one's first value sits in the packet. Values are decoded when
@@ -248,7 +254,7 @@ export function readFields(f: Frame): RequestFields | null {
   const { rules, slotOf, fields } = layoutOf();
   const { bytes } = f;
   const at = ABSENT.slice();
-  for (let i = HEADER_LENGTH; i < bytes.length; ) {
+  for (let i = HEADER_LENGTH; i < bytes.length;) {
     const type = bytes[i] ?? 0;
     const len = bytes[i + 1] ?? 2;
     const rule = rules[type] ?? Rule.None;

@@ -75,7 +75,14 @@ export function createRadius(deps: RadiusDeps, coaOptions: CoaOptions = {}): Rad
   const processes = radiusProcesses(deps.config);
   const workers =
     processes > 1 && deps.config.radiusAuthPort !== 0
-      ? new RadiusWorkers({ config: deps.config, clock: deps.clock, log, counters, lastSeen, count: processes })
+      ? new RadiusWorkers({
+          config: deps.config,
+          clock: deps.clock,
+          log,
+          counters,
+          lastSeen,
+          count: processes,
+        })
       : null;
   let bound: ReturnType<Radius['listening']> = { auth: null, acct: null, radsec: null };
 

@@ -32,13 +32,19 @@ export function dataLimitAttributes(vendor: NasVendor, bytes: number): EncodeAtt
     out.push([
       'Vendor-Specific',
       VENDOR.chillispot,
-      [['ChilliSpot-Max-Total-Octets', low], ...(high > 0 ? [['CoovaChilli-Max-Total-Gigawords', high] as const] : [])],
+      [
+        ['ChilliSpot-Max-Total-Octets', low],
+        ...(high > 0 ? [['CoovaChilli-Max-Total-Gigawords', high] as const] : []),
+      ],
     ]);
   if (wants(vendor, 'mikrotik'))
     out.push([
       'Vendor-Specific',
       VENDOR.mikrotik,
-      [['Mikrotik-Total-Limit', low], ...(high > 0 ? [['Mikrotik-Total-Limit-Gigawords', high] as const] : [])],
+      [
+        ['Mikrotik-Total-Limit', low],
+        ...(high > 0 ? [['Mikrotik-Total-Limit-Gigawords', high] as const] : []),
+      ],
     ]);
   return out;
 }
@@ -57,7 +63,11 @@ export const mikrotikRateLimit = (rate: Rate): string =>
  * The speed limits in the attributes `vendor` honours; nothing when neither direction is limited
  * (unless `lift`: then MikroTik is told "0/0", no limit, since it keeps a rate a CoA omits).
  */
-export function rateAttributes(vendor: NasVendor, rate: Rate, options: { lift?: boolean } = {}): EncodeAttribute[] {
+export function rateAttributes(
+  vendor: NasVendor,
+  rate: Rate,
+  options: { lift?: boolean } = {},
+): EncodeAttribute[] {
   const limited = rate.downloadKbps !== null || rate.uploadKbps !== null;
   const out: EncodeAttribute[] = [];
   if (!limited && !options.lift) return out;

@@ -1,6 +1,15 @@
 import { execFile } from 'node:child_process';
 import { X509Certificate, randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -78,14 +87,36 @@ const writePrivate = (file: string, from: string): void => {
 };
 
 /** Signs `csr` with the CA, with `extensions` (openssl extension lines). */
-async function sign(files: RadsecFiles, scratch: string, csr: string, out: string, extensions: string[]): Promise<void> {
+async function sign(
+  files: RadsecFiles,
+  scratch: string,
+  csr: string,
+  out: string,
+  extensions: string[],
+): Promise<void> {
   const ext = path.join(scratch, 'ext.cnf');
   writeFileSync(ext, `${extensions.join('\n')}\n`);
   await openssl([
-    'x509', '-req', '-in', csr, '-CA', files.caCert, '-CAkey', files.caKey,
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    files.caCert,
+    '-CAkey',
+    files.caKey,
     // A random serial: certificates re-issued for one router must differ (RFC 5280 §4.1.2.2).
-    '-set_serial', `0x${randomBytes(16).toString('hex').replace(/^[89a-f]/, '7')}`,
-    '-days', String(CERT_DAYS), '-sha256', '-extfile', ext, '-out', out,
+    '-set_serial',
+    `0x${randomBytes(16)
+      .toString('hex')
+      .replace(/^[89a-f]/, '7')}`,
+    '-days',
+    String(CERT_DAYS),
+    '-sha256',
+    '-extfile',
+    ext,
+    '-out',
+    out,
   ]);
 }
 
@@ -103,10 +134,24 @@ export async function ensureRadsecCa(dir: string, serverNames: readonly string[]
       const key = path.join(scratch, 'ca.key');
       const cert = path.join(scratch, 'ca.pem');
       await openssl([
-        'req', '-x509', '-newkey', KEY, '-nodes', '-keyout', key, '-out', cert, '-days', String(CA_DAYS),
-        '-sha256', '-subj', subject('hotspot-ctl RadSec CA'),
-        '-addext', 'basicConstraints=critical,CA:TRUE,pathlen:0',
-        '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+        'req',
+        '-x509',
+        '-newkey',
+        KEY,
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        String(CA_DAYS),
+        '-sha256',
+        '-subj',
+        subject('hotspot-ctl RadSec CA'),
+        '-addext',
+        'basicConstraints=critical,CA:TRUE,pathlen:0',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
       ]);
       writePrivate(files.caKey, key);
       copyFileSync(cert, files.caCert);
@@ -119,7 +164,19 @@ export async function ensureRadsecCa(dir: string, serverNames: readonly string[]
       const key = path.join(scratch, 'server.key');
       const csr = path.join(scratch, 'server.csr');
       const cert = path.join(scratch, 'server.pem');
-      await openssl(['req', '-new', '-newkey', KEY, '-nodes', '-keyout', key, '-out', csr, '-subj', subject(names[0] ?? 'localhost')]);
+      await openssl([
+        'req',
+        '-new',
+        '-newkey',
+        KEY,
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        csr,
+        '-subj',
+        subject(names[0] ?? 'localhost'),
+      ]);
       await sign(files, scratch, csr, cert, [
         'basicConstraints=CA:FALSE',
         'keyUsage=critical,digitalSignature,keyEncipherment',
@@ -166,7 +223,19 @@ export async function issueClientCertificate(
     const key = path.join(scratch, 'client.key');
     const csr = path.join(scratch, 'client.csr');
     const cert = path.join(scratch, 'client.pem');
-    await openssl(['req', '-new', '-newkey', KEY, '-nodes', '-keyout', key, '-out', csr, '-subj', subject(nasId)]);
+    await openssl([
+      'req',
+      '-new',
+      '-newkey',
+      KEY,
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      csr,
+      '-subj',
+      subject(nasId),
+    ]);
     await sign(files, scratch, csr, cert, [
       'basicConstraints=CA:FALSE',
       'keyUsage=critical,digitalSignature,keyEncipherment',

@@ -112,13 +112,20 @@ export class RadsecListener {
       this.#accept(socket).catch((err: unknown) => {
         // The device lookup failed (the database): this connection is not served; the router retries.
         this.deps.counters.bump('dropped_internal_error');
-        this.deps.log.error({ event: 'radius.internal_error', listener: 'radsec', err }, 'RadSec connection failed');
+        this.deps.log.error(
+          { event: 'radius.internal_error', listener: 'radsec', err },
+          'RadSec connection failed',
+        );
         socket.destroy();
       });
     });
     // A client without a certificate, with one from another CA, or speaking no TLS 1.2+.
     this.#server.on('tlsClientError', (err, socket) => {
-      this.#refuse('tls_handshake', `${socket.remoteAddress ?? '?'}:${String(socket.remotePort)}`, err.message);
+      this.#refuse(
+        'tls_handshake',
+        `${socket.remoteAddress ?? '?'}:${String(socket.remotePort)}`,
+        err.message,
+      );
     });
     this.#server.on('error', (err) =>
       deps.log.error({ event: 'radius.socket_error', listener: 'radsec', err }, 'RadSec listener error'),
@@ -152,7 +159,13 @@ export class RadsecListener {
     const admitted = this.#refusals.admit(reason);
     if (admitted)
       this.deps.log.warn(
-        { event: 'radius.radsec_refused', reason, source, ...(detail !== undefined && { detail }), ...admitted },
+        {
+          event: 'radius.radsec_refused',
+          reason,
+          source,
+          ...(detail !== undefined && { detail }),
+          ...admitted,
+        },
         'RadSec connection refused',
       );
   }
@@ -179,7 +192,10 @@ export class RadsecListener {
       return;
     }
     this.deps.counters.bump('radsec_connections');
-    this.deps.log.info({ event: 'radius.radsec_connected', source, nas_id: nasId }, 'RadSec router connected');
+    this.deps.log.info(
+      { event: 'radius.radsec_connected', source, nas_id: nasId },
+      'RadSec router connected',
+    );
     const peer = {
       source,
       certificate: { nasId, fingerprint },

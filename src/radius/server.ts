@@ -266,7 +266,8 @@ export class RadiusPipeline {
     const nasId = attrs.text('NAS-Identifier');
     if (nasId === undefined) return this.#fail('unknown_nas', source, undefined, 'no NAS-Identifier');
     const nas = this.#nasOf(f, nasId, peer);
-    if (isPromise(nas)) return nas.then((n) => (n ? this.#route({ frame: f, attrs, nas: n, source }, nasId, route) : null));
+    if (isPromise(nas))
+      return nas.then((n) => (n ? this.#route({ frame: f, attrs, nas: n, source }, nasId, route) : null));
     return nas ? this.#route({ frame: f, attrs, nas, source }, nasId, route) : null;
   }
 
@@ -333,7 +334,10 @@ export class RadiusListener {
     private readonly options: ListenerOptions,
   ) {
     this.#beforeReply = deps.beforeReply;
-    this.#socket = dgram.createSocket({ type: options.host.includes(':') ? 'udp6' : 'udp4', lookup: literalLookup });
+    this.#socket = dgram.createSocket({
+      type: options.host.includes(':') ? 'udp6' : 'udp4',
+      lookup: literalLookup,
+    });
     this.#pipeline = new RadiusPipeline(deps, options);
     this.#socket.on('message', (msg, rinfo) => {
       const peer: Peer = {

@@ -101,7 +101,8 @@ export async function runRadiusWorker(): Promise<void> {
     store = await openStore(config, {
       now: () => clock.now(),
       poolSize: WORKER_POOL_SIZE,
-      onListenError: (err) => log.warn({ event: 'db.listen_failed', err }, 'database change feed interrupted'),
+      onListenError: (err) =>
+        log.warn({ event: 'db.listen_failed', err }, 'database change feed interrupted'),
     });
     const { db } = store;
     const vault = openVault(config.dataDir);

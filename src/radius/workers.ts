@@ -64,7 +64,8 @@ export function workerExecArgv(argv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i] ?? '';
-    if (loader.test(flag)) i++; // and its value
+    if (loader.test(flag))
+      i++; // and its value
     else if (!/^--(import|loader|experimental-loader|require)=/.test(flag)) out.push(flag);
   }
   return out;
@@ -157,7 +158,9 @@ export class RadiusWorkers {
   status(): WorkersStatus {
     return {
       count: this.deps.count,
-      pids: [...this.#running.values()].flatMap((r) => (r.worker.process.pid === undefined ? [] : [r.worker.process.pid])),
+      pids: [...this.#running.values()].flatMap((r) =>
+        r.worker.process.pid === undefined ? [] : [r.worker.process.pid],
+      ),
       replaced: this.#replaced,
     };
   }
@@ -249,7 +252,9 @@ export class RadiusWorkers {
         clearTimeout(timer);
         this.#running.delete(worker.id);
         for (const done of [...running.waiting.values()]) done();
-        reject(new Error(`a RADIUS worker exited before it listened (code ${String(code)}, signal ${signal})`));
+        reject(
+          new Error(`a RADIUS worker exited before it listened (code ${String(code)}, signal ${signal})`),
+        );
         if (this.#stopping || !running.listening) return;
         this.#replace(running, code, signal);
       });
@@ -267,8 +272,13 @@ export class RadiusWorkers {
       if (this.#stopping) return;
       this.#replaced++;
       this.#fork().then(
-        () => this.deps.log.info({ event: 'radius.worker_replaced', pids: this.status().pids }, 'RADIUS worker replaced'),
-        (err: unknown) => this.deps.log.error({ event: 'radius.worker_failed', err }, 'RADIUS worker did not start'),
+        () =>
+          this.deps.log.info(
+            { event: 'radius.worker_replaced', pids: this.status().pids },
+            'RADIUS worker replaced',
+          ),
+        (err: unknown) =>
+          this.deps.log.error({ event: 'radius.worker_failed', err }, 'RADIUS worker did not start'),
       );
     };
     // A clean exit (code 0) is a stop the primary was not asked for yet, a SIGTERM to the whole
@@ -298,7 +308,14 @@ export class RadiusWorkers {
   /** A worker's log line, through the primary's logger (its destination: stdout, or a test's sink). */
   #relog(line: string, pid: number | undefined): void {
     try {
-      const { level, msg, time: _time, service: _service, feature: _feature, ...fields } = JSON.parse(line) as Record<string, unknown>;
+      const {
+        level,
+        msg,
+        time: _time,
+        service: _service,
+        feature: _feature,
+        ...fields
+      } = JSON.parse(line) as Record<string, unknown>;
       const name = LEVELS[Number(level)] ?? 'info';
       this.deps.log[name]({ ...fields, worker_pid: pid }, typeof msg === 'string' ? msg : '');
     } catch {

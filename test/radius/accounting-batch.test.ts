@@ -55,7 +55,8 @@ function packets(next: () => number, count: number, counters: Map<number, { inpu
   for (let i = 0; i < count; i++) {
     const session = Math.floor(next() * SESSIONS);
     const roll = next();
-    const type = roll < 0.15 ? 'Start' : roll < 0.8 ? 'Interim-Update' : roll < 0.97 ? 'Stop' : 'Accounting-On';
+    const type =
+      roll < 0.15 ? 'Start' : roll < 0.8 ? 'Interim-Update' : roll < 0.97 ? 'Stop' : 'Accounting-On';
     const c = counters.get(session) ?? { input: 0, time: 0 };
     // Counters mostly grow; now and then a packet is an old resend with smaller ones.
     const stale = next() < 0.1;
@@ -110,9 +111,10 @@ async function state(b: Box) {
       ip: r.framed_ip,
       final: [r.final_input_octets, r.final_output_octets],
     }))
-    .sort((x, y) => (`${x.acct}|${x.started}|${String(x.stopped)}` < `${y.acct}|${y.started}|${String(y.stopped)}` ? -1 : 1));
+    .sort((x, y) =>
+      `${x.acct}|${x.started}|${String(x.stopped)}` < `${y.acct}|${y.started}|${String(y.stopped)}` ? -1 : 1,
+    );
 }
-
 
 t.test('a batch of accounting packets records what the same packets one by one record', async (t) => {
   const batched = await box(t);
@@ -127,11 +129,14 @@ t.test('a batch of accounting packets records what the same packets one by one r
       load.map((p) => record(batched, p)),
     );
     const singleResults: AccountingResult[] = [];
-    for (const p of load) singleResults.push(...(await recordAccounting(single.app.app.deps, [record(single, p)])));
+    for (const p of load)
+      singleResults.push(...(await recordAccounting(single.app.app.deps, [record(single, p)])));
     t.same(await state(batched), await state(single), `round ${String(round)}: the same sessions`);
     t.same(
       (await state(batched)).filter((s) =>
-        s.stopped === null ? s.final.some((f) => f !== null) : s.final[0] !== s.input || s.final[1] !== s.output,
+        s.stopped === null
+          ? s.final.some((f) => f !== null)
+          : s.final[0] !== s.input || s.final[1] !== s.output,
       ),
       [],
       `round ${String(round)}: final octets (0046) null while open, the octets once closed`,
@@ -167,7 +172,11 @@ t.test('Starts batched together close the older sessions whose ids they reuse, a
   const single = await box(t);
   // The routers opened sessions 1, 2 and 3, then lost them without a Stop (they restarted).
   const first = [start({ session: 1 }), start({ session: 2 }), start({ session: 3 })];
-  for (const b of [batched, single]) await recordAccounting(b.app.app.deps, first.map((p) => record(b, p)));
+  for (const b of [batched, single])
+    await recordAccounting(
+      b.app.app.deps,
+      first.map((p) => record(b, p)),
+    );
   for (const b of [batched, single]) b.app.clock.advance('10m');
   // Ten minutes later they reuse ids 1 and 2 for new sessions; session 3 reports on.
   const load = [
@@ -175,7 +184,10 @@ t.test('Starts batched together close the older sessions whose ids they reuse, a
     start({ session: 2 }),
     start({ session: 3, type: 'Interim-Update', input: 1000, time: 600 }),
   ];
-  const results = await recordAccounting(batched.app.app.deps, load.map((p) => record(batched, p)));
+  const results = await recordAccounting(
+    batched.app.app.deps,
+    load.map((p) => record(batched, p)),
+  );
   for (const p of load) await recordAccounting(single.app.app.deps, [record(single, p)]);
   t.same(await state(batched), await state(single), 'the same sessions');
   t.same(
@@ -191,30 +203,33 @@ t.test('Starts batched together close the older sessions whose ids they reuse, a
     );
 });
 
-t.test('closeSupersededSessions closes exactly the older open sessions of the ids given, either store', async (t) => {
-  const b = await box(t);
-  await recordAccounting(
-    b.app.app.deps,
-    [1, 2, 3].map((session) => record(b, start({ session }))),
-  );
-  b.app.clock.advance('10m');
-  const now = b.app.clock.now();
-  const begun = (acctSessionId: string, at: Date) => ({
-    u: { deviceId: b.app.deviceId, acctSessionId },
-    begunAt: at.toISOString(),
-  });
-  await closeSupersededSessions(b.app.app.deps.db, [
-    begun('sess-1', now),
-    begun('sess-2', now),
-    // Begun only 4 minutes after it: not superseded (a resent Start, or a router's clock).
-    begun('sess-3', new Date(now.getTime() - 6 * 60_000)),
-  ]);
-  t.match(
-    (await state(b)).map((s) => [s.acct, s.stopped, s.cause]),
-    [
-      ['sess-1', now.toISOString(), 'Superseded'],
-      ['sess-2', now.toISOString(), 'Superseded'],
-      ['sess-3', null, null],
-    ],
-  );
-});
+t.test(
+  'closeSupersededSessions closes exactly the older open sessions of the ids given, either store',
+  async (t) => {
+    const b = await box(t);
+    await recordAccounting(
+      b.app.app.deps,
+      [1, 2, 3].map((session) => record(b, start({ session }))),
+    );
+    b.app.clock.advance('10m');
+    const now = b.app.clock.now();
+    const begun = (acctSessionId: string, at: Date) => ({
+      u: { deviceId: b.app.deviceId, acctSessionId },
+      begunAt: at.toISOString(),
+    });
+    await closeSupersededSessions(b.app.app.deps.db, [
+      begun('sess-1', now),
+      begun('sess-2', now),
+      // Begun only 4 minutes after it: not superseded (a resent Start, or a router's clock).
+      begun('sess-3', new Date(now.getTime() - 6 * 60_000)),
+    ]);
+    t.match(
+      (await state(b)).map((s) => [s.acct, s.stopped, s.cause]),
+      [
+        ['sess-1', now.toISOString(), 'Superseded'],
+        ['sess-2', now.toISOString(), 'Superseded'],
+        ['sess-3', null, null],
+      ],
+    );
+  },
+);

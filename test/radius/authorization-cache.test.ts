@@ -2,7 +2,15 @@ import t, { type Test } from 'tap';
 import { revoke } from '../../src/wifi/index.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { CoaListener } from '../helpers/coa-listener.js';
-import { SECRET, aGuest, acctRequest, papRequest, radclient, startRadiusApp, type RadiusTestApp } from '../helpers/radius.js';
+import {
+  SECRET,
+  aGuest,
+  acctRequest,
+  papRequest,
+  radclient,
+  startRadiusApp,
+  type RadiusTestApp,
+} from '../helpers/radius.js';
 
 /**
  * Logins answer from a cache of the grant and its usage (kept until a write may have changed
@@ -21,7 +29,11 @@ async function venue(t: Test) {
 }
 
 async function login(app: RadiusTestApp, guest: { username: string; password: string }, mac = PHONE) {
-  const run = await radclient(app.auth, 'auth', papRequest(guest.username, guest.password).replace(PHONE, mac));
+  const run = await radclient(
+    app.auth,
+    'auth',
+    papRequest(guest.username, guest.password).replace(PHONE, mac),
+  );
   return run.replies;
 }
 
@@ -31,7 +43,9 @@ async function account(t: Test, app: RadiusTestApp, username: string, session: s
   await app.app.deps.background.drain(); // a disconnect it starts runs after the answer
 }
 
-const rejected = (message: string) => [{ code: 'Access-Reject', attributes: { 'Reply-Message': `"${message}"` } }];
+const rejected = (message: string) => [
+  { code: 'Access-Reject', attributes: { 'Reply-Message': `"${message}"` } },
+];
 
 t.test('a login right after accounting sees the sessions and octets it recorded', async (t) => {
   const app = await venue(t);
@@ -43,9 +57,17 @@ t.test('a login right after accounting sees the sessions and octets it recorded'
   t.match(await login(app, g, LAPTOP), rejected('This access is already in use on another device'));
   t.match(await login(app, g), [{ code: 'Access-Accept' }], 'the phone that is online may log in again');
 
-  await account(t, app, g.username, 'phone-1', ['Acct-Status-Type = Stop', 'Acct-Session-Time = 60', 'Acct-Input-Octets = 4000']);
+  await account(t, app, g.username, 'phone-1', [
+    'Acct-Status-Type = Stop',
+    'Acct-Session-Time = 60',
+    'Acct-Input-Octets = 4000',
+  ]);
   const accept = await login(app, g, LAPTOP);
-  t.match(accept, [{ code: 'Access-Accept', attributes: { 'ChilliSpot-Max-Total-Octets': '6000' } }], 'told what is left');
+  t.match(
+    accept,
+    [{ code: 'Access-Accept', attributes: { 'ChilliSpot-Max-Total-Octets': '6000' } }],
+    'told what is left',
+  );
 
   await account(t, app, g.username, 'phone-2', [
     'Acct-Status-Type = Interim-Update',
@@ -60,7 +82,11 @@ t.test('a login right after a revocation is refused, whoever revoked it', async 
   const byStaff = await aGuest(app);
   t.match(await login(app, byStaff), [{ code: 'Access-Accept' }]);
   await revoke(app.app.deps, byStaff.grantId, 'refund');
-  t.match(await login(app, byStaff), rejected('This access has been revoked'), 'revoked by this daemon (admin API)');
+  t.match(
+    await login(app, byStaff),
+    rejected('This access has been revoked'),
+    'revoked by this daemon (admin API)',
+  );
 
   const byCli = await aGuest(app);
   await account(t, app, byCli.username, 'cli-1', ['Acct-Status-Type = Start']);
@@ -72,5 +98,9 @@ t.test('a login right after a revocation is refused, whoever revoked it', async 
     .executeTakeFirstOrThrow();
   const out = await runCli(['sessions', 'disconnect', session.id, '--json'], cliEnv(app.dataDir));
   t.equal(out.code, 0, out.stderr);
-  t.match(await login(app, byCli), rejected('This access has been revoked'), 'revoked by the CLI, another process');
+  t.match(
+    await login(app, byCli),
+    rejected('This access has been revoked'),
+    'revoked by the CLI, another process',
+  );
 });

@@ -2,7 +2,15 @@ import t, { type Test } from 'tap';
 import { disconnectSession, expireDue, revoke } from '../../src/wifi/index.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { CoaListener, attrText, type Answer, type ReceivedRequest } from '../helpers/coa-listener.js';
-import { NAS_ID, SECRET, aGuest, acctRequest, papRequest, radclient, startRadiusApp } from '../helpers/radius.js';
+import {
+  NAS_ID,
+  SECRET,
+  aGuest,
+  acctRequest,
+  papRequest,
+  radclient,
+  startRadiusApp,
+} from '../helpers/radius.js';
 
 /** Disconnect-Request (RFC 5176) to a test listener that checks the authenticators on its own. */
 
@@ -12,7 +20,11 @@ async function setup(t: Test, answer?: (req: ReceivedRequest) => Answer, plan = 
   t.teardown(() => listener.close());
   const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
   const g = await aGuest(app, plan);
-  const start = await radclient(app.acct, 'acct', acctRequest(g.username, undefined, ['Acct-Status-Type = Start']));
+  const start = await radclient(
+    app.acct,
+    'acct',
+    acctRequest(g.username, undefined, ['Acct-Status-Type = Start']),
+  );
   t.match(start.replies, [{ code: 'Accounting-Response' }]);
   const session = await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirstOrThrow();
   return { app, g, listener, session };
@@ -42,7 +54,12 @@ t.test('disconnect: signed Disconnect-Request with the session identifiers; ACK 
     },
   });
   const [req] = listener.received;
-  t.match(req, { code: 40, authenticatorOk: true, messageAuthenticatorOk: true, messageAuthenticatorIndex: 0 });
+  t.match(req, {
+    code: 40,
+    authenticatorOk: true,
+    messageAuthenticatorOk: true,
+    messageAuthenticatorIndex: 0,
+  });
   t.equal(attrText(req!, 1), g.username, 'User-Name');
   t.equal(attrText(req!, 44), '5f3a1b2c00000001', 'Acct-Session-Id');
   t.same(req!.attributes.find((a) => a.type === 8)?.value, Buffer.from([10, 1, 0, 5]), 'Framed-IP-Address');
@@ -51,9 +68,13 @@ t.test('disconnect: signed Disconnect-Request with the session identifiers; ACK 
     stopped_at: '2026-01-15T09:00:00.000Z',
     terminate_cause: 'Admin-Reset',
   });
-  t.match(await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst(), { revoke_reason: 'staff disconnect' });
+  t.match(await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst(), {
+    revoke_reason: 'staff disconnect',
+  });
   const again = await radclient(app.auth, 'auth', papRequest(g.username, g.password));
-  t.match(again.replies, [{ code: 'Access-Reject', attributes: { 'Reply-Message': '"This access has been revoked"' } }]);
+  t.match(again.replies, [
+    { code: 'Access-Reject', attributes: { 'Reply-Message': '"This access has been revoked"' } },
+  ]);
 });
 
 t.test('a NAK is reported with its Error-Cause; "session not found" closes the session', async (t) => {
@@ -74,55 +95,74 @@ t.test('a NAK is reported with its Error-Cause; "session not found" closes the s
   });
 });
 
-t.test('no answer: three sends with the same id, authenticator and port, then the grant is revoked anyway', async (t) => {
-  const { app, listener, session } = await setup(t, () => 'silent');
-  const pending = disconnectSession(app.app.deps, session.id);
-  await listener.receivedCount(1);
-  app.clock.advance('2s');
-  await listener.receivedCount(2);
-  app.clock.advance('2s');
-  await listener.receivedCount(3);
-  app.clock.advance('2s');
-  t.match(await pending, { grantRevoked: true, disconnect: { status: 'no_answer', sessions: [{ answer: 'no_answer' }] } });
-  const [a, b, c] = listener.received;
-  t.equal(listener.received.length, 3);
-  t.same([b?.identifier, b?.authenticator, b?.from], [a?.identifier, a?.authenticator, a?.from]);
-  t.same([c?.identifier, c?.authenticator, c?.from], [a?.identifier, a?.authenticator, a?.from]);
-  t.ok((await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst())?.revoked_at);
-});
-
-t.test('a forged ACK is ignored: wrong Response Authenticator or identifier, the genuine NAK behind it counts', async (t) => {
-  // Sent in this order on one socket: a client that took a forged ACK would report "ack".
-  const { app, listener, session } = await setup(t, () => [
-    { ack: true, forged: 'authenticator' },
-    { ack: true, forged: 'identifier' },
-    { nak: 404 },
-  ]);
-  t.match(await disconnectSession(app.app.deps, session.id), {
-    grantRevoked: true,
-    disconnect: { status: 'nak', sessions: [{ answer: 'nak', errorCause: 'Invalid-Request' }] },
-  });
-  t.equal(listener.received.length, 1, 'the genuine answer came to the first send');
-  t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), { stopped_at: null });
-});
-
-t.test('forged ACKs only: the client keeps resending and reports no_answer; the grant is revoked anyway', async (t) => {
-  const { app, listener, session } = await setup(t, () => [
-    { ack: true, forged: 'authenticator' },
-    { ack: true, forged: 'identifier' },
-  ]);
-  const pending = disconnectSession(app.app.deps, session.id);
-  // The forged ACKs to each send reach the client before the clock moves on; a client that took
-  // one has ended by then and sends no more, so stop waiting for the router.
-  for (let send = 1; send <= 3; send++) {
-    await Promise.race([listener.answeredCount(send), pending]);
+t.test(
+  'no answer: three sends with the same id, authenticator and port, then the grant is revoked anyway',
+  async (t) => {
+    const { app, listener, session } = await setup(t, () => 'silent');
+    const pending = disconnectSession(app.app.deps, session.id);
+    await listener.receivedCount(1);
     app.clock.advance('2s');
-  }
-  t.match(await pending, { grantRevoked: true, disconnect: { status: 'no_answer', sessions: [{ answer: 'no_answer' }] } });
-  t.equal(listener.received.length, 3, 'every send was made');
-  t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), { stopped_at: null });
-  t.ok((await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst())?.revoked_at);
-});
+    await listener.receivedCount(2);
+    app.clock.advance('2s');
+    await listener.receivedCount(3);
+    app.clock.advance('2s');
+    t.match(await pending, {
+      grantRevoked: true,
+      disconnect: { status: 'no_answer', sessions: [{ answer: 'no_answer' }] },
+    });
+    const [a, b, c] = listener.received;
+    t.equal(listener.received.length, 3);
+    t.same([b?.identifier, b?.authenticator, b?.from], [a?.identifier, a?.authenticator, a?.from]);
+    t.same([c?.identifier, c?.authenticator, c?.from], [a?.identifier, a?.authenticator, a?.from]);
+    t.ok((await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst())?.revoked_at);
+  },
+);
+
+t.test(
+  'a forged ACK is ignored: wrong Response Authenticator or identifier, the genuine NAK behind it counts',
+  async (t) => {
+    // Sent in this order on one socket: a client that took a forged ACK would report "ack".
+    const { app, listener, session } = await setup(t, () => [
+      { ack: true, forged: 'authenticator' },
+      { ack: true, forged: 'identifier' },
+      { nak: 404 },
+    ]);
+    t.match(await disconnectSession(app.app.deps, session.id), {
+      grantRevoked: true,
+      disconnect: { status: 'nak', sessions: [{ answer: 'nak', errorCause: 'Invalid-Request' }] },
+    });
+    t.equal(listener.received.length, 1, 'the genuine answer came to the first send');
+    t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), {
+      stopped_at: null,
+    });
+  },
+);
+
+t.test(
+  'forged ACKs only: the client keeps resending and reports no_answer; the grant is revoked anyway',
+  async (t) => {
+    const { app, listener, session } = await setup(t, () => [
+      { ack: true, forged: 'authenticator' },
+      { ack: true, forged: 'identifier' },
+    ]);
+    const pending = disconnectSession(app.app.deps, session.id);
+    // The forged ACKs to each send reach the client before the clock moves on; a client that took
+    // one has ended by then and sends no more, so stop waiting for the router.
+    for (let send = 1; send <= 3; send++) {
+      await Promise.race([listener.answeredCount(send), pending]);
+      app.clock.advance('2s');
+    }
+    t.match(await pending, {
+      grantRevoked: true,
+      disconnect: { status: 'no_answer', sessions: [{ answer: 'no_answer' }] },
+    });
+    t.equal(listener.received.length, 3, 'every send was made');
+    t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirst(), {
+      stopped_at: null,
+    });
+    t.ok((await app.app.deps.db.selectFrom('grants').selectAll().executeTakeFirst())?.revoked_at);
+  },
+);
 
 t.test('expiry: the scheduled job disconnects the live sessions of grants whose time is up', async (t) => {
   const { app, listener } = await setup(t, undefined, { duration_seconds: 600 });
@@ -136,44 +176,54 @@ t.test('expiry: the scheduled job disconnects the live sessions of grants whose 
   });
 });
 
-t.test('a Start that arrives after its grant was revoked or expired is disconnected on its own', async (t) => {
-  const listener = new CoaListener(SECRET);
-  const port = await listener.listen();
-  t.teardown(() => listener.close());
-  const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
-  const start = (username: string, session: string) =>
-    account(t, app, username, session, ['Acct-Status-Type = Start']);
-  const sessionOf = (id: string) =>
-    app.app.deps.db.selectFrom('radius_sessions').selectAll().where('acct_session_id', '=', id).executeTakeFirstOrThrow();
+t.test(
+  'a Start that arrives after its grant was revoked or expired is disconnected on its own',
+  async (t) => {
+    const listener = new CoaListener(SECRET);
+    const port = await listener.listen();
+    t.teardown(() => listener.close());
+    const app = await startRadiusApp(t, { device: { radius_client_ip: '127.0.0.1', coa_port: port } });
+    const start = (username: string, session: string) =>
+      account(t, app, username, session, ['Acct-Status-Type = Start']);
+    const sessionOf = (id: string) =>
+      app.app.deps.db
+        .selectFrom('radius_sessions')
+        .selectAll()
+        .where('acct_session_id', '=', id)
+        .executeTakeFirstOrThrow();
 
-  // The router accepted the login; the grant was revoked (nothing online yet); then the Start came.
-  const revoked = await aGuest(app);
-  t.match(await revoke(app.app.deps, revoked.grantId, 'refund'), { disconnect: { status: 'no_sessions' } });
-  await start(revoked.username, 'late-revoked');
-  t.equal(listener.received.length, 1, 'one Disconnect-Request');
-  t.equal(attrText(listener.received[0]!, 44), 'late-revoked');
-  t.match(await sessionOf('late-revoked'), { terminate_cause: 'Admin-Reset' });
+    // The router accepted the login; the grant was revoked (nothing online yet); then the Start came.
+    const revoked = await aGuest(app);
+    t.match(await revoke(app.app.deps, revoked.grantId, 'refund'), { disconnect: { status: 'no_sessions' } });
+    await start(revoked.username, 'late-revoked');
+    t.equal(listener.received.length, 1, 'one Disconnect-Request');
+    t.equal(attrText(listener.received[0]!, 44), 'late-revoked');
+    t.match(await sessionOf('late-revoked'), { terminate_cause: 'Admin-Reset' });
 
-  const expiring = await aGuest(app, { duration_seconds: 600 });
-  app.clock.advance('11m');
-  await start(expiring.username, 'late-expired');
-  t.equal(listener.received.length, 2);
-  t.equal(attrText(listener.received[1]!, 44), 'late-expired');
+    const expiring = await aGuest(app, { duration_seconds: 600 });
+    app.clock.advance('11m');
+    await start(expiring.username, 'late-expired');
+    t.equal(listener.received.length, 2);
+    t.equal(attrText(listener.received[1]!, 44), 'late-expired');
 
-  // A live grant's Start sends nothing.
-  const live = await aGuest(app);
-  await start(live.username, 'on-time');
-  t.equal(listener.received.length, 2, 'no Disconnect-Request for a live grant');
-  t.match(await sessionOf('on-time'), { stopped_at: null });
-});
+    // A live grant's Start sends nothing.
+    const live = await aGuest(app);
+    await start(live.username, 'on-time');
+    t.equal(listener.received.length, 2, 'no Disconnect-Request for a live grant');
+    t.match(await sessionOf('on-time'), { stopped_at: null });
+  },
+);
 
 t.test('a session still reporting a minute after its grant ended is disconnected again', async (t) => {
   let answer: Answer = 'silent';
   const { app, g, listener, session } = await setup(t, () => answer);
   const interim = (seconds: number) =>
-    account(t, app, g.username, undefined, ['Acct-Status-Type = Interim-Update', `Acct-Session-Time = ${String(seconds)}`]);
+    account(t, app, g.username, undefined, [
+      'Acct-Status-Type = Interim-Update',
+      `Acct-Session-Time = ${String(seconds)}`,
+    ]);
   await interim(30);
-  t.equal(listener.received.length, 0, 'a live grant\'s Interim-Update sends nothing');
+  t.equal(listener.received.length, 0, "a live grant's Interim-Update sends nothing");
 
   // Revoked while the router does not answer: three sends, then no_answer.
   const pending = revoke(app.app.deps, g.grantId, 'abuse');
@@ -212,25 +262,42 @@ async function sharedAllowance(t: Test) {
   return { app, g, listener, send };
 }
 
-t.test('sessions that together use up the grant\'s data allowance are disconnected', async (t) => {
+t.test("sessions that together use up the grant's data allowance are disconnected", async (t) => {
   const { app, g, listener, send } = await sharedAllowance(t);
   app.clock.advance('5m');
-  await send('phone', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 300', 'Acct-Input-Octets = 6000']);
+  await send('phone', [
+    'Acct-Status-Type = Interim-Update',
+    'Acct-Session-Time = 300',
+    'Acct-Input-Octets = 6000',
+  ]);
   t.equal(listener.received.length, 0, '6 kB of 10: nothing');
-  await send('laptop', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 300', 'Acct-Output-Octets = 5000']);
+  await send('laptop', [
+    'Acct-Status-Type = Interim-Update',
+    'Acct-Session-Time = 300',
+    'Acct-Output-Octets = 5000',
+  ]);
   t.same(
     listener.received.map((r) => attrText(r, 44)).sort(),
     ['laptop', 'phone'],
     '11 kB of 10: every session of the grant is disconnected',
   );
   const login = await radclient(app.auth, 'auth', papRequest(g.username, g.password));
-  t.match(login.replies, [{ code: 'Access-Reject', attributes: { 'Reply-Message': '"The data allowance of this access is used up"' } }]);
+  t.match(login.replies, [
+    {
+      code: 'Access-Reject',
+      attributes: { 'Reply-Message': '"The data allowance of this access is used up"' },
+    },
+  ]);
 });
 
-t.test('a Stop that uses up the data allowance ends the grant\'s other sessions', async (t) => {
+t.test("a Stop that uses up the data allowance ends the grant's other sessions", async (t) => {
   const { app, listener, send } = await sharedAllowance(t);
   app.clock.advance('1m');
-  await send('laptop', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 60', 'Acct-Input-Octets = 4000']);
+  await send('laptop', [
+    'Acct-Status-Type = Interim-Update',
+    'Acct-Session-Time = 60',
+    'Acct-Input-Octets = 4000',
+  ]);
   t.equal(listener.received.length, 0);
   // The phone's router cut its session at the 10 kB it was told: its Stop is the report.
   await send('phone', ['Acct-Status-Type = Stop', 'Acct-Session-Time = 60', 'Acct-Input-Octets = 10000']);
@@ -241,19 +308,30 @@ t.test('a Stop that uses up the data allowance ends the grant\'s other sessions'
   );
 });
 
-t.test('a session first reported mid-way (its Start lost) that uses up the allowance ends the others', async (t) => {
-  const { app, listener, send } = await sharedAllowance(t);
-  app.clock.advance('5m');
-  await send('laptop', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 300', 'Acct-Input-Octets = 4000']);
-  t.equal(listener.received.length, 0);
-  // A tablet's Start never arrived; its first report already brings the total to 10 kB.
-  await send('tablet', ['Acct-Status-Type = Interim-Update', 'Acct-Session-Time = 300', 'Acct-Input-Octets = 6000']);
-  t.same(
-    listener.received.map((r) => attrText(r, 44)).sort(),
-    ['laptop', 'phone', 'tablet'],
-    'every live session of the grant is disconnected, the new one too',
-  );
-});
+t.test(
+  'a session first reported mid-way (its Start lost) that uses up the allowance ends the others',
+  async (t) => {
+    const { app, listener, send } = await sharedAllowance(t);
+    app.clock.advance('5m');
+    await send('laptop', [
+      'Acct-Status-Type = Interim-Update',
+      'Acct-Session-Time = 300',
+      'Acct-Input-Octets = 4000',
+    ]);
+    t.equal(listener.received.length, 0);
+    // A tablet's Start never arrived; its first report already brings the total to 10 kB.
+    await send('tablet', [
+      'Acct-Status-Type = Interim-Update',
+      'Acct-Session-Time = 300',
+      'Acct-Input-Octets = 6000',
+    ]);
+    t.same(
+      listener.received.map((r) => attrText(r, 44)).sort(),
+      ['laptop', 'phone', 'tablet'],
+      'every live session of the grant is disconnected, the new one too',
+    );
+  },
+);
 
 t.test('hotspot-ctl sessions list and disconnect report what the router said', async (t) => {
   const { app, session } = await setup(t, () => ({ ack: true }));
@@ -261,7 +339,13 @@ t.test('hotspot-ctl sessions list and disconnect report what the router said', a
   const list = await runCli(['sessions', 'list', '--json'], env);
   t.equal(list.code, 0, list.stderr);
   t.match(JSON.parse(list.stdout), [
-    { id: session.id, nas_id: NAS_ID, acct_session_id: '5f3a1b2c00000001', active: true, mac: '11:22:33:44:55:66' },
+    {
+      id: session.id,
+      nas_id: NAS_ID,
+      acct_session_id: '5f3a1b2c00000001',
+      active: true,
+      mac: '11:22:33:44:55:66',
+    },
   ]);
   const human = await runCli(['sessions', 'list'], env);
   t.match(human.stdout, /^ID\s+NAS_ID\s+USERNAME/);
@@ -271,7 +355,11 @@ t.test('hotspot-ctl sessions list and disconnect report what the router said', a
     t.equal(res.code, 0, res.stderr);
     return (JSON.parse(res.stdout) as { id: string }[]).map((s) => s.id);
   };
-  t.same(await ids('--status', 'active', '--search', '11:22:33:44'), [session.id], 'open, and its MAC matches');
+  t.same(
+    await ids('--status', 'active', '--search', '11:22:33:44'),
+    [session.id],
+    'open, and its MAC matches',
+  );
   t.same(await ids('--status', 'ended'), [], 'none has ended');
   t.same(await ids('--search', 'no-such-guest'), []);
   t.same(await ids('--router', session.device_id, '--page', '1', '--per-page', '1'), [session.id]);

@@ -36,7 +36,10 @@ async function crashUnderLoad(
     SANDBOX_AUTOPAY_SECONDS: '0',
     ...extra,
   });
-  const plan = await runCli(['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'], env);
+  const plan = await runCli(
+    ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'],
+    env,
+  );
   t.equal(plan.code, 0, plan.stderr);
   const planId = String(json(plan.stdout).id);
   const device = await runCli(
@@ -135,17 +138,27 @@ async function crashUnderLoad(
   await buyer;
   const sessions = [...acknowledgedSessions];
   const invoices = [...acknowledgedInvoices];
-  t.ok(sessions.length >= 1000 && invoices.length >= 20, `${String(sessions.length)} records, ${String(invoices.length)} purchases acknowledged`);
+  t.ok(
+    sessions.length >= 1000 && invoices.length >= 20,
+    `${String(sessions.length)} records, ${String(invoices.length)} purchases acknowledged`,
+  );
 
   // What the store holds after the crash, read as the next start would read it.
-  const store = await openStore({ dataDir, databaseUrl: env.DATABASE_URL ?? null }, { now: () => new Date() });
+  const store = await openStore(
+    { dataDir, databaseUrl: env.DATABASE_URL ?? null },
+    { now: () => new Date() },
+  );
   t.teardown(() => store.close());
   const stored = new Set(
-    (await store.db.selectFrom('radius_sessions').select('acct_session_id').execute()).map((r) => r.acct_session_id),
+    (await store.db.selectFrom('radius_sessions').select('acct_session_id').execute()).map(
+      (r) => r.acct_session_id,
+    ),
   );
   const lostSessions = sessions.filter((s) => !stored.has(s));
   t.same(lostSessions, [], 'every acknowledged accounting record is stored');
-  const storedInvoices = new Set((await store.db.selectFrom('invoices').select('id').execute()).map((r) => r.id));
+  const storedInvoices = new Set(
+    (await store.db.selectFrom('invoices').select('id').execute()).map((r) => r.id),
+  );
   t.same(
     invoices.filter((id) => !storedInvoices.has(id)),
     [],
@@ -165,13 +178,16 @@ function daemonAndWorkers(daemon: ReturnType<typeof startCli>): number[] {
   return [daemon.child.pid ?? 0, Number(pids[1]), Number(pids[2])];
 }
 
-t.test('with two RADIUS workers, kill -9 of every process under load loses nothing acknowledged', async (t) => {
-  // The workers (src/radius/workers.ts) answer the logins, the daemon commits the accounting;
-  // all three die at once.
-  await crashUnderLoad(t, { RADIUS_WORKERS: '2' }, (daemon) => {
-    for (const pid of daemonAndWorkers(daemon)) process.kill(pid, 'SIGKILL');
-  });
-});
+t.test(
+  'with two RADIUS workers, kill -9 of every process under load loses nothing acknowledged',
+  async (t) => {
+    // The workers (src/radius/workers.ts) answer the logins, the daemon commits the accounting;
+    // all three die at once.
+    await crashUnderLoad(t, { RADIUS_WORKERS: '2' }, (daemon) => {
+      for (const pid of daemonAndWorkers(daemon)) process.kill(pid, 'SIGKILL');
+    });
+  },
+);
 
 t.test('with two RADIUS workers, SIGTERM to every process under load drains and stops cleanly', async (t) => {
   // As systemd stops the service: the signal reaches the daemon and its workers together.

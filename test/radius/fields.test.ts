@@ -1,6 +1,14 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import t from 'tap';
-import { CODE, decodeAttributes, encodeRequest, frame, integer, text, type Frame } from '../../src/radius/codec.js';
+import {
+  CODE,
+  decodeAttributes,
+  encodeRequest,
+  frame,
+  integer,
+  text,
+  type Frame,
+} from '../../src/radius/codec.js';
 import { readFields, type FieldName } from '../../src/radius/fields.js';
 
 /**
@@ -48,14 +56,17 @@ function value(): Buffer {
     () => u32(randomInt(0, 20)),
     () => u32(randomInt(2 ** 32)),
     () => randomBytes(randomInt(5, 9)),
-    () => Buffer.from(pick(['guest-1', 'venue-01', 'AA-BB-CC-DD-EE-FF', 'sess\u0000', 'a\u0000b', '漢字', ''])),
+    () =>
+      Buffer.from(pick(['guest-1', 'venue-01', 'AA-BB-CC-DD-EE-FF', 'sess\u0000', 'a\u0000b', '漢字', ''])),
     () => Buffer.from([0xff, 0xfe, 0x41]),
     () => randomBytes(randomInt(0, 40)),
   ])();
 }
 
 /** The attribute types packets carry here, and some the dictionary makes special (tags, dates). */
-const TYPES = [1, 2, 4, 5, 6, 8, 31, 32, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 52, 53, 55, 61, 64, 66, 69, 81, 87, 200];
+const TYPES = [
+  1, 2, 4, 5, 6, 8, 31, 32, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 52, 53, 55, 61, 64, 66, 69, 81, 87, 200,
+];
 const VENDORS = [14988, 14559, 14122, 9, 311, 0x00ffffff];
 
 function attribute(): Buffer {
@@ -63,7 +74,9 @@ function attribute(): Buffer {
   if (roll < 7) return tlv(pick(TYPES), value());
   if (roll === 7) {
     // a Vendor-Specific attribute of a known or unknown vendor, well-formed
-    const inner = Buffer.concat(Array.from({ length: randomInt(0, 4) }, () => tlv(randomInt(1, 30), value())));
+    const inner = Buffer.concat(
+      Array.from({ length: randomInt(0, 4) }, () => tlv(randomInt(1, 30), value())),
+    );
     return vsa(pick(VENDORS), inner);
   }
   if (roll === 8) {
@@ -71,13 +84,25 @@ function attribute(): Buffer {
     const inner = tlv(randomInt(1, 30), value());
     const broken = pick([
       () => Buffer.concat([inner.subarray(0, 1), Buffer.from([randomInt(0, 2)]), inner.subarray(2)]),
-      () => Buffer.concat([inner.subarray(0, 1), Buffer.from([inner.length + randomInt(1, 9)]), inner.subarray(2)]),
+      () =>
+        Buffer.concat([
+          inner.subarray(0, 1),
+          Buffer.from([inner.length + randomInt(1, 9)]),
+          inner.subarray(2),
+        ]),
       () => Buffer.concat([inner, Buffer.from([randomInt(256)])]),
     ])();
     return vsa(pick(VENDORS), broken);
   }
   // a Vendor-Specific attribute too short, or with a vendor id whose first octet is not 0
-  return tlv(26, pick([Buffer.alloc(0), randomBytes(randomInt(1, 4)), Buffer.concat([Buffer.from([1 + randomInt(255)]), randomBytes(5)])]));
+  return tlv(
+    26,
+    pick([
+      Buffer.alloc(0),
+      randomBytes(randomInt(1, 4)),
+      Buffer.concat([Buffer.from([1 + randomInt(255)]), randomBytes(5)]),
+    ]),
+  );
 }
 
 function packet(): Buffer | null {
@@ -92,10 +117,12 @@ function packet(): Buffer | null {
 function agree(f: Frame): string | null {
   const mine = readFields(f);
   const theirs = decodeAttributes(f);
-  if ((mine === null) !== (theirs === null)) return `refused by ${mine === null ? 'fields.ts only' : 'the package only'}`;
+  if ((mine === null) !== (theirs === null))
+    return `refused by ${mine === null ? 'fields.ts only' : 'the package only'}`;
   if (!mine || !theirs) return null;
   for (const name of TEXT_FIELDS)
-    if (mine.text(name) !== text(theirs, name)) return `${name}: ${String(mine.text(name))} ≠ ${String(text(theirs, name))}`;
+    if (mine.text(name) !== text(theirs, name))
+      return `${name}: ${String(mine.text(name))} ≠ ${String(text(theirs, name))}`;
   for (const name of INTEGER_FIELDS)
     if (mine.integer(name) !== integer(theirs, name))
       return `${name}: ${String(mine.integer(name))} ≠ ${String(integer(theirs, name))}`;
@@ -181,9 +208,18 @@ t.test('what a router sends reads as the package reads it', async (t) => {
     return Buffer.concat([head, body]);
   };
   const shortInteger = frame(raw(CODE.accountingRequest, tlv(46, Buffer.from([0, 1, 2]))));
-  t.ok(shortInteger.ok && readFields(shortInteger.frame) === null, 'a 3-octet Acct-Session-Time is malformed');
-  const badVendor = frame(raw(CODE.accountingRequest, tlv(26, Buffer.concat([u32(0x01000009), tlv(1, Buffer.from('x'))]))));
+  t.ok(
+    shortInteger.ok && readFields(shortInteger.frame) === null,
+    'a 3-octet Acct-Session-Time is malformed',
+  );
+  const badVendor = frame(
+    raw(CODE.accountingRequest, tlv(26, Buffer.concat([u32(0x01000009), tlv(1, Buffer.from('x'))]))),
+  );
   t.ok(badVendor.ok && readFields(badVendor.frame) === null, 'a vendor id above 2^24 is malformed');
   const fine = frame(raw(CODE.accountingRequest, tlv(46, u32(7)), vsa(14988, tlv(8, Buffer.from('1M/2M')))));
-  t.equal(fine.ok && readFields(fine.frame)?.integer('Acct-Session-Time'), 7, 'the same packets, well-formed, read');
+  t.equal(
+    fine.ok && readFields(fine.frame)?.integer('Acct-Session-Time'),
+    7,
+    'the same packets, well-formed, read',
+  );
 });

@@ -4,7 +4,15 @@ import t from 'tap';
 import { CODE, encodeRequest } from '../../src/radius/codec.js';
 import { COUNTERS } from '../../src/radius/index.js';
 import { waitFor } from '../helpers/app.js';
-import { NAS_ID, SECRET, aGuest, papRequest, radclient, startRadiusApp, type RadiusTestApp } from '../helpers/radius.js';
+import {
+  NAS_ID,
+  SECRET,
+  aGuest,
+  papRequest,
+  radclient,
+  startRadiusApp,
+  type RadiusTestApp,
+} from '../helpers/radius.js';
 
 /**
  * Thousands of random, truncated and corrupted datagrams at both ports: none is answered, none
@@ -24,7 +32,8 @@ function garbage(valid: Buffer[]): Buffer[] {
   for (let i = 0; i < 1000; i++) {
     // a plausible header and attribute list with random types, lengths and values
     const body = randomBytes(randomInt(0, 200));
-    for (let at = 0; at + 1 < body.length; at += Math.max(2, body[at + 1] ?? 2)) body[at + 1] = randomInt(0, 40);
+    for (let at = 0; at + 1 < body.length; at += Math.max(2, body[at + 1] ?? 2))
+      body[at + 1] = randomInt(0, 40);
     const head = Buffer.from([[1, 4, 12, 40][randomInt(4)] ?? 1, randomInt(256), 0, 0]);
     head.writeUInt16BE(randomInt(2) === 0 ? 20 + body.length : randomInt(0, 5000), 2);
     out.push(Buffer.concat([head, randomBytes(16), body]));
@@ -43,8 +52,28 @@ t.test('random and truncated packets at both ports are dropped and the server ke
   const app = await startRadiusApp(t);
   const g = await aGuest(app);
   const valid = [
-    encodeRequest(CODE.accessRequest, 1, [['User-Name', g.username], ['User-Password', g.password], ['NAS-Identifier', NAS_ID]], SECRET),
-    encodeRequest(CODE.accountingRequest, 2, [['User-Name', g.username], ['Acct-Status-Type', 'Start'], ['Acct-Session-Id', 'f1'], ['NAS-Identifier', NAS_ID], ['Vendor-Specific', 14988, [['Mikrotik-Rate-Limit', '1M/2M']]]], SECRET),
+    encodeRequest(
+      CODE.accessRequest,
+      1,
+      [
+        ['User-Name', g.username],
+        ['User-Password', g.password],
+        ['NAS-Identifier', NAS_ID],
+      ],
+      SECRET,
+    ),
+    encodeRequest(
+      CODE.accountingRequest,
+      2,
+      [
+        ['User-Name', g.username],
+        ['Acct-Status-Type', 'Start'],
+        ['Acct-Session-Id', 'f1'],
+        ['NAS-Identifier', NAS_ID],
+        ['Vendor-Specific', 14988, [['Mikrotik-Rate-Limit', '1M/2M']]],
+      ],
+      SECRET,
+    ),
   ];
   const socket = createSocket('udp4');
   const answered: Buffer[] = [];

@@ -24,45 +24,64 @@ const accessRequest = (g: { username: string; password: string }, secret: string
   encodeRequest(
     CODE.accessRequest,
     1,
-    [['User-Name', g.username], ['User-Password', g.password], ['NAS-Identifier', NAS_ID]],
+    [
+      ['User-Name', g.username],
+      ['User-Password', g.password],
+      ['NAS-Identifier', NAS_ID],
+    ],
     secret,
   );
 
-t.test('a device without its own secret is answered, accounted and disconnected with RADIUS_SECRET', async (t) => {
-  const coa = new CoaListener(GLOBAL);
-  const coaPort = await coa.listen();
-  t.teardown(() => coa.close());
-  const app = await startRadiusApp(t, {
-    env: { RADIUS_SECRET: GLOBAL },
-    device: { radius_secret: null, radius_client_ip: '127.0.0.1', coa_port: coaPort },
-  });
-  const g = await aGuest(app);
+t.test(
+  'a device without its own secret is answered, accounted and disconnected with RADIUS_SECRET',
+  async (t) => {
+    const coa = new CoaListener(GLOBAL);
+    const coaPort = await coa.listen();
+    t.teardown(() => coa.close());
+    const app = await startRadiusApp(t, {
+      env: { RADIUS_SECRET: GLOBAL },
+      device: { radius_secret: null, radius_client_ip: '127.0.0.1', coa_port: coaPort },
+    });
+    const g = await aGuest(app);
 
-  const accepted = await radclient(app.auth, 'auth', papRequest(g.username, g.password), { secret: GLOBAL });
-  t.match(accepted.replies, [{ code: 'Access-Accept' }], accepted.output);
-  t.equal(Object.keys(accepted.replies[0]?.attributes ?? {})[0], 'Message-Authenticator');
-  t.same(
-    await sendExpectingDrop(app, app.auth, accessRequest(g, SECRET), 'dropped_bad_authenticator'),
-    [],
-    'any other secret is dropped',
-  );
+    const accepted = await radclient(app.auth, 'auth', papRequest(g.username, g.password), {
+      secret: GLOBAL,
+    });
+    t.match(accepted.replies, [{ code: 'Access-Accept' }], accepted.output);
+    t.equal(Object.keys(accepted.replies[0]?.attributes ?? {})[0], 'Message-Authenticator');
+    t.same(
+      await sendExpectingDrop(app, app.auth, accessRequest(g, SECRET), 'dropped_bad_authenticator'),
+      [],
+      'any other secret is dropped',
+    );
 
-  const start = await radclient(app.acct, 'acct', acctRequest(g.username, undefined, ['Acct-Status-Type = Start']), {
-    secret: GLOBAL,
-  });
-  t.match(start.replies, [{ code: 'Accounting-Response' }], start.output);
-  const session = await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirstOrThrow();
-  t.match(await disconnectSession(app.app.deps, session.id), {
-    disconnect: { status: 'disconnected', sessions: [{ answer: 'ack' }] },
-  });
-  t.match(coa.received, [{ code: 40, authenticatorOk: true, messageAuthenticatorOk: true }], 'signed with it');
-  t.notMatch(app.logs.raw.join('\n'), GLOBAL, 'the global secret is never logged');
-});
+    const start = await radclient(
+      app.acct,
+      'acct',
+      acctRequest(g.username, undefined, ['Acct-Status-Type = Start']),
+      {
+        secret: GLOBAL,
+      },
+    );
+    t.match(start.replies, [{ code: 'Accounting-Response' }], start.output);
+    const session = await app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirstOrThrow();
+    t.match(await disconnectSession(app.app.deps, session.id), {
+      disconnect: { status: 'disconnected', sessions: [{ answer: 'ack' }] },
+    });
+    t.match(
+      coa.received,
+      [{ code: 40, authenticatorOk: true, messageAuthenticatorOk: true }],
+      'signed with it',
+    );
+    t.notMatch(app.logs.raw.join('\n'), GLOBAL, 'the global secret is never logged');
+  },
+);
 
 t.test('rotate-secret gives the device its own secret again; radius_secret null goes back', async (t) => {
   const app = await startRadiusApp(t, { env: { RADIUS_SECRET: GLOBAL }, device: { radius_secret: null } });
   const g = await aGuest(app);
-  const login = (secret: string) => radclient(app.auth, 'auth', papRequest(g.username, g.password), { secret });
+  const login = (secret: string) =>
+    radclient(app.auth, 'auth', papRequest(g.username, g.password), { secret });
   const dropped = (secret: string) =>
     sendExpectingDrop(app, app.auth, accessRequest(g, secret), 'dropped_bad_authenticator');
   t.match((await login(GLOBAL)).replies, [{ code: 'Access-Accept' }]);
@@ -91,14 +110,23 @@ t.test('a changed RADIUS_SECRET applies at the next start; the device keeps none
   t.match((await login(first.config.radiusAuthPort, generated)).replies, [{ code: 'Access-Accept' }]);
   await first.app.close();
 
-  const second = await startTestApp(t, { dataDir, radius: true, env: { RADIUS_SECRET: 'configured-secret-0004' } });
+  const second = await startTestApp(t, {
+    dataDir,
+    radius: true,
+    env: { RADIUS_SECRET: 'configured-secret-0004' },
+  });
   t.match(
     (await login(second.config.radiusAuthPort, 'configured-secret-0004')).replies,
     [{ code: 'Access-Accept' }],
     'the configured value',
   );
   t.same(
-    await sendExpectingDrop(second, second.config.radiusAuthPort, accessRequest(g, generated), 'dropped_bad_authenticator'),
+    await sendExpectingDrop(
+      second,
+      second.config.radiusAuthPort,
+      accessRequest(g, generated),
+      'dropped_bad_authenticator',
+    ),
     [],
     'the generated one no longer',
   );

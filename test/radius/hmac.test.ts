@@ -16,7 +16,11 @@ const RFC2202: readonly [key: Buffer, data: Buffer, digest: string][] = [
   [repeat(0x0b, 16), Buffer.from('Hi There'), '9294727a3638bb1c13f48ef8158bfc9d'],
   [Buffer.from('Jefe'), Buffer.from('what do ya want for nothing?'), '750c783e6ab0b503eaa86e310a5db738'],
   [repeat(0xaa, 16), repeat(0xdd, 50), '56be34521d144c88dbb8c733f0e8b3f6'],
-  [hex('0102030405060708090a0b0c0d0e0f10111213141516171819'), repeat(0xcd, 50), '697eaf0aca3a3aea3a75164746ffaa79'],
+  [
+    hex('0102030405060708090a0b0c0d0e0f10111213141516171819'),
+    repeat(0xcd, 50),
+    '697eaf0aca3a3aea3a75164746ffaa79',
+  ],
   [repeat(0x0c, 16), Buffer.from('Test With Truncation'), '56461ef2342edc00f9bab995690efd4c'],
   [
     repeat(0xaa, 80),
@@ -41,7 +45,11 @@ t.test('RFC 2202 HMAC-MD5 test cases', async (t) => {
     '56461ef2342edc00f9bab995',
     'test case 5, digest-96',
   );
-  t.equal(hmacMd5('Jefe', Buffer.from('what do ya want for nothing?')).toString('hex'), RFC2202[1]?.[2], 'by secret');
+  t.equal(
+    hmacMd5('Jefe', Buffer.from('what do ya want for nothing?')).toString('hex'),
+    RFC2202[1]?.[2],
+    'by secret',
+  );
 });
 
 t.test('the same digests as createHmac over random keys and messages', async (t) => {
@@ -53,7 +61,8 @@ t.test('the same digests as createHmac over random keys and messages', async (t)
     for (let n = 0; n < 40; n++) {
       const message = randomBytes(n < lengths.length ? (lengths[n] ?? 0) : randomInt(0, 4097));
       const expected = createHmac('md5', key).update(message).digest();
-      if (!h.digest(message).equals(expected)) t.fail(`key of ${String(keyLength)} octets, message of ${String(message.length)}`);
+      if (!h.digest(message).equals(expected))
+        t.fail(`key of ${String(keyLength)} octets, message of ${String(message.length)}`);
       const cut = randomInt(0, message.length + 1);
       if (!h.digest(message.subarray(0, cut), message.subarray(cut)).equals(expected))
         t.fail(`key of ${String(keyLength)} octets, message in two parts at ${String(cut)}`);

@@ -112,7 +112,11 @@ t.test('packets split over many writes and several in one write are all answered
   // Access and Accounting share the connection).
   const status = encodeRequest(CODE.statusServer, 4, [['NAS-Identifier', NAS_ID]], RADSEC);
   socket.write(
-    Buffer.concat([accessRequest(2, g.username, g.password), accountingRequest(3, g.username, 'Start'), status]),
+    Buffer.concat([
+      accessRequest(2, g.username, g.password),
+      accountingRequest(3, g.username, 'Start'),
+      status,
+    ]),
   );
   const replies = await reader.take(4);
   const codes = replies.map((r) => [r[1], r[0]]).sort((x, y) => (x[0] ?? 0) - (y[0] ?? 0));

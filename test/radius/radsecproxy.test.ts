@@ -72,35 +72,50 @@ async function startProxy(t: Test, app: RadsecTestApp, client: ClientCert): Prom
     if (t.passing()) return;
     t.comment(`radsecproxy log:\n${log}`);
   });
-  await waitFor(() => /radsecproxy .* starting/.test(log) || proxy.exitCode !== null, 'radsecproxy to start', 10_000);
+  await waitFor(
+    () => /radsecproxy .* starting/.test(log) || proxy.exitCode !== null,
+    'radsecproxy to start',
+    10_000,
+  );
   if (proxy.exitCode !== null) throw new Error(`radsecproxy exited:\n${log}`);
   return udp;
 }
 
-t.test('radclient → radsecproxy → RadSec: Access-Accept for a valid grant, accounting recorded', async (t) => {
-  const app = await startRadsecApp(t);
-  const g = await aGuest(app);
-  const udp = await startProxy(t, app, await app.issue(NAS_ID));
+t.test(
+  'radclient → radsecproxy → RadSec: Access-Accept for a valid grant, accounting recorded',
+  async (t) => {
+    const app = await startRadsecApp(t);
+    const g = await aGuest(app);
+    const udp = await startProxy(t, app, await app.issue(NAS_ID));
 
-  const auth = await radclient(udp, 'auth', papRequest(g.username, g.password), { secret: PROXY_SECRET });
-  t.match(auth.replies, [{ code: 'Access-Accept', attributes: { 'Session-Timeout': /^\d+$/ } }], auth.output);
-  const wrong = await radclient(udp, 'auth', papRequest(g.username, 'not-the-password'), {
-    secret: PROXY_SECRET,
-  });
-  t.match(wrong.replies, [{ code: 'Access-Reject' }], 'the password is hidden with the TLS secret end to end');
-
-  for (const status of ['Start', 'Stop']) {
-    const extra = [`Acct-Status-Type = ${status}`, 'Acct-Input-Octets = 2048', 'Acct-Output-Octets = 8192'];
-    const run = await radclient(udp, 'acct', acctRequest(g.username, 'proxy-0001', extra), {
+    const auth = await radclient(udp, 'auth', papRequest(g.username, g.password), { secret: PROXY_SECRET });
+    t.match(
+      auth.replies,
+      [{ code: 'Access-Accept', attributes: { 'Session-Timeout': /^\d+$/ } }],
+      auth.output,
+    );
+    const wrong = await radclient(udp, 'auth', papRequest(g.username, 'not-the-password'), {
       secret: PROXY_SECRET,
     });
-    t.match(run.replies, [{ code: 'Accounting-Response' }], run.output);
-  }
-  const sessions = await app.app.deps.db.selectFrom('radius_sessions').selectAll().execute();
-  t.match(sessions, [{ acct_session_id: 'proxy-0001', username: g.username, input_octets: 2048 }]);
-  t.not(sessions[0]?.stopped_at, null, 'the Stop was recorded before it was answered');
-  t.equal(app.app.radius.counters.get('radsec_connections'), 1, 'one TLS connection carried all of it');
-});
+    t.match(
+      wrong.replies,
+      [{ code: 'Access-Reject' }],
+      'the password is hidden with the TLS secret end to end',
+    );
+
+    for (const status of ['Start', 'Stop']) {
+      const extra = [`Acct-Status-Type = ${status}`, 'Acct-Input-Octets = 2048', 'Acct-Output-Octets = 8192'];
+      const run = await radclient(udp, 'acct', acctRequest(g.username, 'proxy-0001', extra), {
+        secret: PROXY_SECRET,
+      });
+      t.match(run.replies, [{ code: 'Accounting-Response' }], run.output);
+    }
+    const sessions = await app.app.deps.db.selectFrom('radius_sessions').selectAll().execute();
+    t.match(sessions, [{ acct_session_id: 'proxy-0001', username: g.username, input_octets: 2048 }]);
+    t.not(sessions[0]?.stopped_at, null, 'the Stop was recorded before it was answered');
+    t.equal(app.app.radius.counters.get('radsec_connections'), 1, 'one TLS connection carried all of it');
+  },
+);
 
 t.test("a router's certificate with another router's NAS-Identifier gets no answer", async (t) => {
   const app = await startRadsecApp(t);

@@ -1,7 +1,15 @@
 import t from 'tap';
 import { revoke, routerConfig, type DeviceRequest } from '../../src/wifi/index.js';
 import { aLiveSession } from '../helpers/wifi.js';
-import { NAS_ID, SECRET, aGuest, acctRequest, radclient, startRadiusApp, type RadiusTestApp } from '../helpers/radius.js';
+import {
+  NAS_ID,
+  SECRET,
+  aGuest,
+  acctRequest,
+  radclient,
+  startRadiusApp,
+  type RadiusTestApp,
+} from '../helpers/radius.js';
 
 /**
  * Returning guests (DESIGN.md §4.8) with FreeRADIUS radclient as the router: a device that logged
@@ -42,7 +50,7 @@ async function answer(app: RadiusTestApp, input: string) {
   return run.replies[0];
 }
 
-t.test('a remembered device comes back by MAC with the grant\'s time, speed and data left', async (t) => {
+t.test("a remembered device comes back by MAC with the grant's time, speed and data left", async (t) => {
   const app = await startRadiusApp(t, { device: chilli });
   const g = await aGuest(app, {
     remember_device: true,
@@ -77,13 +85,26 @@ t.test('a remembered device comes back by MAC with the grant\'s time, speed and 
   t.equal((await answer(app, macRequest(PHONE, PHONE, 'secret')))?.code, 'Access-Reject');
 
   // Accounting under the MAC (a router that kept it as User-Name) counts against the grant.
-  const acct = await radclient(app.acct, 'acct', `${acctRequest(PHONE, 'mac00001').trimEnd()}\nAcct-Status-Type = Start\n`);
+  const acct = await radclient(
+    app.acct,
+    'acct',
+    `${acctRequest(PHONE, 'mac00001').trimEnd()}\nAcct-Status-Type = Start\n`,
+  );
   t.equal(acct.exitCode, 0, acct.output);
-  const session = await app.app.deps.db.selectFrom('radius_sessions').selectAll().where('acct_session_id', '=', 'mac00001').executeTakeFirst();
+  const session = await app.app.deps.db
+    .selectFrom('radius_sessions')
+    .selectAll()
+    .where('acct_session_id', '=', 'mac00001')
+    .executeTakeFirst();
   t.equal(session?.grant_id, g.grantId);
 
   // The device limit: another device online on the grant keeps the remembered one out.
-  await aLiveSession(app.app, { deviceId: app.deviceId, username: g.username, acctSessionId: 'other01', mac: 'AA:BB:CC:DD:EE:FF' });
+  await aLiveSession(app.app, {
+    deviceId: app.deviceId,
+    username: g.username,
+    acctSessionId: 'other01',
+    mac: 'AA:BB:CC:DD:EE:FF',
+  });
   const busy = await answer(app, macRequest(PHONE));
   t.same(busy?.code, 'Access-Reject');
   t.equal(busy?.attributes['Reply-Message'], '"This access is already in use on another device"');
@@ -93,7 +114,11 @@ t.test('MAC logins end with the grant, with its revocation, and never happen for
   const app = await startRadiusApp(t, { device: chilli });
   const plain = await aGuest(app, {});
   t.equal((await answer(app, loginFrom(plain.username, plain.password, OTHER)))?.code, 'Access-Accept');
-  t.same(await app.app.deps.db.selectFrom('remembered_devices').selectAll().execute(), [], 'nothing remembered');
+  t.same(
+    await app.app.deps.db.selectFrom('remembered_devices').selectAll().execute(),
+    [],
+    'nothing remembered',
+  );
   t.equal((await answer(app, macRequest(OTHER)))?.code, 'Access-Reject');
 
   const g = await aGuest(app, { remember_device: true });
@@ -118,7 +143,10 @@ t.test('router-config turns MAC authentication on where a plan remembers devices
   await aGuest(app, { remember_device: true });
   const routeros = await routerConfig(app.app.deps, app.deviceId, { format: 'routeros' });
   t.match(routeros.text, /login-by=mac,http-chap,http-pap mac-auth-mode=mac-as-username-and-password/);
-  t.match((await routerConfig(app.app.deps, app.deviceId, { format: 'coovachilli' })).text, /^HS_MACAUTH='?on'?$/m);
+  t.match(
+    (await routerConfig(app.app.deps, app.deviceId, { format: 'coovachilli' })).text,
+    /^HS_MACAUTH='?on'?$/m,
+  );
   const openwrt = (await routerConfig(app.app.deps, app.deviceId, { format: 'openwrt' })).text;
   t.match(openwrt, /uci set 'chilli\.@chilli\[0\]\.macauth=1'/);
 });

@@ -45,7 +45,11 @@ t.test('two workers answer a login and its accounting, and /metrics sums what th
   const g = await aGuest(app);
 
   const login = await radclient(app.auth, 'auth', papRequest(g.username, g.password));
-  t.match(login.replies, [{ code: 'Access-Accept', attributes: { 'Acct-Interim-Interval': '300' } }], login.output);
+  t.match(
+    login.replies,
+    [{ code: 'Access-Accept', attributes: { 'Acct-Interim-Interval': '300' } }],
+    login.output,
+  );
   const wrong = await radclient(app.auth, 'auth', papRequest(g.username, 'not-the-password'));
   t.match(wrong.replies, [{ code: 'Access-Reject' }], wrong.output);
   for (const [status, extra] of [
@@ -53,7 +57,11 @@ t.test('two workers answer a login and its accounting, and /metrics sums what th
     ['Interim-Update', 'Acct-Session-Time = 60\nAcct-Input-Octets = 1000\nAcct-Output-Octets = 5000\n'],
     ['Stop', 'Acct-Session-Time = 90\nAcct-Input-Octets = 1500\nAcct-Output-Octets = 7000\n'],
   ] as const) {
-    const r = await radclient(app.acct, 'acct', `${acctRequest(g.username)}Acct-Status-Type = ${status}\n${extra}`);
+    const r = await radclient(
+      app.acct,
+      'acct',
+      `${acctRequest(g.username)}Acct-Status-Type = ${status}\n${extra}`,
+    );
     t.match(r.replies, [{ code: 'Accounting-Response' }], `${status} answered`);
   }
   t.match(await app.app.deps.db.selectFrom('radius_sessions').selectAll().execute(), [
@@ -108,105 +116,118 @@ async function untilTwoWorkersSaw(
   }
 }
 
-t.test('a login resent to the other worker gets the same answer; accounting copies reach the daemon alone', async (t) => {
-  const app = await withWorkers(t);
-  const g = await aGuest(app, { data_limit_bytes: 100_000_000, remember_device: true, max_devices: 1 });
-  const macs: EncodeAttribute[] = [['Calling-Station-Id', '11-22-33-44-55-66']];
+t.test(
+  'a login resent to the other worker gets the same answer; accounting copies reach the daemon alone',
+  async (t) => {
+    const app = await withWorkers(t);
+    const g = await aGuest(app, { data_limit_bytes: 100_000_000, remember_device: true, max_devices: 1 });
+    const macs: EncodeAttribute[] = [['Calling-Station-Id', '11-22-33-44-55-66']];
 
-  const access = encodeRequest(
-    CODE.accessRequest,
-    7,
-    [['User-Name', g.username], ['User-Password', g.password], ['NAS-Identifier', NAS_ID], ...macs],
-    SECRET,
-  );
-  const accessReplies = await untilTwoWorkersSaw(app, app.auth, access, 'auth_requests');
-  t.equal(accessReplies[0]?.[0], CODE.accessAccept, 'accepted');
-  t.ok(
-    accessReplies.every((r) => r.equals(accessReplies[0] ?? Buffer.alloc(0))),
-    `${String(accessReplies.length)} identical answers`,
-  );
-  t.equal(
-    (await app.app.deps.db.selectFrom('remembered_devices').selectAll().execute()).length,
-    1,
-    'the device is remembered once',
-  );
-
-  const acct = (id: number, status: string, extra: EncodeAttribute[] = []): Buffer =>
-    encodeRequest(
-      CODE.accountingRequest,
-      id,
-      [
-        ['User-Name', g.username],
-        ['NAS-Identifier', NAS_ID],
-        ['Acct-Session-Id', 'dup-0001'],
-        ['Acct-Status-Type', status],
-        ...macs,
-        ...extra,
-      ],
+    const access = encodeRequest(
+      CODE.accessRequest,
+      7,
+      [['User-Name', g.username], ['User-Password', g.password], ['NAS-Identifier', NAS_ID], ...macs],
       SECRET,
     );
-  const sessions = () => app.app.deps.db.selectFrom('radius_sessions').selectAll().execute();
-  const steps: [string, Buffer, Record<string, unknown>][] = [
-    ['Start', acct(1, 'Start'), { input_octets: 0, stopped_at: null }],
-    [
-      'Interim-Update',
-      acct(2, 'Interim-Update', [
-        ['Acct-Session-Time', 60],
-        ['Acct-Input-Octets', 3_000_000],
-        ['Acct-Output-Octets', 9_000_000],
-      ]),
-      { input_octets: 3_000_000, output_octets: 9_000_000, stopped_at: null },
-    ],
-    [
-      'Stop',
-      acct(3, 'Stop', [
-        ['Acct-Session-Time', 90],
-        ['Acct-Input-Octets', 4_000_000],
-        ['Acct-Output-Octets', 10_000_000],
-        ['Acct-Terminate-Cause', 'User-Request'],
-      ]),
-      { input_octets: 4_000_000, output_octets: 10_000_000, stopped_at: '2026-01-15T09:00:00.000Z' },
-    ],
-  ];
-  // Accounting is the daemon's alone: every copy reaches its one duplicate cache, so a packet is
-  // processed once and its copies are answered from the cache (RFC 5080).
-  for (const [status, packet, expected] of steps) {
-    const before = await counted(app, 'acct_requests');
-    const answered = await counted(app, 'duplicates_answered');
-    const router = await routerSocket(app.acct);
-    t.teardown(() => router.close());
-    const replies: Buffer[] = [];
-    for (let copy = 1; copy <= 5; copy++) replies.push(await router.send(packet));
+    const accessReplies = await untilTwoWorkersSaw(app, app.auth, access, 'auth_requests');
+    t.equal(accessReplies[0]?.[0], CODE.accessAccept, 'accepted');
     t.ok(
-      replies.every((r) => r[0] === CODE.accountingResponse && r.equals(replies[0] ?? Buffer.alloc(0))),
-      `${status}: ${String(replies.length)} identical Accounting-Responses`,
+      accessReplies.every((r) => r.equals(accessReplies[0] ?? Buffer.alloc(0))),
+      `${String(accessReplies.length)} identical answers`,
     );
-    t.equal(await counted(app, 'acct_requests'), before + 1, `${status}: processed once`);
-    t.equal(await counted(app, 'duplicates_answered'), answered + 4, `${status}: four copies from the cache`);
-    t.match(await sessions(), [expected], `${status}: one session, counted once`);
-    t.equal((await sessions()).length, 1);
-  }
-});
+    t.equal(
+      (await app.app.deps.db.selectFrom('remembered_devices').selectAll().execute()).length,
+      1,
+      'the device is remembered once',
+    );
 
+    const acct = (id: number, status: string, extra: EncodeAttribute[] = []): Buffer =>
+      encodeRequest(
+        CODE.accountingRequest,
+        id,
+        [
+          ['User-Name', g.username],
+          ['NAS-Identifier', NAS_ID],
+          ['Acct-Session-Id', 'dup-0001'],
+          ['Acct-Status-Type', status],
+          ...macs,
+          ...extra,
+        ],
+        SECRET,
+      );
+    const sessions = () => app.app.deps.db.selectFrom('radius_sessions').selectAll().execute();
+    const steps: [string, Buffer, Record<string, unknown>][] = [
+      ['Start', acct(1, 'Start'), { input_octets: 0, stopped_at: null }],
+      [
+        'Interim-Update',
+        acct(2, 'Interim-Update', [
+          ['Acct-Session-Time', 60],
+          ['Acct-Input-Octets', 3_000_000],
+          ['Acct-Output-Octets', 9_000_000],
+        ]),
+        { input_octets: 3_000_000, output_octets: 9_000_000, stopped_at: null },
+      ],
+      [
+        'Stop',
+        acct(3, 'Stop', [
+          ['Acct-Session-Time', 90],
+          ['Acct-Input-Octets', 4_000_000],
+          ['Acct-Output-Octets', 10_000_000],
+          ['Acct-Terminate-Cause', 'User-Request'],
+        ]),
+        { input_octets: 4_000_000, output_octets: 10_000_000, stopped_at: '2026-01-15T09:00:00.000Z' },
+      ],
+    ];
+    // Accounting is the daemon's alone: every copy reaches its one duplicate cache, so a packet is
+    // processed once and its copies are answered from the cache (RFC 5080).
+    for (const [status, packet, expected] of steps) {
+      const before = await counted(app, 'acct_requests');
+      const answered = await counted(app, 'duplicates_answered');
+      const router = await routerSocket(app.acct);
+      t.teardown(() => router.close());
+      const replies: Buffer[] = [];
+      for (let copy = 1; copy <= 5; copy++) replies.push(await router.send(packet));
+      t.ok(
+        replies.every((r) => r[0] === CODE.accountingResponse && r.equals(replies[0] ?? Buffer.alloc(0))),
+        `${status}: ${String(replies.length)} identical Accounting-Responses`,
+      );
+      t.equal(await counted(app, 'acct_requests'), before + 1, `${status}: processed once`);
+      t.equal(
+        await counted(app, 'duplicates_answered'),
+        answered + 4,
+        `${status}: four copies from the cache`,
+      );
+      t.match(await sessions(), [expected], `${status}: one session, counted once`);
+      t.equal((await sessions()).length, 1);
+    }
+  },
+);
 
-t.test('with workers, the daemon answers a Start of a revoked grant and sends its Disconnect-Request', async (t) => {
-  const listener = new CoaListener(SECRET);
-  const port = await listener.listen();
-  t.teardown(() => listener.close());
-  const app = await startRadiusApp(t, {
-    env: { RADIUS_WORKERS: '2' },
-    device: { radius_client_ip: '127.0.0.1', coa_port: port },
-  });
-  const g = await aGuest(app);
-  t.match(await revoke(app.app.deps, g.grantId, 'refund'), { disconnect: { status: 'no_sessions' } });
-  // The router accepted the login (in a worker) just before the revocation; its Start reaches the
-  // daemon, which owns the accounting port and the CoA socket.
-  const r = await radclient(app.acct, 'acct', acctRequest(g.username, 'late-0001', ['Acct-Status-Type = Start']));
-  t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
-  await app.app.deps.background.drain();
-  t.equal(listener.received.length, 1, 'one Disconnect-Request');
-  t.equal(attrText(listener.received[0]!, 44), 'late-0001');
-});
+t.test(
+  'with workers, the daemon answers a Start of a revoked grant and sends its Disconnect-Request',
+  async (t) => {
+    const listener = new CoaListener(SECRET);
+    const port = await listener.listen();
+    t.teardown(() => listener.close());
+    const app = await startRadiusApp(t, {
+      env: { RADIUS_WORKERS: '2' },
+      device: { radius_client_ip: '127.0.0.1', coa_port: port },
+    });
+    const g = await aGuest(app);
+    t.match(await revoke(app.app.deps, g.grantId, 'refund'), { disconnect: { status: 'no_sessions' } });
+    // The router accepted the login (in a worker) just before the revocation; its Start reaches the
+    // daemon, which owns the accounting port and the CoA socket.
+    const r = await radclient(
+      app.acct,
+      'acct',
+      acctRequest(g.username, 'late-0001', ['Acct-Status-Type = Start']),
+    );
+    t.match(r.replies, [{ code: 'Accounting-Response' }], r.output);
+    await app.app.deps.background.drain();
+    t.equal(listener.received.length, 1, 'one Disconnect-Request');
+    t.equal(attrText(listener.received[0]!, 44), 'late-0001');
+  },
+);
 
 t.test('a worker that dies is replaced, and the ports keep answering', async (t) => {
   const app = await withWorkers(t);
