@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from 'kysely';
+import { PostgresAdapter, sql, type Selectable, type Updateable } from 'kysely';
 import { marker, prepared, type Db } from '../db/index.js';
 import type { InvoicesTable, PurchaseKeysTable } from '../db/tables/wifi.js';
 
@@ -69,6 +69,27 @@ export const setFirstRouter = prepared(
       .where('first_device_id', 'is', null),
   [marker('invoice'), marker('device')],
 );
+
+/**
+ * setFirstRouter for several sales at once (invoice id, router id; one pair per invoice): on
+ * PostgreSQL one `UPDATE … FROM unnest(…)`, elsewhere one by one.
+ */
+export async function setFirstRouters(db: Db, pairs: readonly (readonly [string, string])[]): Promise<void> {
+  if (pairs.length < 2 || !(db.getExecutor().adapter instanceof PostgresAdapter)) {
+    for (const [invoiceId, deviceId] of pairs) await setFirstRouter(db, invoiceId, deviceId);
+    return;
+  }
+  const pairsTable = sql<{ p_invoice: string; p_device: string }>`(select * from unnest(${pairs.map(
+    ([invoiceId]) => invoiceId,
+  )}::text[], ${pairs.map(([, deviceId]) => deviceId)}::text[]) as r(p_invoice, p_device))`;
+  await db
+    .updateTable('invoices')
+    .from(pairsTable.as('v'))
+    .set({ first_device_id: sql.ref('v.p_device') })
+    .where('invoices.id', '=', sql.ref<string>('v.p_invoice'))
+    .where('invoices.first_device_id', 'is', null)
+    .execute();
+}
 
 /** pending → expired for invoices created at or before `createdBefore`; returns how many. */
 export async function expirePending(db: Db, createdBefore: string, now: string): Promise<number> {

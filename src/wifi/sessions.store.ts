@@ -424,7 +424,7 @@ export async function touchSessions(
 export const touchBatches = (db: Db): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** Of these grants, those with a data allowance their sessions have used up. */
-async function usedUpGrants(db: Db, ids: readonly string[]): Promise<string[]> {
+export async function usedUpGrants(db: Db, ids: readonly string[]): Promise<string[]> {
   const rows = await db
     .selectFrom('grants as g')
     .select('g.id')
@@ -491,6 +491,18 @@ export async function insertSession(db: Db, row: SessionRow): Promise<void> {
       oc.columns(['device_id', 'acct_session_id']).where('stopped_at', 'is', null).doNothing(),
     )
     .execute();
+}
+
+/** insertSession for several sessions, in one statement per thousand. */
+export async function insertSessions(db: Db, rows: readonly SessionRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 1000)
+    await db
+      .insertInto('radius_sessions')
+      .values(rows.slice(i, i + 1000))
+      .onConflict((oc) =>
+        oc.columns(['device_id', 'acct_session_id']).where('stopped_at', 'is', null).doNothing(),
+      )
+      .execute();
 }
 
 /** Closes every open session of a device (Accounting-On/Off: the router restarted). */

@@ -9,7 +9,7 @@ import { ADMIN_LIST_LIMIT } from './limits.js';
 import { plainList, type ListFilter } from './list-filter.store.js';
 import { EVERY_SITE, inScope, sitesOf, type SiteScope, type SiteView } from './sites.js';
 import { findGrantByUsername, type GrantRow } from './grants.store.js';
-import { setFirstRouter } from './purchases.store.js';
+import { setFirstRouter, setFirstRouters } from './purchases.store.js';
 import {
   closeDeviceSessions,
   closeSilentSessions,
@@ -17,11 +17,13 @@ import {
   findSession,
   grantUsage,
   insertSession,
+  insertSessions,
   selectRecentSessions,
   siteOfSession,
   touchBatches,
   touchSession,
   touchSessions,
+  usedUpGrants,
   closeSupersededSession,
   closeSupersededSessions,
   type ListedSessionRow,
@@ -74,11 +76,11 @@ const DEVICE_TYPES = new Set(['Accounting-On', 'Accounting-Off']);
  *
  * Records are applied in order. On PostgreSQL, a run of Starts, Interim-Updates and Stops of
  * different sessions closes what its Starts supersede in one round trip and updates its sessions
- * in one more (sessions.store.ts `closeSupersededSessions`, `touchSessions`); a record whose
- * session is not known yet then opens it, after the run, in the run's order. Each statement still
- * sees what the ones before it wrote, so what a batch does is what its records one by one would
- * do, except which record of a run reports a grant's data allowance used up when several of its
- * sessions report together (one of them does).
+ * in one more (sessions.store.ts `closeSupersededSessions`, `touchSessions`); the records whose
+ * sessions are not known yet then open them, after the run, in one more (`openSessions`). Each
+ * statement still sees what the ones before it wrote, so what a batch does is what its records one
+ * by one would do, except which record of a run reports a grant's data allowance used up when
+ * several of its sessions report or begin together (one of them does).
  */
 export async function recordAccounting(
   deps: Pick<WifiDeps, 'db' | 'clock'>,
@@ -117,12 +119,15 @@ export async function recordAccounting(
         })),
         batched,
       );
+      const fresh: { r: AccountingRecord; times: OpenTimes; index: number }[] = [];
       for (const [k, { record, index, times }] of taken.entries()) {
         const t = touched[k] ?? null;
-        results[index] = t
-          ? sessionResult(t.endedGrantId, false)
-          : await openSession(tx, record, grants, { heard, ...times });
+        if (t) results[index] = sessionResult(t.endedGrantId, false);
+        else fresh.push({ r: record, times: { heard, ...times }, index });
       }
+      // The sessions not known yet begin, after the run, in its order.
+      const opened = await openSessions(tx, fresh, grants, batched);
+      for (const [k, { index }] of fresh.entries()) results[index] = opened[k] ?? { kind: 'ignored' };
     };
 
     for (const [index, r] of records.entries()) {
@@ -160,7 +165,7 @@ export async function recordAccounting(
       const touched = await touchSession(tx, r, heard, { ...times, start }, stopOf(r, eventAt));
       results[index] = touched
         ? sessionResult(touched.endedGrantId, false)
-        : await openSession(tx, r, grants, { heard, ...times });
+        : (await openSessions1(tx, { r, times: { heard, ...times } }, grants))[0];
     }
     await flush();
     return results;
@@ -182,14 +187,78 @@ const sessionResult = (endedGrantId: string | null, created: boolean): Accountin
   ...(endedGrantId !== null && { ofEndedGrant: endedGrantId }),
 });
 
-/** A packet of a session not known yet: the session begins (its Start may have been lost). */
-async function openSession(
+/** When a packet of a session not known yet was heard, happened, and its session began. */
+type OpenTimes = { heard: string; eventAt: string; begunAt: string };
+
+/**
+ * Packets of sessions not known yet, in the run's order: each session begins (its Start may have
+ * been lost). With `batched` (PostgreSQL, see `touchBatches`) the sessions are written in one
+ * INSERT, the sales' first routers in one UPDATE and the data allowances checked in one query,
+ * instead of two or three round trips per session. The sessions are distinct (a run holds each
+ * once), so that is what one by one would write; a grant whose allowance the new sessions used up
+ * is reported by its last new session, as touchSessions reports the sessions it updates together.
+ */
+async function openSessions(
+  tx: Db,
+  items: readonly { r: AccountingRecord; times: OpenTimes }[],
+  grants: Map<string, GrantRow | undefined>,
+  batched: boolean,
+): Promise<AccountingResult[]> {
+  if (!batched || items.length < 2) {
+    const out: AccountingResult[] = [];
+    for (const item of items) out.push(...(await openSessions1(tx, item, grants)));
+    return out;
+  }
+  const opened: { item: (typeof items)[number]; grant: GrantRow | undefined }[] = [];
+  for (const item of items) opened.push({ item, grant: await grantOf(tx, item.r, grants, item.times.heard) });
+  await insertSessions(
+    tx,
+    opened.map(({ item, grant }) => sessionRow(item.r, grant, item.times)),
+  );
+  // The sale's first router, for revenue by router: its first session's, in the run's order.
+  const firstRouters = new Map<string, string>();
+  for (const { item, grant } of opened)
+    if (grant !== undefined && !firstRouters.has(grant.invoice_id))
+      firstRouters.set(grant.invoice_id, item.r.deviceId);
+  await setFirstRouters(tx, [...firstRouters]);
+  const limited = new Set(
+    opened.flatMap(({ grant }) => (grant !== undefined && grant.data_limit_bytes !== null ? [grant.id] : [])),
+  );
+  const usedUp = new Set(limited.size > 0 ? await usedUpGrants(tx, [...limited]) : []);
+  /** The last new session of each grant: the one that reports its allowance used up. */
+  const last = new Map(opened.map(({ grant }, k) => [grant?.id, k]));
+  return opened.map(({ item, grant }, k) =>
+    openedResult(item, grant, usedUp.has(grant?.id ?? '') && last.get(grant?.id) === k),
+  );
+}
+
+/** One packet of a session not known yet: the session begins (its Start may have been lost). */
+async function openSessions1(
+  tx: Db,
+  item: { r: AccountingRecord; times: OpenTimes },
+  grants: Map<string, GrantRow | undefined>,
+): Promise<[AccountingResult]> {
+  const { r, times } = item;
+  const grant = await grantOf(tx, r, grants, times.heard);
+  await insertSession(tx, sessionRow(r, grant, times));
+  // The sale's first router, for revenue by router: written by the grant's first session only.
+  if (grant !== undefined) await setFirstRouter(tx, grant.invoice_id, r.deviceId);
+  // A session first seen with octets (its Start was lost) can use up the grant's allowance
+  // too; its other sessions must then end, as when an update of a known session does.
+  const usedUp =
+    grant !== undefined &&
+    grant.data_limit_bytes !== null &&
+    (await grantUsage(tx, grant.id, null)).usedOctets >= grant.data_limit_bytes;
+  return [openedResult(item, grant, usedUp)];
+}
+
+/** The grant of a record's User-Name, looked up once per batch. */
+async function grantOf(
   tx: Db,
   r: AccountingRecord,
   grants: Map<string, GrantRow | undefined>,
-  times: { heard: string; eventAt: string; begunAt: string },
-): Promise<AccountingResult> {
-  const stop = stopOf(r, times.eventAt);
+  heard: string,
+): Promise<GrantRow | undefined> {
   const key = r.username.trim().toLowerCase();
   if (!grants.has(key))
     grants.set(
@@ -197,11 +266,16 @@ async function openSession(
       (await findGrantByUsername(tx, key)) ??
         // A device logged in by MAC authentication, on a router that kept its MAC as User-Name.
         (r.mac !== null && key.replace(/[-:.]/g, '') === r.mac.replace(/:/g, '').toLowerCase()
-          ? await rememberedGrant(tx, r.mac, times.heard)
+          ? await rememberedGrant(tx, r.mac, heard)
           : undefined),
     );
-  const grant = grants.get(key);
-  await insertSession(tx, {
+  return grants.get(key);
+}
+
+/** The row of a session a packet opens. */
+function sessionRow(r: AccountingRecord, grant: GrantRow | undefined, times: OpenTimes): SessionRow {
+  const stop = stopOf(r, times.eventAt);
+  return {
     id: uuid(),
     device_id: r.deviceId,
     acct_session_id: r.acctSessionId,
@@ -218,16 +292,20 @@ async function openSession(
     terminate_cause: stop?.cause ?? null,
     final_input_octets: stop === null ? null : r.inputOctets,
     final_output_octets: stop === null ? null : r.outputOctets,
-  });
-  // The sale's first router, for revenue by router: written by the grant's first session only.
-  if (grant !== undefined) await setFirstRouter(tx, grant.invoice_id, r.deviceId);
+  };
+}
+
+/**
+ * What opening a session answers: its grant when that grant had already ended (and the packet is
+ * not a Stop) or its allowance is used up (`usedUp`).
+ */
+function openedResult(
+  { r, times }: { r: AccountingRecord; times: OpenTimes },
+  grant: GrantRow | undefined,
+  usedUp: boolean,
+): AccountingResult {
   const ended = grant !== undefined && (grant.revoked_at !== null || grant.expires_at <= times.heard);
-  // A session first seen with octets (its Start was lost) can use up the grant's allowance
-  // too; its other sessions must then end, as when an update of a known session does.
-  const usedUp =
-    grant !== undefined &&
-    grant.data_limit_bytes !== null &&
-    (await grantUsage(tx, grant.id, null)).usedOctets >= grant.data_limit_bytes;
+  const stop = stopOf(r, times.eventAt);
   return sessionResult(grant !== undefined && ((ended && stop === null) || usedUp) ? grant.id : null, true);
 }
 

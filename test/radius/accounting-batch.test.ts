@@ -2,6 +2,7 @@ import t from 'tap';
 import { recordAccounting, type AccountingRecord, type AccountingResult } from '../../src/wifi/index.js';
 import { closeSupersededSessions } from '../../src/wifi/sessions.store.js';
 import { aGuest, quietRadiusApp, type RadiusTestApp } from '../helpers/radius.js';
+import { aDevice } from '../helpers/wifi.js';
 
 /**
  * The accounting writer commits the packets that arrive together as one batch, and on PostgreSQL
@@ -231,5 +232,87 @@ t.test(
         ['sess-3', null, null],
       ],
     );
+  },
+);
+
+t.test(
+  'sessions opened together: each sale’s first router is its first session’s, and a used-up allowance is reported',
+  async (t) => {
+    const batched = await box(t);
+    const single = await box(t);
+    const cellar = async (b: Box) =>
+      (
+        await aDevice(b.app.app, {
+          name: 'Cellar AP',
+          mac_address: 'aa:bb:cc:dd:ee:03',
+          radius_nas_id: 'cellar-01',
+        })
+      ).device.id;
+    const cellars = new Map([
+      [batched, await cellar(batched)],
+      [single, await cellar(single)],
+    ]);
+    /** The packets, in one batch: new sessions of guest 0 (3 MB allowance) and guest 2, the cellar's first. */
+    const load = (b: Box): AccountingRecord[] => {
+      const on = (p: Packet, router: 'cellar' | 'lobby') => ({
+        ...record(b, p),
+        deviceId: router === 'cellar' ? (cellars.get(b) ?? '') : b.app.deviceId,
+      });
+      return [
+        // Their Starts were lost: first seen with 2 MB each, together over guest 0's allowance.
+        on(
+          { ...start({ session: 4 }), type: 'Interim-Update', input: 1_500_000, output: 500_000, time: 60 },
+          'cellar',
+        ),
+        on(
+          { ...start({ session: 8 }), type: 'Interim-Update', input: 1_500_000, output: 500_000, time: 60 },
+          'lobby',
+        ),
+        on(start({ session: 2 }), 'cellar'),
+        on(start({ session: 6 }), 'lobby'),
+      ];
+    };
+    const results = await recordAccounting(batched.app.app.deps, load(batched));
+    const one: AccountingResult[] = [];
+    for (const r of load(single)) one.push(...(await recordAccounting(single.app.app.deps, [r])));
+    t.same(
+      results.map((r) => r.kind === 'session' && r.created),
+      [true, true, true, true],
+      'four new sessions',
+    );
+    t.same(await state(batched), await state(single), 'the same sessions');
+    const firstRouters = async (b: Box) => {
+      const rows = await b.app.app.deps.db
+        .selectFrom('grants')
+        .innerJoin('invoices', 'invoices.id', 'grants.invoice_id')
+        .select(['grants.username', 'invoices.first_device_id'])
+        .execute();
+      return [0, 2].map((g) => {
+        const device = rows.find((r) => r.username === b.users[g])?.first_device_id;
+        return device === cellars.get(b) ? 'cellar' : device === b.app.deviceId ? 'lobby' : device;
+      });
+    };
+    t.same(
+      await firstRouters(batched),
+      ['cellar', 'cellar'],
+      'each sale’s first router: its first session’s',
+    );
+    t.same(await firstRouters(single), ['cellar', 'cellar'], 'as one by one');
+    const grant0 = async (b: Box) =>
+      (
+        await b.app.app.deps.db
+          .selectFrom('grants')
+          .select('id')
+          .where('username', '=', b.users[0] ?? '')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const ended = (rs: AccountingResult[]) =>
+      rs.flatMap((r) => (r.kind === 'session' && r.ofEndedGrant !== undefined ? [r.ofEndedGrant] : []));
+    t.same(
+      ended(results),
+      [await grant0(batched)],
+      'the allowance used up together: reported once, by its last session',
+    );
+    t.same(ended(one), [await grant0(single)], 'one by one: by the session that used it up');
   },
 );
