@@ -117,9 +117,10 @@ export async function migrateToLatest(db: Db): Promise<Applied[]> {
     }));
   const { error, results } = await m.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error('migration failed', { cause: error });
+  // Every result is a success here (a failure threw above).
   if (db.getExecutor().adapter instanceof PostgresAdapter)
-    for (const r of results ?? [])
-      for (const table of r.status === 'Success' ? (VACUUM_AFTER[r.migrationName] ?? []) : [])
+    for (const { migrationName } of results ?? [])
+      for (const table of VACUUM_AFTER[migrationName] ?? [])
         await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
   return results ?? [];
 }

@@ -119,15 +119,15 @@ export async function recordAccounting(
         })),
         batched,
       );
-      const fresh: { r: AccountingRecord; times: OpenTimes; index: number }[] = [];
+      const fresh: (OpenItem & { index: number })[] = [];
       for (const [k, { record, index, times }] of taken.entries()) {
         const t = touched[k] ?? null;
         if (t) results[index] = sessionResult(t.endedGrantId, false);
         else fresh.push({ r: record, times: { heard, ...times }, index });
       }
       // The sessions not known yet begin, after the run, in its order.
-      const opened = await openSessions(tx, fresh, grants, batched);
-      for (const [k, { index }] of fresh.entries()) results[index] = opened[k] ?? { kind: 'ignored' };
+      for (const { item, result } of await openSessions(tx, fresh, grants, batched))
+        results[item.index] = result;
     };
 
     for (const [index, r] of records.entries()) {
@@ -165,7 +165,7 @@ export async function recordAccounting(
       const touched = await touchSession(tx, r, heard, { ...times, start }, stopOf(r, eventAt));
       results[index] = touched
         ? sessionResult(touched.endedGrantId, false)
-        : (await openSessions1(tx, { r, times: { heard, ...times } }, grants))[0];
+        : await openSession(tx, { r, times: { heard, ...times } }, grants);
     }
     await flush();
     return results;
@@ -190,6 +190,12 @@ const sessionResult = (endedGrantId: string | null, created: boolean): Accountin
 /** When a packet of a session not known yet was heard, happened, and its session began. */
 type OpenTimes = { heard: string; eventAt: string; begunAt: string };
 
+/** A packet of a session not known yet, with its times. */
+interface OpenItem {
+  r: AccountingRecord;
+  times: OpenTimes;
+}
+
 /**
  * Packets of sessions not known yet, in the run's order: each session begins (its Start may have
  * been lost). With `batched` (PostgreSQL, see `touchBatches`) the sessions are written in one
@@ -198,18 +204,18 @@ type OpenTimes = { heard: string; eventAt: string; begunAt: string };
  * once), so that is what one by one would write; a grant whose allowance the new sessions used up
  * is reported by its last new session, as touchSessions reports the sessions it updates together.
  */
-async function openSessions(
+async function openSessions<T extends OpenItem>(
   tx: Db,
-  items: readonly { r: AccountingRecord; times: OpenTimes }[],
+  items: readonly T[],
   grants: Map<string, GrantRow | undefined>,
   batched: boolean,
-): Promise<AccountingResult[]> {
+): Promise<{ item: T; result: AccountingResult }[]> {
   if (!batched || items.length < 2) {
-    const out: AccountingResult[] = [];
-    for (const item of items) out.push(...(await openSessions1(tx, item, grants)));
+    const out: { item: T; result: AccountingResult }[] = [];
+    for (const item of items) out.push({ item, result: await openSession(tx, item, grants) });
     return out;
   }
-  const opened: { item: (typeof items)[number]; grant: GrantRow | undefined }[] = [];
+  const opened: { item: T; grant: GrantRow | undefined }[] = [];
   for (const item of items) opened.push({ item, grant: await grantOf(tx, item.r, grants, item.times.heard) });
   await insertSessions(
     tx,
@@ -225,19 +231,22 @@ async function openSessions(
     opened.flatMap(({ grant }) => (grant !== undefined && grant.data_limit_bytes !== null ? [grant.id] : [])),
   );
   const usedUp = new Set(limited.size > 0 ? await usedUpGrants(tx, [...limited]) : []);
-  /** The last new session of each grant: the one that reports its allowance used up. */
-  const last = new Map(opened.map(({ grant }, k) => [grant?.id, k]));
-  return opened.map(({ item, grant }, k) =>
-    openedResult(item, grant, usedUp.has(grant?.id ?? '') && last.get(grant?.id) === k),
-  );
+  /** Each used-up grant's last new session: the one that reports it. */
+  const reporter = new Map<string, number>();
+  for (const [k, { grant }] of opened.entries())
+    if (grant !== undefined && usedUp.has(grant.id)) reporter.set(grant.id, k);
+  return opened.map(({ item, grant }, k) => ({
+    item,
+    result: openedResult(item, grant, grant !== undefined && reporter.get(grant.id) === k),
+  }));
 }
 
 /** One packet of a session not known yet: the session begins (its Start may have been lost). */
-async function openSessions1(
+async function openSession(
   tx: Db,
-  item: { r: AccountingRecord; times: OpenTimes },
+  item: OpenItem,
   grants: Map<string, GrantRow | undefined>,
-): Promise<[AccountingResult]> {
+): Promise<AccountingResult> {
   const { r, times } = item;
   const grant = await grantOf(tx, r, grants, times.heard);
   await insertSession(tx, sessionRow(r, grant, times));
@@ -249,7 +258,7 @@ async function openSessions1(
     grant !== undefined &&
     grant.data_limit_bytes !== null &&
     (await grantUsage(tx, grant.id, null)).usedOctets >= grant.data_limit_bytes;
-  return [openedResult(item, grant, usedUp)];
+  return openedResult(item, grant, usedUp);
 }
 
 /** The grant of a record's User-Name, looked up once per batch. */
@@ -300,7 +309,7 @@ function sessionRow(r: AccountingRecord, grant: GrantRow | undefined, times: Ope
  * not a Stop) or its allowance is used up (`usedUp`).
  */
 function openedResult(
-  { r, times }: { r: AccountingRecord; times: OpenTimes },
+  { r, times }: OpenItem,
   grant: GrantRow | undefined,
   usedUp: boolean,
 ): AccountingResult {
