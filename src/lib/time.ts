@@ -13,6 +13,29 @@ export const isoAgo = (clock: Clock, seconds: number): string =>
 export const isoPlus = (iso: string, seconds: number): string =>
   new Date(Date.parse(iso) + seconds * 1000).toISOString();
 
+/** Each second's ISO text up to its fraction ("2026-11-28T02:50:27."), for `isoAt`; a few hundred at most. */
+const secondPrefixes = new Map<number, string>();
+const SECOND_PREFIXES_MAX = 256;
+
+/**
+ * `new Date(ms).toISOString()`, for hot paths that format several instants per packet: each
+ * second's text is built once, so a call costs a map lookup and a concatenation instead of
+ * about 0.6 µs. Whole milliseconds only, as Date has them.
+ */
+export function isoAt(ms: number): string {
+  const whole = Math.trunc(ms); // as Date clips a time value
+  const second = Math.floor(whole / 1000);
+  let prefix = secondPrefixes.get(second);
+  if (prefix === undefined) {
+    const iso = new Date(second * 1000).toISOString();
+    prefix = iso.slice(0, iso.length - 4); // without "000Z"
+    if (secondPrefixes.size >= SECOND_PREFIXES_MAX) secondPrefixes.clear();
+    secondPrefixes.set(second, prefix);
+  }
+  const fraction = whole - second * 1000;
+  return `${prefix}${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${String(fraction)}Z`;
+}
+
 /** One formatter per zone: building one costs far more than using it (reports fold thousands of instants). */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startOfDay } from '../../src/lib/time.js';
+import { isoAt, startOfDay } from '../../src/lib/time.js';
 
 /** The start of `iso`'s day in `timeZone`, as an ISO instant. */
 const dayStart = (iso: string, timeZone: string): string => startOfDay(new Date(iso), timeZone).toISOString();
@@ -42,4 +42,31 @@ t.test('startOfDay on the days a clock changes', async (t) => {
     '2026-04-05T04:00:00.000Z',
     'back over midnight',
   );
+});
+
+t.test('isoAt is Date’s toISOString, from a cache of each second’s text', async (t) => {
+  const same = (ms: number, what: string) => t.equal(isoAt(ms), new Date(ms).toISOString(), what);
+  same(Date.UTC(2026, 10, 28, 2, 50, 27, 0), 'a whole second');
+  same(Date.UTC(2026, 10, 28, 2, 50, 27, 7), 'one digit of milliseconds');
+  same(Date.UTC(2026, 10, 28, 2, 50, 27, 42), 'two');
+  same(Date.UTC(2026, 10, 28, 2, 50, 27, 999), 'the last millisecond of a second');
+  same(Date.UTC(2026, 11, 31, 23, 59, 59, 999) + 1, 'into a new year');
+  same(0, 'the epoch');
+  same(-1, 'just before it');
+  same(-86_400_000 * 365 * 100 - 123, 'a century before it');
+  same(Date.UTC(10_000, 0, 1, 0, 0, 0, 5), 'a year of six digits');
+  same(1_700_000_000_123.9, 'a fraction of a millisecond is dropped, as Date drops it');
+  same(-1_234.5, 'before the epoch too');
+  // Many instants, in an order that makes the cache fill, clear and refill.
+  let seed = 20261128;
+  for (let i = 0; i < 20_000; i++) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    const ms = 1_790_000_000_000 + (seed % 2_000_000) * (i % 3 === 0 ? 997 : 1);
+    if (isoAt(ms) !== new Date(ms).toISOString()) {
+      t.fail(`isoAt(${String(ms)}) is ${isoAt(ms)}, not ${new Date(ms).toISOString()}`);
+      return;
+    }
+  }
+  t.pass('20,000 instants as Date has them');
+  t.throws(() => isoAt(Number.NaN), RangeError, 'an invalid time throws, as toISOString does');
 });
