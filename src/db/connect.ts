@@ -40,6 +40,8 @@ interface CachedDatabase {
    * before it, with nothing in between.
    */
   users: number;
+  /** Whether a transaction is open on the connection (SQLite may have rolled one back on an error). */
+  readonly inTransaction: boolean;
 }
 
 /** Distinct write statements whose names are remembered; past this the memo starts afresh. */
@@ -92,6 +94,9 @@ function withStatementCache(sqlite: Database.Database): CachedDatabase {
   const begin = sqlite.prepare('begin immediate');
   return {
     users: 0,
+    get inTransaction() {
+      return sqlite.inTransaction;
+    },
     tryBeginImmediate() {
       // SQLite applies PRAGMA busy_timeout when it compiles the statement: run afresh each time.
       sqlite.pragma('busy_timeout = 0');
@@ -181,6 +186,46 @@ export function idleChangeVersion(db: Db, tables: readonly string[]): number | n
   const cached = opened.get(db);
   if (!cached || cached.users > 0) return null;
   return cached.changeVersion(tables);
+}
+
+/** Runs one statement synchronously inside `idleWriteTransaction`: a read's rows, or none. */
+export type SyncExec = (sql: string, parameters: readonly unknown[]) => unknown[];
+
+/** The WAL sync of each database opened here, for `idleWriteTransaction`. */
+const walSyncs = new WeakMap<Db, WalSync>();
+
+/**
+ * For the hottest writes (the common Interim-Update, wifi/sessions.ts): runs `fn` in one write
+ * transaction synchronously, with its statements straight on the connection, when `db` is a
+ * SQLite database opened here (not a transaction), no query holds or waits for the connection,
+ * and the write lock is free now. The transaction then runs exactly where a queued one would:
+ * after everything before it, with nothing in between. Null when any of that does not hold, and
+ * `fn` did not run: go through kysely. When `fn` throws, the transaction is rolled back and the
+ * error thrown on. `durable` resolves once the commit is on disk (wal-sync.ts): nothing it wrote
+ * may be acknowledged before.
+ */
+export function idleWriteTransaction<T>(
+  db: Db,
+  fn: (exec: SyncExec) => T,
+): { result: T; durable: Promise<void> } | null {
+  const cached = opened.get(db);
+  const wal = walSyncs.get(db);
+  if (!cached || !wal || cached.users > 0 || !cached.tryBeginImmediate()) return null;
+  let result: T;
+  try {
+    result = fn((sql, parameters) => {
+      const stmt = cached.prepare(sql);
+      if (stmt.reader) return stmt.all(parameters);
+      stmt.run(parameters);
+      return [];
+    });
+    cached.statement('commit').run();
+  } catch (err) {
+    if (cached.inTransaction) cached.statement('rollback').run();
+    cached.takeWritten();
+    throw err;
+  }
+  return { result, durable: cached.takeWritten() ? wal.sync() : Promise.resolve() };
 }
 
 /** The change feed of each PostgreSQL database opened by store.ts. */
@@ -337,6 +382,7 @@ export function openDatabase(file: string, options: { wal?: WalSync } = {}): Ope
   const cached = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(cached, wal) });
   opened.set(db, cached);
+  walSyncs.set(db, wal);
   files.set(db, file);
   return { db, sqlite };
 }

@@ -1,6 +1,7 @@
 export { openDatabase, databaseFile } from './connect.js';
 export { openStore, DatabaseUnreachable, postgresWhere, DATABASE_FILE, type Store } from './store.js';
-export type { Db, OpenedDatabase } from './connect.js';
+export type { Db, OpenedDatabase, SyncExec } from './connect.js';
+export { idleWriteTransaction } from './connect.js';
 export { databaseCreatedAt, migrateToLatest, migrationState, MIGRATIONS } from './migrate.js';
 export type { DB } from './schema.js';
 export { databaseReady } from './probe.js';

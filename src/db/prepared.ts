@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable } from 'kysely';
-import { changeVersion, idleReadStatement, type Db } from './connect.js';
+import { changeVersion, idleReadStatement, type Db, type SyncExec } from './connect.js';
 
 export interface PreparedOptions {
   /**
@@ -13,6 +13,9 @@ export interface PreparedOptions {
    */
   cacheUntilWritten?: { tables: readonly string[]; maxEntries: number };
 }
+
+/** Where a compiled query's parameter comes from: an argument, or a constant of the query. */
+type Slot = { arg: number } | { value: unknown };
 
 interface Cached {
   version: number;
@@ -33,14 +36,9 @@ export function prepared<A extends unknown[], R>(
   build: (db: Db, ...args: A) => Compilable<R>,
   markers: A,
   options: PreparedOptions = {},
-): (db: Db, ...args: A) => Promise<R[]> {
-  let plan: { sql: string; slots: ({ arg: number } | { value: unknown })[] } | undefined;
-  const caches = new WeakMap<Db, Map<string, Cached>>();
-  const cacheOptions = options.cacheUntilWritten && {
-    ...options.cacheUntilWritten,
-    tables: options.cacheUntilWritten.tables.map((t) => t.toLowerCase()), // as connect.ts counts them
-  };
-  return async (db, ...args) => {
+): Prepared<A, R> {
+  let plan: { sql: string; slots: Slot[] } | undefined;
+  const planOf = (db: Db) => {
     if (!plan) {
       const compiled = build(db, ...markers).compile();
       plan = {
@@ -51,6 +49,17 @@ export function prepared<A extends unknown[], R>(
         }),
       };
     }
+    return plan;
+  };
+  const parametersOf = (slots: readonly Slot[], args: A) =>
+    slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+  const caches = new WeakMap<Db, Map<string, Cached>>();
+  const cacheOptions = options.cacheUntilWritten && {
+    ...options.cacheUntilWritten,
+    tables: options.cacheUntilWritten.tables.map((t) => t.toLowerCase()), // as connect.ts counts them
+  };
+  const run = async (db: Db, ...args: A): Promise<R[]> => {
+    const { sql, slots } = planOf(db);
     const version = cacheOptions ? changeVersion(db, cacheOptions.tables) : null;
     let cache: Map<string, Cached> | undefined;
     let key = '';
@@ -63,17 +72,33 @@ export function prepared<A extends unknown[], R>(
       const hit = cache.get(key);
       if (hit?.version === version) return hit.rows as R[];
     }
-    const parameters = plan.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    const read = idleReadStatement(db, plan.sql);
+    const parameters = parametersOf(slots, args);
+    const read = idleReadStatement(db, sql);
     const fetched = read
       ? (read.all(parameters) as R[])
-      : (await db.executeQuery<R>(CompiledQuery.raw(plan.sql, parameters))).rows;
+      : (await db.executeQuery<R>(CompiledQuery.raw(sql, parameters))).rows;
     if (!cache || version === null || !cacheOptions) return fetched;
     const rows = Object.freeze(fetched.map((r) => Object.freeze(r)));
     if (cache.size >= cacheOptions.maxEntries && !cache.has(key)) cache.clear();
     cache.set(key, { version, rows });
     return rows as R[];
   };
+  return Object.assign(run, {
+    sync: (db: Db, exec: SyncExec, ...args: A): R[] => {
+      const { sql, slots } = planOf(db);
+      return exec(sql, parametersOf(slots, args)) as R[];
+    },
+  });
+}
+
+/** What `prepared` makes: the query, run through kysely (or idle, synchronously, for a read). */
+export interface Prepared<A extends unknown[], R> {
+  (db: Db, ...args: A): Promise<R[]>;
+  /**
+   * The same query run by `exec`, inside connect.ts `idleWriteTransaction` on `db` (which only
+   * fixes the dialect here). Never cached.
+   */
+  sync(db: Db, exec: SyncExec, ...args: A): R[];
 }
 
 /** Distinct placeholder values for `prepared` (never valid data). */

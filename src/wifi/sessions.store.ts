@@ -6,11 +6,11 @@ import {
   type ExpressionBuilder,
   type Selectable,
 } from 'kysely';
-import { marker, prepared, type Db } from '../db/index.js';
+import { marker, prepared, type Db, type SyncExec } from '../db/index.js';
 import { searchAny, type ListFilter } from './list-filter.store.js';
 import type { DB } from '../db/schema.js';
 import type { RadiusSessionsTable } from '../db/tables/radius.js';
-import { isoPlus } from '../lib/time.js';
+import { isoAt, isoPlus } from '../lib/time.js';
 
 export type SessionRow = Selectable<RadiusSessionsTable>;
 
@@ -350,6 +350,23 @@ export async function touchSession(
   return touched ?? null;
 }
 
+/**
+ * touchSession's light form alone (see TouchMode), for an Interim-Update, run synchronously by
+ * `exec` (connect.ts `idleWriteTransaction`): the same statement touchSessions tries first. Null
+ * when it changed nothing (a new session, one closed or without its User-Name): the packet then
+ * goes through touchSession.
+ */
+export function touchLightSession(
+  db: Db,
+  exec: SyncExec,
+  u: SessionUpdate,
+  at: string,
+  packet: TouchPacket,
+): { endedGrantId: string | null } | null {
+  const [row] = touchLight.sync(db, exec, ...touchArgs(u, at, packet, null));
+  return row ? { endedGrantId: row.ended_grant_id } : null;
+}
+
 export interface TouchPacket {
   begunAt: string;
   start: boolean;
@@ -440,8 +457,6 @@ export async function usedUpGrants(db: Db, ids: readonly string[]): Promise<stri
   return rows.map((r) => r.id);
 }
 
-const isoOf = (ms: number): string => new Date(ms).toISOString();
-
 const touchArgs = (u: SessionUpdate, at: string, packet: TouchPacket, stop: TouchStop): Touch => [
   u.deviceId,
   u.acctSessionId,
@@ -451,11 +466,11 @@ const touchArgs = (u: SessionUpdate, at: string, packet: TouchPacket, stop: Touc
   u.framedIp,
   u.mac,
   at,
-  packet.start ? packet.begunAt : isoOf(packet.begunMs - SAME_SESSION_WINDOW_SECONDS * 1000),
-  isoOf(packet.begunMs + BEGUN_SLACK_SECONDS * 1000),
+  packet.start ? packet.begunAt : isoAt(packet.begunMs - SAME_SESSION_WINDOW_SECONDS * 1000),
+  isoAt(packet.begunMs + BEGUN_SLACK_SECONDS * 1000),
   stop?.at ?? null,
   stop?.cause ?? null,
-  isoOf(packet.eventMs - ENDED_GRANT_GRACE_SECONDS * 1000),
+  isoAt(packet.eventMs - ENDED_GRANT_GRACE_SECONDS * 1000),
   u.username,
 ];
 
@@ -483,15 +498,42 @@ const greatest = (
 ) => eb.case().when(column, '<', value).then(valueOf(eb, value)).else(eb.ref(column)).end();
 
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
-  await db
-    .insertInto('radius_sessions')
-    .values(row)
-    // Only open sessions are unique per router and id (migration 0016).
-    .onConflict((oc) =>
-      oc.columns(['device_id', 'acct_session_id']).where('stopped_at', 'is', null).doNothing(),
-    )
-    .execute();
+  await insertOne(db, ...SESSION_COLUMNS.map((c) => row[c]));
 }
+
+/** Every column of a session row, checked complete by the compiler. */
+const SESSION_COLUMN_SET: Record<keyof SessionRow, true> = {
+  id: true,
+  device_id: true,
+  acct_session_id: true,
+  username: true,
+  grant_id: true,
+  framed_ip: true,
+  mac: true,
+  input_octets: true,
+  output_octets: true,
+  session_time: true,
+  started_at: true,
+  updated_at: true,
+  stopped_at: true,
+  terminate_cause: true,
+  final_input_octets: true,
+  final_output_octets: true,
+};
+const SESSION_COLUMNS = Object.keys(SESSION_COLUMN_SET) as (keyof SessionRow)[];
+
+/** insertSession's statement, compiled once: a new session is opened for every Start. */
+const insertOne = prepared(
+  (db, ...values: unknown[]) =>
+    db
+      .insertInto('radius_sessions')
+      .values(Object.fromEntries(SESSION_COLUMNS.map((c, i) => [c, values[i]])) as SessionRow)
+      // Only open sessions are unique per router and id (migration 0016).
+      .onConflict((oc) =>
+        oc.columns(['device_id', 'acct_session_id']).where('stopped_at', 'is', null).doNothing(),
+      ),
+  SESSION_COLUMNS.map((c): unknown => marker(`session-${c}`)),
+);
 
 /** insertSession for several sessions, in one statement per thousand. */
 export async function insertSessions(db: Db, rows: readonly SessionRow[]): Promise<void> {

@@ -1,5 +1,6 @@
-import type { Db } from '../db/index.js';
+import { idleWriteTransaction, type Db } from '../db/index.js';
 import { uuid } from '../lib/crypto.js';
+import { isoAt } from '../lib/time.js';
 import type { WifiDeps } from './deps.js';
 import { disconnectSessions, type CoaOutcome } from './disconnect.js';
 import { wifiErrors } from './errors.js';
@@ -21,6 +22,7 @@ import {
   selectRecentSessions,
   siteOfSession,
   touchBatches,
+  touchLightSession,
   touchSession,
   touchSessions,
   usedUpGrants,
@@ -87,8 +89,61 @@ export async function recordAccounting(
   records: readonly AccountingRecord[],
 ): Promise<AccountingResult[]> {
   const now = deps.clock.now();
-  const batched = touchBatches(deps.db);
-  return deps.db.transaction().execute(async (tx) => {
+  const light = lightInterims(deps.db, records, now);
+  if (!light) return inTransaction(deps.db, records, now);
+  const rest = records.length > light.results.length ? records.slice(light.results.length) : [];
+  const results = rest.length > 0 ? await inTransaction(deps.db, rest, now) : [];
+  await light.durable;
+  return [...light.results, ...results];
+}
+
+/**
+ * On SQLite, the batch's leading Interim-Updates of sessions that are open and whole (the light
+ * form of sessions.store.ts, the most common packet by far) in one transaction run synchronously
+ * when the connection is free (connect.ts `idleWriteTransaction`): the same statement the
+ * transaction below tries first for them, without kysely's path and a promise per statement. It
+ * ends at the first record that is anything else; that record and the ones after it go through
+ * the transaction below, after this one, so the records are still applied in order. Null when it
+ * does not apply: PostgreSQL (its batch form already takes the run together), the connection in
+ * use, or a batch that does not begin with an Interim-Update.
+ */
+function lightInterims(
+  db: Db,
+  records: readonly AccountingRecord[],
+  now: Date,
+): { results: AccountingResult[]; durable: Promise<void> } | null {
+  if (records[0]?.statusType !== 'Interim-Update') return null;
+  const heard = now.toISOString();
+  const done = idleWriteTransaction(db, (exec) => {
+    const results: AccountingResult[] = [];
+    for (const r of records) {
+      if (r.statusType !== 'Interim-Update') break;
+      const touched = touchLightSession(db, exec, r, heard, { ...packetTimes(now, r), start: false });
+      if (!touched) break;
+      results.push(sessionResult(touched.endedGrantId, false));
+    }
+    return results;
+  });
+  return done && { results: done.result, durable: done.durable };
+}
+
+/** When a packet's event happened and when its session began, from when it was heard. */
+function packetTimes(now: Date, r: AccountingRecord): PacketTimes {
+  // When it happened: the router held the packet Acct-Delay-Time seconds (RFC 2866 §5.2).
+  const eventMs = now.getTime() - r.delaySeconds * 1000;
+  // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
+  const begunMs = eventMs - r.sessionTime * 1000;
+  return { eventMs, begunMs, eventAt: isoAt(eventMs), begunAt: isoAt(begunMs) };
+}
+
+/** recordAccounting's records in one transaction through kysely. */
+async function inTransaction(
+  db: Db,
+  records: readonly AccountingRecord[],
+  now: Date,
+): Promise<AccountingResult[]> {
+  const batched = touchBatches(db);
+  return db.transaction().execute(async (tx) => {
     const results: AccountingResult[] = [];
     const grants = new Map<string, GrantRow | undefined>();
     /** Sessions of the run being gathered (device + Acct-Session-Id), and its records. */
@@ -131,16 +186,7 @@ export async function recordAccounting(
     };
 
     for (const [index, r] of records.entries()) {
-      // When it happened: the router held the packet Acct-Delay-Time seconds (RFC 2866 §5.2).
-      const eventMs = now.getTime() - r.delaySeconds * 1000;
-      // A session first seen mid-way (its Start was lost) started Acct-Session-Time ago.
-      const begunMs = eventMs - r.sessionTime * 1000;
-      const times: PacketTimes = {
-        eventMs,
-        begunMs,
-        eventAt: new Date(eventMs).toISOString(),
-        begunAt: new Date(begunMs).toISOString(),
-      };
+      const times = packetTimes(now, r);
       const { eventAt, begunAt } = times;
       const key = `${r.deviceId}\u0000${r.acctSessionId}`;
       const joins = batched && SESSION_TYPES.has(r.statusType) && !inRun.has(key);

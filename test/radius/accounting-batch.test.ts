@@ -1,4 +1,7 @@
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
+import { databaseFile } from '../../src/db/index.js';
 import { recordAccounting, type AccountingRecord, type AccountingResult } from '../../src/wifi/index.js';
 import { closeSupersededSessions } from '../../src/wifi/sessions.store.js';
 import { aGuest, quietRadiusApp, type RadiusTestApp } from '../helpers/radius.js';
@@ -31,8 +34,8 @@ interface Box {
   users: string[];
 }
 
-async function box(t: Parameters<typeof quietRadiusApp>[0]): Promise<Box> {
-  const app = await quietRadiusApp(t);
+async function box(t: Parameters<typeof quietRadiusApp>[0], dataDir?: string): Promise<Box> {
+  const app = await quietRadiusApp(t, dataDir === undefined ? {} : { dataDir });
   const users: string[] = [];
   // Guests 0 and 1 have a data allowance their sessions together can use up.
   for (let g = 0; g < GUESTS; g++)
@@ -314,5 +317,98 @@ t.test(
       'the allowance used up together: reported once, by its last session',
     );
     t.same(ended(one), [await grant0(single)], 'one by one: by the session that used it up');
+  },
+);
+
+t.test(
+  'the leading Interim-Updates SQLite records synchronously record what the transaction records',
+  async (t) => {
+    // `light` takes the synchronous path where it applies (sessions.ts lightInterims); `reference`
+    // runs the same packets through a second Kysely instance on the same connection, which the
+    // synchronous path does not know (connect.ts idleWriteTransaction), so always through kysely.
+    // Each its own folder: the reference box must not replace the light box's database file,
+    // which another connection reads below.
+    const dir = t.testdir();
+    const light = await box(t, path.join(dir, 'light'));
+    const reference = await box(t, path.join(dir, 'reference'));
+    const deps = (b: Box) =>
+      b === light ? b.app.app.deps : { ...b.app.app.deps, db: b.app.app.deps.db.withoutPlugins() };
+    const file = databaseFile(light.app.app.deps.db);
+    const other = file === null ? null : new Database(file, { readonly: true });
+    t.teardown(() => other?.close());
+    /** What another process sees committed: each session's octets and last report. */
+    const committed = () =>
+      other
+        ?.prepare('select acct_session_id, input_octets, updated_at from radius_sessions order by 1, 3')
+        .all();
+    const counters = new Map<number, { input: number; time: number }>();
+    const next = random(20261128);
+    for (const b of [light, reference])
+      await recordAccounting(
+        deps(b),
+        Array.from({ length: SESSIONS }, (_, session) => record(b, start({ session }))),
+      );
+    let synchronous = 0;
+    for (let round = 0; round < 8; round++) {
+      for (const b of [light, reference]) b.app.clock.advance('2m');
+      // Interim-Updates of the sessions still open, as their routers report them, then a random
+      // mix (which stops and starts some).
+      const now = light.app.clock.now().getTime();
+      const lead: Packet[] = (await state(light))
+        .filter((s) => s.stopped === null)
+        .map((s) => ({
+          ...start({ session: Number(s.acct.slice('sess-'.length)) }),
+          type: 'Interim-Update',
+          input: s.input + 250_000,
+          output: s.output + 1000,
+          time: Math.floor((now - Date.parse(s.started)) / 1000),
+        }));
+      // Without Accounting-On, which would close every session for the rounds after it.
+      const load = [...lead, ...packets(next, 20, counters).filter((p) => p.type !== 'Accounting-On')];
+      const results: AccountingResult[][] = [];
+      for (const b of [light, reference]) {
+        const before = b === light ? committed() : null;
+        const recording = recordAccounting(
+          deps(b),
+          load.map((p) => record(b, p)),
+        );
+        // Nothing of the reference box's has run yet: it waits for kysely's promises.
+        if (b === light && before !== null && JSON.stringify(committed()) !== JSON.stringify(before))
+          synchronous++;
+        results.push(await recording);
+      }
+      t.same(await state(light), await state(reference), `round ${String(round)}: the same sessions`);
+      const guestOf = async (b: Box, rs: AccountingResult[]) => {
+        const grants = await b.app.app.deps.db.selectFrom('grants').select(['id', 'username']).execute();
+        return rs.map((r) =>
+          r.kind === 'session'
+            ? `session:${String(r.created)}:${String(b.users.indexOf(grants.find((g) => g.id === r.ofEndedGrant)?.username ?? ''))}`
+            : r.kind,
+        );
+      };
+      t.same(
+        await guestOf(light, results[0] ?? []),
+        await guestOf(reference, results[1] ?? []),
+        `round ${String(round)}: the same answer for each packet, used-up allowances included`,
+      );
+      // The routers start new sessions in place of those the mix stopped, for the next round's lead.
+      const stopped = (await state(light)).filter(
+        (s, _, all) => !all.some((o) => o.acct === s.acct && o.stopped === null),
+      );
+      const again = [...new Set(stopped.map((s) => Number(s.acct.slice('sess-'.length))))];
+      for (const b of [light, reference])
+        await recordAccounting(
+          deps(b),
+          again.map((session) => record(b, start({ session }))),
+        );
+    }
+    // Each round begins with Interim-Updates of open sessions: each takes the synchronous path.
+    if (other)
+      t.equal(synchronous, 8, 'SQLite: every round committed its lead before recordAccounting returned');
+    const ended = (await state(light)).filter((s) => s.stopped !== null).length;
+    t.ok(
+      ended > 0,
+      'the random mix stopped some sessions, so later rounds mix the light form and the full one',
+    );
   },
 );
