@@ -73,8 +73,11 @@ const DEVICE_TYPES = new Set(['Accounting-On', 'Accounting-Off']);
 
 /**
  * Records a batch of accounting packets in ONE transaction, so the caller may acknowledge each of
- * them (Accounting-Response) once this resolves: the records are committed. Batching lets many
- * routers' packets share one commit (and one fsync) under load.
+ * them (Accounting-Response) once this resolves: the records are committed and on disk. Batching
+ * lets many routers' packets share one commit (and one fsync) under load. On SQLite the batch's
+ * leading Interim-Updates may commit first, in a transaction of their own (`lightInterims`); when
+ * the transaction of the rest then fails, this rejects, and a caller that retries the records one
+ * by one applies those again, as a router's resend would be applied (counters only grow).
  *
  * Records are applied in order. On PostgreSQL, a run of Starts, Interim-Updates and Stops of
  * different sessions closes what its Starts supersede in one round trip and updates its sessions
