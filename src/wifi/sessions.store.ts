@@ -4,6 +4,7 @@ import {
   sql,
   type Expression,
   type ExpressionBuilder,
+  type OnConflictBuilder,
   type Selectable,
 } from 'kysely';
 import { marker, prepared, type Db, type SyncExec } from '../db/index.js';
@@ -497,6 +498,10 @@ const greatest = (
   value: number | Expression<number>,
 ) => eb.case().when(column, '<', value).then(valueOf(eb, value)).else(eb.ref(column)).end();
 
+/** Only open sessions are unique per router and id (migration 0016): a second open one is not written. */
+const openOnce = (oc: OnConflictBuilder<DB, 'radius_sessions'>) =>
+  oc.columns(['device_id', 'acct_session_id']).where('stopped_at', 'is', null).doNothing();
+
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
   await insertOne(db, ...SESSION_COLUMNS.map((c) => row[c]));
 }
@@ -528,10 +533,7 @@ const insertOne = prepared(
     db
       .insertInto('radius_sessions')
       .values(Object.fromEntries(SESSION_COLUMNS.map((c, i) => [c, values[i]])) as SessionRow)
-      // Only open sessions are unique per router and id (migration 0016).
-      .onConflict((oc) =>
-        oc.columns(['device_id', 'acct_session_id']).where('stopped_at', 'is', null).doNothing(),
-      ),
+      .onConflict(openOnce),
   SESSION_COLUMNS.map((c): unknown => marker(`session-${c}`)),
 );
 
@@ -541,9 +543,7 @@ export async function insertSessions(db: Db, rows: readonly SessionRow[]): Promi
     await db
       .insertInto('radius_sessions')
       .values(rows.slice(i, i + 1000))
-      .onConflict((oc) =>
-        oc.columns(['device_id', 'acct_session_id']).where('stopped_at', 'is', null).doNothing(),
-      )
+      .onConflict(openOnce)
       .execute();
 }
 

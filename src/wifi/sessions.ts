@@ -94,7 +94,7 @@ export async function recordAccounting(
   const now = deps.clock.now();
   const light = lightInterims(deps.db, records, now);
   if (!light) return inTransaction(deps.db, records, now);
-  const rest = records.length > light.results.length ? records.slice(light.results.length) : [];
+  const rest = records.slice(light.results.length);
   const results = rest.length > 0 ? await inTransaction(deps.db, rest, now) : [];
   await light.durable;
   return [...light.results, ...results];
