@@ -130,6 +130,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const store = await openStore(config, {
     now: () => clock.now(),
     onListenError: (err) => log.warn({ event: 'db.listen_failed', err }, 'database change feed interrupted'),
+    checkpoints: {
+      onError: (err) =>
+        log.warn({ event: 'db.checkpoint_failed', err }, 'WAL checkpoints are back on the event loop'),
+    },
   });
   const { db } = store;
   try {

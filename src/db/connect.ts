@@ -5,6 +5,12 @@ import type { DB } from './schema.js';
 import type { ChangeFeed } from './postgres.js';
 import { namesIn } from './sql-names.js';
 import { createWalSync, type WalSync } from './wal-sync.js';
+import {
+  createCheckpointer,
+  SAFETY_NET_PAGES,
+  type Checkpointer,
+  type CheckpointOptions,
+} from './checkpoint.js';
 
 export type Db = Kysely<DB>;
 
@@ -276,11 +282,13 @@ export function committedChangeVersion(db: Db, tables: readonly string[]): numbe
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #database: CachedDatabase;
   readonly #wal: WalSync;
+  readonly #checkpointer: Checkpointer | null;
 
-  constructor(database: CachedDatabase, wal: WalSync) {
+  constructor(database: CachedDatabase, wal: WalSync, checkpointer: Checkpointer | null) {
     super({ database });
     this.#database = database;
     this.#wal = wal;
+    this.#checkpointer = checkpointer;
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -315,6 +323,9 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 
   override async destroy(): Promise<void> {
+    // The checkpoint thread's connection first: the daemon's is then the last one, and SQLite
+    // checkpoints and removes the WAL when it closes.
+    await this.#checkpointer?.close();
     await super.destroy();
     await this.#wal.close();
   }
@@ -323,13 +334,15 @@ class ImmediateSqliteDriver extends SqliteDriver {
 class ImmediateSqliteDialect extends SqliteDialect {
   readonly #database: CachedDatabase;
   readonly #wal: WalSync;
-  constructor(database: CachedDatabase, wal: WalSync) {
+  readonly #checkpointer: Checkpointer | null;
+  constructor(database: CachedDatabase, wal: WalSync, checkpointer: Checkpointer | null) {
     super({ database });
     this.#database = database;
     this.#wal = wal;
+    this.#checkpointer = checkpointer;
   }
   override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.#database, this.#wal);
+    return new ImmediateSqliteDriver(this.#database, this.#wal, this.#checkpointer);
   }
 }
 
@@ -365,22 +378,46 @@ export interface OpenedDatabase {
   sqlite: Database.Database;
 }
 
+export interface OpenOptions {
+  /** Replaces the WAL sync (tests). */
+  wal?: WalSync;
+  /**
+   * A daemon's connection: WAL checkpoints run on a thread rather than inside a commit on the
+   * event loop (checkpoint.ts). The CLI's short runs keep SQLite's own.
+   */
+  checkpoints?: CheckpointOptions;
+}
+
 /**
  * Opens the SQLite database with the pragmas the daemon relies on. WAL with synchronous=NORMAL:
  * SQLite does not fsync at commit, the driver does it off the event loop before it lets a writer
- * go on (see wal-sync.ts), so an acknowledged commit survives power loss as under FULL. `wal`
- * replaces that sync (tests).
+ * go on (see wal-sync.ts), so an acknowledged commit survives power loss as under FULL.
  */
-export function openDatabase(file: string, options: { wal?: WalSync } = {}): OpenedDatabase {
+export function openDatabase(file: string, options: OpenOptions = {}): OpenedDatabase {
   ownerOnly(file);
   const sqlite = new Database(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${String(BUSY_TIMEOUT_MS)}`);
-  const wal = options.wal ?? createWalSync(file);
+  const synced = options.wal ?? createWalSync(file);
+  let wal = synced;
+  let checkpointer: Checkpointer | null = null;
+  if (options.checkpoints) {
+    sqlite.pragma(`wal_autocheckpoint = ${String(SAFETY_NET_PAGES)}`);
+    const thread = createCheckpointer(file, options.checkpoints);
+    checkpointer = thread;
+    // Every sync follows a commit that wrote: the checkpointer counts them.
+    wal = {
+      sync: () => {
+        thread.committed();
+        return synced.sync();
+      },
+      close: () => synced.close(),
+    };
+  }
   const cached = withStatementCache(sqlite);
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(cached, wal) });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(cached, wal, checkpointer) });
   opened.set(db, cached);
   walSyncs.set(db, wal);
   files.set(db, file);

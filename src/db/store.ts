@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase, registerFeed, type Db } from './connect.js';
+import type { CheckpointOptions } from './checkpoint.js';
 import { ConfigError } from '../config/load.js';
 import { lazy } from '../lib/lazy.js';
 import type { ChangeFeed } from './postgres.js';
@@ -67,7 +68,13 @@ export class DatabaseUnreachable extends ConfigError {
 /** Opens the configured store (migrations are the caller's). */
 export async function openStore(
   config: StoreConfig,
-  options: { now: () => Date; onListenError?: (err: unknown) => void; poolSize?: number },
+  options: {
+    now: () => Date;
+    onListenError?: (err: unknown) => void;
+    poolSize?: number;
+    /** SQLite, a daemon's connection: WAL checkpoints on a thread (checkpoint.ts). */
+    checkpoints?: CheckpointOptions;
+  },
 ): Promise<Store> {
   if (config.databaseUrl) {
     const { openPostgres } = await postgres();
@@ -88,7 +95,10 @@ export async function openStore(
       },
     };
   }
-  const { db, sqlite } = openDatabase(path.join(config.dataDir, DATABASE_FILE));
+  const { db, sqlite } = openDatabase(
+    path.join(config.dataDir, DATABASE_FILE),
+    options.checkpoints ? { checkpoints: options.checkpoints } : {},
+  );
   return {
     kind: 'sqlite',
     db,

@@ -103,6 +103,10 @@ export async function runRadiusWorker(): Promise<void> {
       poolSize: WORKER_POOL_SIZE,
       onListenError: (err) =>
         log.warn({ event: 'db.listen_failed', err }, 'database change feed interrupted'),
+      checkpoints: {
+        onError: (err) =>
+          log.warn({ event: 'db.checkpoint_failed', err }, 'WAL checkpoints are back on the event loop'),
+      },
     });
     const { db } = store;
     const vault = openVault(config.dataDir);
