@@ -12,12 +12,11 @@ import { Worker } from 'node:worker_threads';
  * this thread is not running or cannot keep up), and a worker thread with its own connection
  * does the checkpoints instead, in rounds:
  *
- * - Each round reads the WAL's length from the -shm file. Once it holds `restartAt` frames (as
- *   many as SQLite's own checkpoint waits for), PASSIVE copies it without stopping anyone. Under
- *   a steady writer that is not enough: SQLite starts the WAL over only when a writer begins
- *   while every frame is already in the database file, and the writer always adds frames while
- *   the copy runs, so the WAL would grow for as long as the load lasts.
- * - So RESTART follows: it takes the write lock, copies the few frames written while PASSIVE ran,
+ * - Each round runs PASSIVE: it copies what the WAL holds without stopping anyone, and tells its
+ *   length. Under a steady writer that is not enough: SQLite starts the WAL over only when a
+ *   writer begins while every frame is already in the database file, and the writer always adds
+ *   frames while the copy runs, so the WAL would grow for as long as the load lasts.
+ * - So once it holds `restartAt` frames, RESTART follows: it takes the write lock, copies the few frames written while PASSIVE ran,
  *   waits for readers to leave the WAL and starts it over (the next commit writes at its
  *   beginning). Writers meanwhile do not block their event loop: BEGIN IMMEDIATE fails at once
  *   and they wait with timers (connect.ts `beginTransaction`), or go through the queue instead of
@@ -26,25 +25,36 @@ import { Worker } from 'node:worker_threads';
  *   time it gives up again: no checkpoint can start the WAL over under a reader, SQLite's own
  *   neither.
  *
+ * - The next round comes when the WAL should reach `restartAt` at the rate it grew since the last
+ *   one: about once per `restartAt` frames, as often as SQLite's own checkpoint (a round per
+ *   commit would copy the same hot pages over and over), at least every `ROUND_MIN_MS` and at
+ *   most every `ROUND_MS`.
+ *
+ * The thread never opens the -shm or -wal files itself: closing a file descriptor drops every
+ * POSIX lock the process holds on that file, SQLite's included (sqlite.org/howtocorrupt.html).
+ *
  * The thread starts once the process committed `START_AFTER_COMMITS` writes (a test box or an
- * idle daemon never pays for one: idle RSS, bench/footprint.ts), and ends after
- * `IDLE_ROUNDS` rounds in which nothing was written. Each process with a daemon connection has
+ * idle daemon never pays for one: idle RSS, bench/footprint.ts), and ends after `IDLE_MS`
+ * without a new frame. Each process with a daemon connection has
  * its own (a RADIUS worker's too); SQLite lets one checkpoint run at a time, and another finds it
  * busy and tries next round.
  */
 
 /** The daemon connection's `wal_autocheckpoint`: SQLite's own checkpoint, only when the thread does not keep up. */
 export const SAFETY_NET_PAGES = 10_000;
-/** The WAL's length, in frames, at which a round checkpoints and starts it over (SQLite's own default). */
-const RESTART_AT_FRAMES = 1_000;
+/** SQLite's default `wal_autocheckpoint`: the connection's again if the thread fails. */
+export const SQLITE_CHECKPOINT_PAGES = 1_000;
+/** The WAL's length, in frames, at which a round starts it over (SQLite's own checkpoint point). */
+const RESTART_AT_FRAMES = SQLITE_CHECKPOINT_PAGES;
+/** The longest wait between rounds (an idle WAL's PASSIVE copies nothing and costs microseconds). */
+const ROUND_MS = 1_000;
 /**
- * Between rounds. A heavy writer adds tens of thousands of frames a second (27 random row updates
- * a commit write 28 pages): the WAL then reaches about twice `restartAt` before a round starts
- * it over.
+ * The shortest. A heavy writer adds tens of thousands of frames a second (27 random row updates a
+ * commit write 28 pages).
  */
-const ROUND_MS = 25;
-/** Rounds without a new frame before the thread ends (10 s). */
-const IDLE_ROUNDS = 400;
+const ROUND_MIN_MS = 5;
+/** Without a new frame for this long, the thread ends. */
+const IDLE_MS = 10_000;
 /** How long RESTART waits for the write lock and for readers to leave the WAL. */
 const RESTART_WAIT_MS = 20;
 /** How long RESTART is left alone after it gave up; doubled each time it gives up again, to `HOLD_OFF_MAX_MS`. */
@@ -53,25 +63,26 @@ const HOLD_OFF_MAX_MS = 4_000;
 const START_AFTER_COMMITS = 100;
 
 export interface CheckpointOptions {
-  /** Hears why the thread failed; SQLite's own checkpoints (the safety net) then carry on alone. */
+  /** Hears why the thread failed; SQLite's own checkpoints then carry on alone (connect.ts sets them back). */
   onError?: (err: Error) => void;
   /** Hears each round the thread ran (tests). */
   onRound?: (round: CheckpointRound) => void;
   /** Tests: smaller figures. */
   restartAtFrames?: number;
+  /** The longest wait between rounds (the shortest is `ROUND_MIN_MS`, or this if smaller). */
   roundMs?: number;
-  idleRounds?: number;
+  idleMs?: number;
   startAfterCommits?: number;
 }
 
 /** One round, as the thread saw it. */
 export interface CheckpointRound {
-  /** Frames in the WAL when the round began (-1: another checkpoint was running). */
+  /** Frames in the WAL when the round began (-1: another process's checkpoint was running). */
   frames: number;
-  /** Whether it checkpointed (PASSIVE): the WAL was long, or its length could not be read. */
-  checkpointed: boolean;
   /** Whether RESTART ran and completed: the WAL was started over. */
   restarted: boolean;
+  /** Whether RESTART ran and gave up (a reader in the WAL, or the write lock not free in time). */
+  gaveUp: boolean;
 }
 
 export interface Checkpointer {
@@ -86,60 +97,46 @@ export interface Checkpointer {
 /** The thread, plain JavaScript so that it runs the same from `src/` (tests) and the bundle. */
 const THREAD_SOURCE = `
 const { parentPort, workerData: w } = require('node:worker_threads');
-const fs = require('node:fs');
-const os = require('node:os');
-let db = null, shm = null, passive, restart, begin, commit, rollback, getVersion, setVersion, timer = null;
-let lastFrames = -1, idle = 0, stopped = false;
+let db = null, passive, restart, begin, commit, rollback, getVersion, setVersion, timer = null;
+let stopped = false, lastFrames = 0, lastAt = Date.now(), grewAt = Date.now();
 let holdOffUntil = 0, holdOffMs = w.holdOffMs;
 // SQLite's errors do not cross to the parent intact (a plain object arrives): their message does.
 function fail(err) {
   parentPort.postMessage({ failed: String(err && err.message ? err.message : err) });
   stop();
 }
-const header = Buffer.alloc(96);
-const u32 = os.endianness() === 'LE' ? (at) => header.readUInt32LE(at) : (at) => header.readUInt32BE(at);
-// The WAL's length in frames, from the wal-index header at the start of the -shm file
-// (https://www.sqlite.org/walformat.html: two copies of a 48-byte header, version 3007000 at 0,
-// isInit at 12, mxFrame at 16, in the machine's byte order). A read of 96 bytes, no lock, nothing
-// copied: the rounds look often and checkpoint only when the WAL is long, as often as SQLite's own
-// would. Null when the copies differ (a writer was updating them) or it is not that layout: the
-// round then asks PASSIVE.
-function walFrames() {
-  if (shm === null || fs.readSync(shm, header, 0, 96, 0) < 96) return null;
-  if (header.compare(header, 48, 96, 0, 48) !== 0 || u32(0) !== 3007000 || header[12] !== 1) return null;
-  return u32(16);
-}
 function round() {
   try {
-    let frames = walFrames();
-    let checkpointed = false, restarted = false;
-    if (frames === null || frames >= w.restartAt) {
-      const p = passive.get();
-      checkpointed = true;
-      frames = p.log;
-      // The WAL is long: start it over. PASSIVE copied what it held when it began; RESTART copies
-      // what was written since, with writers held off, and starts the WAL over.
-      if (p.log >= w.restartAt && Date.now() >= holdOffUntil) {
-        if (restart.get().busy) {
-          holdOffUntil = Date.now() + holdOffMs;
-          holdOffMs = Math.min(holdOffMs * 2, w.holdOffMaxMs);
-        } else {
-          restarted = true;
-          holdOffMs = w.holdOffMs;
-          firstCommit();
-        }
+    const now = Date.now();
+    const frames = passive.get().log;
+    let restarted = false, gaveUp = false;
+    // The WAL is long: start it over. PASSIVE copied what it held when it began; RESTART copies
+    // what was written since, with writers held off, and starts the WAL over.
+    if (frames >= w.restartAt && now >= holdOffUntil) {
+      if (restart.get().busy) {
+        gaveUp = true;
+        holdOffUntil = Date.now() + holdOffMs;
+        holdOffMs = Math.min(holdOffMs * 2, w.holdOffMaxMs);
+      } else {
+        restarted = true;
+        holdOffMs = w.holdOffMs;
+        firstCommit();
       }
     }
-    idle = frames === lastFrames ? idle + 1 : 0;
-    lastFrames = frames;
-    if (w.report) parentPort.postMessage({ frames, checkpointed, restarted });
-    if (idle < w.idleRounds) timer = setTimeout(round, w.roundMs);
-    else {
-      // Nothing written for a while: copy back what the WAL holds (the next writer starts it
-      // over), and end.
-      if (frames !== 0) passive.get();
+    if (w.report) parentPort.postMessage({ frames, restarted, gaveUp });
+    // The WAL grew by this many frames since the last round (it may have been started over).
+    const grown = frames < 0 ? 0 : frames >= lastFrames ? frames - lastFrames : frames;
+    if (grown > 0) grewAt = now;
+    const perMs = grown / Math.max(1, now - lastAt);
+    lastFrames = restarted ? 0 : Math.max(frames, 0);
+    lastAt = now;
+    if (now - grewAt >= w.idleMs) {
       stop();
+      return;
     }
+    const due = perMs > 0 ? (w.restartAt - lastFrames) / perMs : w.roundMs;
+    const wait = now < holdOffUntil ? Math.max(holdOffUntil - now, w.roundMinMs) : due;
+    timer = setTimeout(round, Math.min(w.roundMs, Math.max(w.roundMinMs, wait)));
   } catch (err) {
     fail(err);
   }
@@ -147,7 +144,8 @@ function round() {
 // The first commit into a started-over WAL writes its header and fsyncs it, even under
 // synchronous=NORMAL: this thread makes that commit (an unchanged user_version), so the fsync is
 // not on a writer's event loop. A writer that gets there first pays it, as it would without this
-// thread.
+// thread. Other connections see a commit: caches kept until the next commit are read afresh, once
+// per restart.
 function firstCommit() {
   try {
     begin.run();
@@ -159,7 +157,7 @@ function firstCommit() {
     setVersion(getVersion());
     commit.run();
   } catch (err) {
-    rollback.run();
+    if (db.inTransaction) rollback.run();
     throw err;
   }
 }
@@ -167,7 +165,6 @@ function stop() {
   if (stopped) return;
   stopped = true;
   clearTimeout(timer);
-  if (shm !== null) fs.closeSync(shm);
   if (db) db.close();
   parentPort.close();
 }
@@ -186,12 +183,7 @@ try {
   rollback = db.prepare('rollback');
   getVersion = () => db.pragma('user_version', { simple: true });
   setVersion = (v) => db.pragma('user_version = ' + Number(v));
-  try {
-    shm = fs.openSync(w.file + '-shm', 'r');
-  } catch {
-    shm = null; // every round asks PASSIVE
-  }
-  timer = setTimeout(round, w.roundMs);
+  round();
 } catch (err) {
   fail(err);
 }
@@ -216,7 +208,8 @@ export function createCheckpointer(file: string, options: CheckpointOptions = {}
         file,
         restartAt: options.restartAtFrames ?? RESTART_AT_FRAMES,
         roundMs: options.roundMs ?? ROUND_MS,
-        idleRounds: options.idleRounds ?? IDLE_ROUNDS,
+        roundMinMs: Math.min(ROUND_MIN_MS, options.roundMs ?? ROUND_MS),
+        idleMs: options.idleMs ?? IDLE_MS,
         restartWaitMs: RESTART_WAIT_MS,
         holdOffMs: HOLD_OFF_MS,
         holdOffMaxMs: HOLD_OFF_MAX_MS,
@@ -227,7 +220,7 @@ export function createCheckpointer(file: string, options: CheckpointOptions = {}
     worker = thread;
     exited = new Promise((resolve) => thread.once('exit', () => resolve()));
     const failure = (err: Error): void => {
-      // Not started again: SQLite's own checkpoints at the safety net keep the WAL bounded.
+      // Not started again: SQLite's own checkpoints take over (connect.ts).
       failed = true;
       options.onError?.(err);
     };

@@ -8,6 +8,7 @@ import { createWalSync, type WalSync } from './wal-sync.js';
 import {
   createCheckpointer,
   SAFETY_NET_PAGES,
+  SQLITE_CHECKPOINT_PAGES,
   type Checkpointer,
   type CheckpointOptions,
 } from './checkpoint.js';
@@ -405,7 +406,16 @@ export function openDatabase(file: string, options: OpenOptions = {}): OpenedDat
   let checkpointer: Checkpointer | null = null;
   if (options.checkpoints) {
     sqlite.pragma(`wal_autocheckpoint = ${String(SAFETY_NET_PAGES)}`);
-    const thread = createCheckpointer(file, options.checkpoints);
+    const { onError } = options.checkpoints;
+    const thread = createCheckpointer(file, {
+      ...options.checkpoints,
+      onError: (err) => {
+        // Back to SQLite's own checkpoints as often as they were: at the safety net each one
+        // would copy ten times as much inside a commit.
+        if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${String(SQLITE_CHECKPOINT_PAGES)}`);
+        onError?.(err);
+      },
+    });
     checkpointer = thread;
     // Every sync follows a commit that wrote: the checkpointer counts them.
     wal = {

@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, unlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
@@ -47,12 +49,16 @@ function rounds() {
   };
 }
 
+const require = createRequire(import.meta.url);
 const payload = 'x'.repeat(3_000); // about a page a row: each commit adds a few frames
 
-async function box(t: Test, options: { restartAtFrames: number; onRound: (r: CheckpointRound) => void }) {
+async function box(
+  t: Test,
+  options: { restartAtFrames: number; roundMs?: number; onRound: (r: CheckpointRound) => void },
+) {
   const file = path.join(t.testdir(), 'c.db');
   const { db, sqlite } = openDatabase(file, {
-    checkpoints: { roundMs: 2, startAfterCommits: 1, idleRounds: 1_000_000, ...options },
+    checkpoints: { roundMs: 2, startAfterCommits: 1, idleMs: 600_000, ...options },
   });
   t.teardown(() => db.destroy());
   await sql`create table r (id integer primary key, body text not null)`.execute(db);
@@ -76,22 +82,27 @@ t.test('the daemon connection leaves checkpoints to the thread; the CLI keeps SQ
   t.equal(cli.sqlite.pragma('wal_autocheckpoint', { simple: true }), 1000, 'SQLite’s default');
 });
 
-t.test('under a steady writer the WAL starts over, and nothing written is lost', async (t) => {
-  const r = rounds();
-  const { file, commit, written } = await box(t, { restartAtFrames: 40, onRound: r.onRound });
+/** Commits until a round restarts the WAL (at most `max` commits); whether one did. */
+async function commitUntilRestart(r: ReturnType<typeof rounds>, commit: () => Promise<void>, max = 5_000) {
   const state = { restarted: false };
   void r.until((round) => round.restarted).then(() => (state.restarted = true));
+  for (let i = 0; i < max && !state.restarted; i++) await commit();
+  return state.restarted;
+}
+
+t.test('under a steady writer the WAL starts over, and nothing written is lost', async (t) => {
+  const r = rounds();
+  const { file, commit, written } = await box(t, { restartAtFrames: 200, onRound: r.onRound });
   // The writer does not stop for the thread: it commits while the rounds run.
-  for (let i = 0; i < 5_000 && !state.restarted; i++) await commit();
-  t.ok(state.restarted, 'a round ended with RESTART');
+  t.ok(await commitUntilRestart(r, commit), 'a round ended with RESTART');
   t.ok(
-    r.seen.some((round) => round.frames >= 40),
+    r.seen.some((round) => round.frames >= 200),
     'the WAL grew past the restart point while the writer ran',
   );
-  // The next writer starts the WAL over: it holds only that commit's frames.
+  // The commits since hold the WAL's first frames (a few may have landed before the test heard).
   await commit();
   const frames = walFrames(file);
-  t.ok(frames >= 1 && frames < 20, `the WAL started over (${String(frames)} frames)`);
+  t.ok(frames >= 1 && frames < 100, `the WAL started over (${String(frames)} frames)`);
 
   const other = new Database(file, { readonly: true });
   t.teardown(() => other.close());
@@ -99,24 +110,15 @@ t.test('under a steady writer the WAL starts over, and nothing written is lost',
   t.equal(other.pragma('integrity_check', { simple: true }), 'ok');
 });
 
-t.test('a round reads the WAL’s length from the -shm file: what SQLite reports', async (t) => {
+t.test('rounds come as fast as the WAL grows, not at the longest wait', async (t) => {
+  // With a minute between rounds at most, only rounds timed by the WAL's growth can keep up.
   const r = rounds();
-  const { file, commit } = await box(t, { restartAtFrames: 1_000_000, onRound: r.onRound });
-  for (let i = 0; i < 30; i++) await commit();
-  // Two rounds after the last commit: the second read the WAL as it now stays.
-  const seen = r.seen.length;
-  await r.until(() => r.seen.length >= seen + 2);
-  const last = r.seen.at(-1);
-  t.ok(last && last.frames > 60, 'thirty commits of two rows');
-  t.equal(last?.frames, walFrames(file), 'the same length as wal_checkpoint reports');
-  t.notOk(
-    r.seen.some((round) => round.checkpointed),
-    'below the restart point no round checkpoints: each read the length without one',
-  );
+  const { commit } = await box(t, { restartAtFrames: 100, roundMs: 60_000, onRound: r.onRound });
+  t.ok(await commitUntilRestart(r, commit), 'a restart within seconds');
 });
 
 t.test('without restarts the WAL only grows: the same writer with the thread off', async (t) => {
-  // The control for the test above: SQLite's checkpoint at the safety net is far away, so
+  // The control for the tests above: SQLite's checkpoint at the safety net is far away, so
   // without the thread nothing starts the WAL over.
   const file = path.join(t.testdir(), 'c.db');
   const { db } = openDatabase(file, { checkpoints: { startAfterCommits: Number.MAX_SAFE_INTEGER } });
@@ -126,7 +128,7 @@ t.test('without restarts the WAL only grows: the same writer with the thread off
   t.ok(walFrames(file) > 200, 'every commit’s frames are still in the WAL');
 });
 
-t.test('a reader that holds the WAL: RESTART gives up at once and the writer goes on', async (t) => {
+t.test('a reader in the WAL: RESTART gives up, the writer goes on, and it restarts after', async (t) => {
   const r = rounds();
   const { file, db, commit } = await box(t, { restartAtFrames: 10, onRound: r.onRound });
   for (let i = 0; i < 5; i++) await commit();
@@ -135,18 +137,18 @@ t.test('a reader that holds the WAL: RESTART gives up at once and the writer goe
   t.teardown(() => reader.close());
   reader.prepare('begin').run();
   reader.prepare('select count(*) from r').get();
-  const seenBefore = r.seen.length;
-  // The writer keeps committing through the thread's rounds, RESTART included.
-  await r.until(() => r.seen.length >= seenBefore + 3);
+  const from = r.seen.length;
+  const gaveUp = r.until((round) => round.gaveUp);
   for (let i = 0; i < 20; i++) await commit();
-  await r.until(() => r.seen.length >= seenBefore + 6);
+  await gaveUp;
   t.notOk(
-    r.seen.slice(seenBefore).some((round) => round.restarted),
-    'no round claims a restart while the reader holds the WAL',
+    r.seen.slice(from).some((round) => round.restarted),
+    'no round restarts the WAL while the reader holds it',
   );
   reader.prepare('commit').run();
+  t.ok(await commitUntilRestart(r, commit), 'once the reader is gone, a later round restarts it');
   const count = await sql<{ c: number }>`select count(*) as c from r`.execute(db);
-  t.equal(count.rows[0]?.c, 50, 'every commit went through');
+  t.ok((count.rows[0]?.c ?? 0) >= 50, 'every commit went through');
 });
 
 t.test('the thread starts after enough commits, and ends when nothing is written', async (t) => {
@@ -156,12 +158,7 @@ t.test('the thread starts after enough commits, and ends when nothing is written
   t.teardown(() => sqlite.close());
   sqlite.exec('create table r (v integer)');
   const r = rounds();
-  const cp = createCheckpointer(file, {
-    startAfterCommits: 5,
-    roundMs: 2,
-    idleRounds: 3,
-    onRound: r.onRound,
-  });
+  const cp = createCheckpointer(file, { startAfterCommits: 5, roundMs: 2, idleMs: 30, onRound: r.onRound });
   const insert = sqlite.prepare('insert into r (v) values (1)');
   for (let i = 0; i < 4; i++) {
     insert.run();
@@ -172,16 +169,32 @@ t.test('the thread starts after enough commits, and ends when nothing is written
   cp.committed();
   t.equal(cp.running, true, 'started at the fifth');
   await r.until(() => true);
-  const ended = new Promise<void>((resolve) => {
+  await new Promise<void>((resolve) => {
     const check = () => (cp.running ? setImmediate(check) : resolve());
     check();
   });
-  await ended;
-  t.ok(r.seen.length >= 3, 'it ended after its idle rounds');
+  t.pass('it ended');
   insert.run();
   cp.committed();
   t.equal(cp.running, false, 'one commit does not start it again');
-  t.equal(walFrames(file), 1, 'it left every frame copied back: that commit started the WAL over');
+  t.equal(walFrames(file), 1, 'its rounds left every frame copied back: that commit started the WAL over');
+
+  // The process still holds SQLite's locks: closing any descriptor of the -shm file (as a thread
+  // reading it would) drops them all, and another process could then write beside this one.
+  sqlite.prepare('begin immediate').run();
+  const other = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      `const D = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+       const db = new D(${JSON.stringify(file)}, { timeout: 0 });
+       try { db.prepare('begin immediate').run(); console.log('got the write lock'); }
+       catch (err) { console.log(err.code); }`,
+    ],
+    { encoding: 'utf8' },
+  );
+  sqlite.prepare('rollback').run();
+  t.equal(other.stdout.trim(), 'SQLITE_BUSY', 'another process waits for our write lock');
   await cp.close();
 });
 
@@ -199,8 +212,26 @@ t.test('a thread that cannot run: the error is reported once, and it is not star
   t.match(errors[0]?.message, /^WAL checkpoint thread: unable to open database file/);
   cp.committed();
   cp.committed();
-  t.equal(cp.running, false, 'SQLite’s own checkpoints carry on: no new thread');
+  t.equal(cp.running, false, 'no new thread');
   await cp.close();
+});
+
+t.test('the daemon connection goes back to SQLite’s own checkpoints when the thread fails', async (t) => {
+  const file = path.join(t.testdir(), 'c.db');
+  const errors: Error[] = [];
+  const { db, sqlite } = openDatabase(file, {
+    checkpoints: { startAfterCommits: 3, onError: (err) => errors.push(err) },
+  });
+  t.teardown(() => db.destroy());
+  await sql`create table r (v integer)`.execute(db);
+  // The thread will not find the file: the connection works on, on the unlinked inode.
+  unlinkSync(file);
+  for (let i = 0; i < 3; i++) await sql`insert into r (v) values (1)`.execute(db);
+  await new Promise<void>((resolve) => {
+    const check = () => (errors.length > 0 ? resolve() : setImmediate(check));
+    check();
+  });
+  t.equal(sqlite.pragma('wal_autocheckpoint', { simple: true }), 1000, 'SQLite’s default again');
 });
 
 t.test('closing the database ends the thread first: SQLite then removes the WAL', async (t) => {
