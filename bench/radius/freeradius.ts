@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import path from 'node:path';
 
 /**
@@ -23,11 +24,18 @@ export interface FreeRadius {
 
 const MODULES = ['always', 'attr_filter', 'chap', 'expr', 'files', 'pap', 'preprocess'];
 
+/**
+ * `sqlAccounting`: accounting is stored as a FreeRADIUS + daloRADIUS-style setup stores it, by
+ * rlm_sql with its SQLite driver and the stock radacct schema and queries (Debian's
+ * mods-config/sql/main/sqlite), each record committed (and synced) before the
+ * Accounting-Response, the database in WAL mode. Otherwise `accounting { ok }`: nothing is stored.
+ */
 export function configure(
   dir: string,
   guests: readonly Guest[],
   secret: string,
   ports: { auth: number; acct: number },
+  options: { sqlAccounting?: boolean } = {},
 ) {
   const raddb = path.join(dir, 'raddb');
   mkdirSync(dir, { recursive: true });
@@ -40,6 +48,20 @@ export function configure(
        -e 's|^logdir = .*|logdir = ${dir}/log|' -e 's|^run_dir = .*|run_dir = ${dir}/run|' \
        -e 's|^max_requests = .*|max_requests = 262144|' -e 's|^proxy_requests  = yes|proxy_requests = no|' radiusd.conf`,
   ]);
+  if (options.sqlAccounting) {
+    // The stock schema, in WAL mode as a careful operator would set it (it persists in the file);
+    // rlm_sql_sqlite sets no pragmas, so each commit is synced (synchronous=FULL, SQLite's default).
+    const radacct = new Database(path.join(dir, 'radacct.db'));
+    radacct.pragma('journal_mode = WAL');
+    radacct.exec(readFileSync(path.join(raddb, 'mods-config/sql/main/sqlite/schema.sql'), 'utf8'));
+    radacct.close();
+    execFileSync('bash', [
+      '-c',
+      `set -e; cd '${raddb}'; ln -s ../mods-available/sql mods-enabled/sql
+       sed -i -e 's|^\\s*driver = .*|\\tdriver = "rlm_sql_sqlite"|' -e 's|^\\s*dialect = .*|\\tdialect = "sqlite"|' \
+         -e 's|^\\s*filename = .*|\\t\\tfilename = "${dir}/radacct.db"|' mods-available/sql`,
+    ]);
+  }
   mkdirSync(path.join(dir, 'log'), { recursive: true });
   mkdirSync(path.join(dir, 'run'), { recursive: true });
   writeFileSync(
@@ -75,9 +97,9 @@ authenticate {
 }
 preacct {
 \tpreprocess
-}
+${options.sqlAccounting ? '\tacct_unique\n' : ''}}
 accounting {
-\tok
+\t${options.sqlAccounting ? 'sql' : 'ok'}
 }
 post-auth {
 \tPost-Auth-Type REJECT {

@@ -855,6 +855,7 @@ async function main(): Promise<void> {
     } finally {
       freeradius.stop();
     }
+    const stored = process.env.FR_SQL === '0' ? null : await storingFreeRadius(base, dir);
     const a = reports.sqlite?.measured ?? undefined;
     const p = reports.postgres?.measured ?? undefined;
 
@@ -890,7 +891,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `RADIUS benchmark: ${String(GRANTS)} grants, ${String(REQUESTS)} requests per load, window/-p ${String(WINDOW)}, loopback\n` +
         `ours: hotspot-ctl on SQLite, and on PostgreSQL 15 (durable: fsync, synchronous_commit, full_page_writes on)\n` +
-        `baseline: ${version.trim()} (files backend, accounting { ok })\n` +
+        `baseline: ${version.trim()} (files backend, accounting { ok }; for accounting also with rlm_sql on SQLite: "FreeRADIUS + SQL")\n` +
         `box: ${String(cpus().length)} cores, load average (1 min) ${loadBefore} at the start, ${load1()} at the end\n\n`,
     );
     process.stdout.write(
@@ -911,6 +912,15 @@ async function main(): Promise<void> {
         `${label.padEnd(28)}${`${fmt(floor.rate)} req/s`.padStart(14)}${`${fmt(floor.cpuUs)} µs`.padStart(14)}   CPU/request; ${what}${ofTheirs}\n`,
       );
     }
+    if (stored) {
+      // The like-for-like baseline for accounting: FreeRADIUS committing each record, as ours does.
+      const { interim, cpuUs } = stored;
+      process.stdout.write(
+        `${'Interim, FreeRADIUS + SQL'.padEnd(28)}${`${fmt(interim.rate)} req/s`.padStart(14)}${`${fmt(cpuUs)} µs`.padStart(14)}   ` +
+          `p50 ${fmt(interim.p50_ms)} ms, p99 ${fmt(interim.p99_ms)} ms, lost ${String(interim.lost)}; ` +
+          `rlm_sql on SQLite (WAL, each commit synced), stock radacct queries; ours (SQLite) ${ratio(a?.interim.rate, interim.rate, false)}× its rate\n`,
+      );
+    }
     const lost = (m: Measured | undefined) =>
       m ? String(m.pap.lost + m.interim.lost + m.rcPap.lost + m.rcInterim.lost) : '—';
     process.stdout.write(
@@ -920,6 +930,27 @@ async function main(): Promise<void> {
     printVenues(reports.sqlite?.venues ?? undefined, reports.postgres?.venues ?? undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * FreeRADIUS storing accounting (freeradius.ts `sqlAccounting`: rlm_sql on SQLite with Debian's
+ * stock radacct schema and queries), under the same Interim-Update window load as ours. A first
+ * pass opens each session's radacct row (an interim-update of an unknown session inserts it);
+ * the second, measured, updates them, as ours does for open sessions. `FR_SQL=0` leaves it out.
+ */
+async function storingFreeRadius(base: StoreReport, dir: string) {
+  const ports = { auth: freePort(), acct: freePort() };
+  const raddb = configure(path.join(dir, 'fr-sql'), base.guests, SECRET, ports, { sqlAccounting: true });
+  const server = start(raddb, ports);
+  try {
+    await runLoad(base.files.auth, ports.auth, 'FreeRADIUS + SQL, PAP warm-up'); // and proof that it answers
+    await runLoad(base.files.acct, ports.acct, 'FreeRADIUS + SQL, Interim-Update first pass');
+    const c0 = cpuSeconds(server.pid);
+    const interim = await runLoad(base.files.acct, ports.acct, 'FreeRADIUS + SQL, Interim-Update window');
+    return { interim, cpuUs: ((cpuSeconds(server.pid) - c0) / REQUESTS) * 1e6 };
+  } finally {
+    server.stop();
   }
 }
 

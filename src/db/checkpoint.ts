@@ -58,7 +58,7 @@ const IDLE_MS = 10_000;
 /** How long RESTART waits for the write lock and for readers to leave the WAL. */
 const RESTART_WAIT_MS = 20;
 /** How long RESTART is left alone after it gave up; doubled each time it gives up again, to `HOLD_OFF_MAX_MS`. */
-const HOLD_OFF_MS = 250;
+const HOLD_OFF_MS = 25;
 const HOLD_OFF_MAX_MS = 4_000;
 const START_AFTER_COMMITS = 100;
 
