@@ -16,28 +16,27 @@ import { Worker } from 'node:worker_threads';
  *   length. Under a steady writer that is not enough: SQLite starts the WAL over only when a
  *   writer begins while every frame is already in the database file, and the writer always adds
  *   frames while the copy runs, so the WAL would grow for as long as the load lasts.
- * - So once it holds `restartAt` frames, RESTART follows: it takes the write lock, copies the few frames written while PASSIVE ran,
- *   waits for readers to leave the WAL and starts it over (the next commit writes at its
- *   beginning). Writers meanwhile do not block their event loop: BEGIN IMMEDIATE fails at once
- *   and they wait with timers (connect.ts `beginTransaction`), or go through the queue instead of
- *   the idle path (connect.ts `idleWriteTransaction`). It waits at most `RESTART_WAIT_MS`. A long
- *   read (a report) makes it give up, and RESTART is then left alone for a while, longer each
- *   time it gives up again: no checkpoint can start the WAL over under a reader, SQLite's own
- *   neither.
- *
+ * - So once it holds `restartAt` frames, RESTART follows: it takes the write lock, copies the few
+ *   frames written while PASSIVE ran, waits for readers to leave the WAL and starts it over (the
+ *   next commit writes at its beginning). Writers meanwhile do not block their event loop: BEGIN
+ *   IMMEDIATE fails at once and they wait with timers (connect.ts `beginTransaction`), or go
+ *   through the queue instead of the idle path (connect.ts `idleWriteTransaction`). It waits at
+ *   most `RESTART_WAIT_MS`. A long read (a report) makes it give up, and RESTART is then left
+ *   alone for a while, longer each time it gives up again: no checkpoint can start the WAL over
+ *   under a reader, SQLite's own neither.
  * - The next round comes when the WAL should reach `restartAt` at the rate it grew since the last
  *   one: about once per `restartAt` frames, as often as SQLite's own checkpoint (a round per
  *   commit would copy the same hot pages over and over), at least every `ROUND_MIN_MS` and at
- *   most every `ROUND_MS`.
- *
+ *   most every `ROUND_MS`. Intervals are read from the monotonic clock: they schedule work, they
+ *   are not the time of anything recorded.
+
  * The thread never opens the -shm or -wal files itself: closing a file descriptor drops every
  * POSIX lock the process holds on that file, SQLite's included (sqlite.org/howtocorrupt.html).
  *
  * The thread starts once the process committed `START_AFTER_COMMITS` writes (a test box or an
  * idle daemon never pays for one: idle RSS, bench/footprint.ts), and ends after `IDLE_MS`
- * without a new frame. Each process with a daemon connection has
- * its own (a RADIUS worker's too); SQLite lets one checkpoint run at a time, and another finds it
- * busy and tries next round.
+ * without a new frame. Each process with a daemon connection has its own (a RADIUS worker's too);
+ * SQLite lets one checkpoint run at a time, and another finds it busy and tries next round.
  */
 
 /** The daemon connection's `wal_autocheckpoint`: SQLite's own checkpoint, only when the thread does not keep up. */
@@ -98,7 +97,7 @@ export interface Checkpointer {
 const THREAD_SOURCE = `
 const { parentPort, workerData: w } = require('node:worker_threads');
 let db = null, passive, restart, begin, commit, rollback, getVersion, setVersion, timer = null;
-let stopped = false, lastFrames = 0, lastAt = Date.now(), grewAt = Date.now();
+let stopped = false, lastFrames = 0, lastAt = performance.now(), grewAt = performance.now();
 let holdOffUntil = 0, holdOffMs = w.holdOffMs;
 // SQLite's errors do not cross to the parent intact (a plain object arrives): their message does.
 function fail(err) {
@@ -107,7 +106,7 @@ function fail(err) {
 }
 function round() {
   try {
-    const now = Date.now();
+    const now = performance.now();
     const frames = passive.get().log;
     let restarted = false, gaveUp = false;
     // The WAL is long: start it over. PASSIVE copied what it held when it began; RESTART copies
@@ -115,7 +114,7 @@ function round() {
     if (frames >= w.restartAt && now >= holdOffUntil) {
       if (restart.get().busy) {
         gaveUp = true;
-        holdOffUntil = Date.now() + holdOffMs;
+        holdOffUntil = performance.now() + holdOffMs;
         holdOffMs = Math.min(holdOffMs * 2, w.holdOffMaxMs);
       } else {
         restarted = true;

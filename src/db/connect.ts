@@ -390,6 +390,26 @@ export interface OpenOptions {
 }
 
 /**
+ * A daemon connection's checkpoints on a thread (checkpoint.ts): SQLite's own only at the safety
+ * net while the thread works, and as often as they were by default once it has failed (at the
+ * safety net each one would copy ten times as much inside a commit).
+ */
+function daemonCheckpoints(
+  sqlite: Database.Database,
+  file: string,
+  options: CheckpointOptions,
+): Checkpointer {
+  sqlite.pragma(`wal_autocheckpoint = ${String(SAFETY_NET_PAGES)}`);
+  return createCheckpointer(file, {
+    ...options,
+    onError: (err) => {
+      if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${String(SQLITE_CHECKPOINT_PAGES)}`);
+      options.onError?.(err);
+    },
+  });
+}
+
+/**
  * Opens the SQLite database with the pragmas the daemon relies on. WAL with synchronous=NORMAL:
  * SQLite does not fsync at commit, the driver does it off the event loop before it lets a writer
  * go on (see wal-sync.ts), so an acknowledged commit survives power loss as under FULL.
@@ -402,30 +422,17 @@ export function openDatabase(file: string, options: OpenOptions = {}): OpenedDat
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${String(BUSY_TIMEOUT_MS)}`);
   const synced = options.wal ?? createWalSync(file);
-  let wal = synced;
-  let checkpointer: Checkpointer | null = null;
-  if (options.checkpoints) {
-    sqlite.pragma(`wal_autocheckpoint = ${String(SAFETY_NET_PAGES)}`);
-    const { onError } = options.checkpoints;
-    const thread = createCheckpointer(file, {
-      ...options.checkpoints,
-      onError: (err) => {
-        // Back to SQLite's own checkpoints as often as they were: at the safety net each one
-        // would copy ten times as much inside a commit.
-        if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${String(SQLITE_CHECKPOINT_PAGES)}`);
-        onError?.(err);
-      },
-    });
-    checkpointer = thread;
-    // Every sync follows a commit that wrote: the checkpointer counts them.
-    wal = {
-      sync: () => {
-        thread.committed();
-        return synced.sync();
-      },
-      close: () => synced.close(),
-    };
-  }
+  const checkpointer = options.checkpoints ? daemonCheckpoints(sqlite, file, options.checkpoints) : null;
+  // Every sync follows a commit that wrote: the checkpointer counts them.
+  const wal: WalSync = checkpointer
+    ? {
+        sync: () => {
+          checkpointer.committed();
+          return synced.sync();
+        },
+        close: () => synced.close(),
+      }
+    : synced;
   const cached = withStatementCache(sqlite);
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(cached, wal, checkpointer) });
   opened.set(db, cached);

@@ -200,6 +200,33 @@ t.test('the thread starts after enough commits, and ends when nothing is written
   await cp.close();
 });
 
+t.test('after a restart the thread makes the first commit into the new WAL, changing nothing', async (t) => {
+  // That commit writes the WAL's header and fsyncs it: on the thread, not on a writer's loop.
+  const file = path.join(t.testdir(), 'c.db');
+  const sqlite = new Database(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('wal_autocheckpoint = 0');
+  sqlite.pragma('user_version = 7');
+  t.teardown(() => sqlite.close());
+  sqlite.exec('create table r (body text)');
+  const insert = sqlite.prepare('insert into r (body) values (?)');
+  for (let i = 0; i < 20; i++) insert.run(payload);
+  const r = rounds();
+  const cp = createCheckpointer(file, {
+    startAfterCommits: 1,
+    restartAtFrames: 10,
+    roundMs: 2,
+    onRound: r.onRound,
+  });
+  t.teardown(() => cp.close());
+  const restarted = r.until((round) => round.restarted);
+  cp.committed(); // nothing writes from here on: only the thread can
+  await restarted;
+  t.equal(walFrames(file), 1, 'the WAL holds one frame, the thread’s commit');
+  t.equal(sqlite.pragma('user_version', { simple: true }), 7, 'user_version as it was');
+  t.equal((sqlite.prepare('select count(*) as c from r').get() as { c: number }).c, 20);
+});
+
 t.test('a thread that cannot run: the error is reported once, and it is not started again', async (t) => {
   const errors: Error[] = [];
   const missing = path.join(t.testdir(), 'gone.db');
