@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import path from 'node:path';
 
@@ -142,4 +142,33 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   return ticks / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+}
+
+/** Where `configure(dir, …)`'s FreeRADIUS writes its log. */
+export const logFile = (dir: string): string => path.join(dir, 'log', 'radius.log');
+
+/** How far the log has grown: give it to `loggedErrors` to read only what came after. */
+export const logSize = (file: string): number => (existsSync(file) ? statSync(file).size : 0);
+
+/**
+ * The error lines FreeRADIUS wrote past `from`, and the commonest of them with its numbers
+ * blanked (request numbers, ids, times): its own account of the requests it did not answer.
+ */
+export function loggedErrors(file: string, from: number): { count: number; commonest: string | null } {
+  if (!existsSync(file)) return { count: 0, commonest: null };
+  const lines = readFileSync(file).subarray(from).toString('utf8').split('\n');
+  const seen = new Map<string, number>();
+  let count = 0;
+  for (const line of lines) {
+    if (!/\bError\b|\bERROR\b/.test(line)) continue;
+    count++;
+    // "Tue Nov 28 10:50:01 2026 : Error: (1234) sql: ERROR: …": the message, without the numbers.
+    const message = line
+      .replace(/^\w{3} \w{3} +\d+ [\d:]+ \d{4} : /, '')
+      .replace(/\d+/g, 'N')
+      .trim();
+    seen.set(message, (seen.get(message) ?? 0) + 1);
+  }
+  const [commonest] = [...seen].sort((a, b) => b[1] - a[1]);
+  return { count, commonest: commonest ? `${commonest[0]} (${String(commonest[1])}×)` : null };
 }

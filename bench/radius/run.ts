@@ -13,7 +13,7 @@ import { createLogger } from '../../src/lib/log.js';
 import { CODE, encodeRequest } from '../../src/radius/codec.js';
 import { createPlan, issue, registerDevice } from '../../src/wifi/index.js';
 import { freeUdpPortSync, startPgCluster, type PgCluster } from '../lib.js';
-import { configure, cpuSeconds, start, type Guest } from './freeradius.js';
+import { configure, cpuSeconds, logFile, loggedErrors, logSize, start, type Guest } from './freeradius.js';
 import type { PhaseResult } from './venues.js';
 
 /**
@@ -772,11 +772,14 @@ async function storeRun(kind: StoreKind, dir: string, workers: string): Promise<
       ] as const) {
         if (profile && name === profiled) await session.post('Profiler.start');
         const c0 = cpu();
+        const own0 = usage();
         const d0 = dbCpu?.() ?? 0;
         const result = await runLoad(file, port, `${label}, ${name}`);
         const perRequest = (a: number, b: number) => Math.round(((b - a) / result.received) * 1e6);
         const cpus = {
           server_cpu_us_per_request: perRequest(c0, cpu()),
+          // With workers: the daemon's part of it (the rest is the workers').
+          ...(processes > 1 && { daemon_cpu_us_per_request: perRequest(own0, usage()) }),
           ...(dbCpu && { postgres_cpu_us_per_request: perRequest(d0, dbCpu()) }),
         };
         process.stdout.write(`${label} ${name}: ${JSON.stringify({ ...result, ...cpus })}\n`);
@@ -914,10 +917,13 @@ async function main(): Promise<void> {
     }
     if (stored) {
       // The like-for-like baseline for accounting: FreeRADIUS committing each record, as ours does.
-      const { interim, cpuUs } = stored;
+      const { interim, cpuUs, errors } = stored;
       process.stdout.write(
         `${'Interim, FreeRADIUS + SQL'.padEnd(28)}${`${fmt(interim.rate)} req/s`.padStart(14)}${`${fmt(cpuUs)} µs`.padStart(14)}   ` +
           `p50 ${fmt(interim.p50_ms)} ms, p99 ${fmt(interim.p99_ms)} ms, lost ${String(interim.lost)}; ` +
+          (errors.count > 0
+            ? `its log has ${String(errors.count)} errors, the commonest: ${errors.commonest ?? ''}; `
+            : '') +
           `rlm_sql on SQLite (WAL, each commit synced), stock radacct queries; ours (SQLite) ${ratio(a?.interim.rate, interim.rate, false)}× its rate\n`,
       );
     }
@@ -946,9 +952,12 @@ async function storingFreeRadius(base: StoreReport, dir: string) {
   try {
     await runLoad(base.files.auth, ports.auth, 'FreeRADIUS + SQL, PAP warm-up'); // and proof that it answers
     await runLoad(base.files.acct, ports.acct, 'FreeRADIUS + SQL, Interim-Update first pass');
+    const log = logFile(path.join(dir, 'fr-sql'));
+    const logged = logSize(log);
     const c0 = cpuSeconds(server.pid);
     const interim = await runLoad(base.files.acct, ports.acct, 'FreeRADIUS + SQL, Interim-Update window');
-    return { interim, cpuUs: ((cpuSeconds(server.pid) - c0) / REQUESTS) * 1e6 };
+    const cpuUs = ((cpuSeconds(server.pid) - c0) / REQUESTS) * 1e6;
+    return { interim, cpuUs, errors: loggedErrors(log, logged) };
   } finally {
     server.stop();
   }
