@@ -1,6 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { sql } from 'kysely';
@@ -73,7 +74,10 @@ export function freePort(): Promise<number> {
 export type TestAppOptions = {
   env?: Record<string, string>;
   clock?: ManualClock;
-  /** t.testdir() empties the test's folder each time it is called: pass dataDir to share one. */
+  /**
+   * The box's data directory; by default one of its own, removed after the box closes (not
+   * t.testdir(): tap empties that folder each time it is called, under a box still running).
+   */
   dataDir?: string;
   /** PUBLIC_BASE_URL = the listener's own URL (for OAuth relying parties and passkeys). */
   selfIssuer?: boolean;
@@ -81,14 +85,22 @@ export type TestAppOptions = {
   radius?: boolean;
 } & Omit<BuildOptions, 'clock' | 'log'>;
 
+/** A private temporary directory removed when the test ends (tap's t.testdir() is one a test shares). */
+export function scratchDir(t: Test): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'hotspot-ctl-test-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** The real app on a temp data dir with a manual clock, listening on a free loopback port. */
 export async function startTestApp(t: Test, options: TestAppOptions = {}): Promise<TestApp> {
-  // Registered before t.testdir(): tap removes a testdir after the teardowns registered before
-  // it but before those registered after it, and the app must be closed (its background mail
-  // written, its database shut) before its data directory goes.
+  // Teardowns run in the order they were registered, and the app must be closed (its background
+  // mail written, its database shut) before its data directory goes.
   let started: App | null = null;
   t.teardown(() => started?.close({ graceMs: 1000 }));
-  const dataDir = options.dataDir ?? t.testdir();
+  // A directory of its own: two boxes of one test get one each, and a test's own t.testdir()
+  // (emptied each time it is called) leaves it alone.
+  const dataDir = options.dataDir ?? scratchDir(t);
   const port = options.selfIssuer ? await freePort() : 0;
   const selfEnv = options.selfIssuer
     ? { HTTP_PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${String(port)}` }

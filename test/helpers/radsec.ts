@@ -1,27 +1,20 @@
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import tls from 'node:tls';
 import type { Test } from 'tap';
 import { ensureRadsecCa, issueClientCertificate, type RadsecFiles } from '../../src/radius/radsec-certs.js';
-import { freePort } from './app.js';
+import { freePort, scratchDir } from './app.js';
 import { startRadiusApp, type RadiusTestApp } from './radius.js';
 import type { DeviceRequest } from '../../src/wifi/index.js';
 
 /**
  * RadSec tests: throwaway certificates made with `openssl` in a temporary directory of the test's
- * own (through the same code `devices radsec-cert` runs; t.testdir() is the app's data directory),
- * and the app with its RadSec listener on a free loopback port (RADSEC_CERT_FILE, …_KEY_FILE,
- * …_CA_FILE name that directory's files).
+ * own (through the same code `devices radsec-cert` runs), and the app with its RadSec listener on
+ * a free loopback port (RADSEC_CERT_FILE, …_KEY_FILE, …_CA_FILE name that directory's files).
  */
 
-/** A private temporary directory removed when the test ends. */
-export function scratchDir(t: Test): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'hotspot-ctl-test-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+export { scratchDir } from './app.js';
 
 export interface ClientCert {
   cert: Buffer;
