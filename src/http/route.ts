@@ -31,7 +31,11 @@ export type RouteResult =
 
 /** How a route reads its body; the parse step is the route's strict schema. */
 export type BodySpec<B> =
-  | { kind: 'json'; parse: (raw: unknown) => B }
+  /**
+   * `optional`: a request with no body at all is read as `{}` (a POST whose path names all it
+   * needs, its JSON fields optional); any body sent is JSON and parsed as usual.
+   */
+  | { kind: 'json'; parse: (raw: unknown) => B; optional?: boolean }
   | { kind: 'form'; parse: (form: URLSearchParams) => B }
   | { kind: 'raw'; parse: (raw: Buffer) => B };
 
@@ -143,7 +147,7 @@ async function readBody<B>(req: HttpRequest, spec: BodySpec<B>): Promise<B> {
   const raw = await readRawBody(req);
   switch (spec.kind) {
     case 'json':
-      return spec.parse(parseJsonBody(req, raw));
+      return spec.parse(spec.optional && raw.length === 0 ? {} : parseJsonBody(req, raw));
     case 'form':
       return spec.parse(parseFormBody(req, raw));
     case 'raw':

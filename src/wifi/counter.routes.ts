@@ -124,6 +124,8 @@ export function counterRoutes(deps: WifiDeps): Route[] {
       path: '/api/v1/admin/invoices/:id/recheck',
       api: 'wifi',
       auth: operator,
+      // Nothing to send: no body, or an empty object.
+      body: { kind: 'json', optional: true, parse: (raw) => strictObject(raw, [], wifiErrors.invalidBody) },
       handler: async ({ principal, params }) => {
         const result = await recheckInvoice(deps, id(params), staffOf(principal));
         return {

@@ -168,7 +168,8 @@ async function grantInScope(db: Db, grantId: string, scope: SiteScope) {
 
 const MAX_EXTEND_SECONDS = 365 * 86400;
 
-function optionalReason(reason: unknown): string | null {
+/** A staff action's reason when one may be given: a non-blank string of at most 500 characters. */
+export function optionalReason(reason: unknown): string | null {
   if (reason === undefined || reason === null) return null;
   if (typeof reason !== 'string' || reason.trim() === '' || reason.length > 500)
     throw counterErrors.reasonOptionalInvalid();

@@ -85,13 +85,18 @@ export function voucherRoutes(deps: WifiDeps): Route[] {
       },
     }),
     defineRoute({
-      // A batch (its unused codes) or one code, by id.
+      // A batch (its unused codes) or one code, by id; `reason` (optional) goes to the audit trail.
       method: 'POST',
       path: '/api/v1/admin/vouchers/:id/revoke',
       api: 'wifi',
       auth: admin,
-      handler: async ({ principal, params }) => {
-        const r = await revokeVouchers(deps, id(params), staffActor(principal), principal.sites);
+      body: {
+        kind: 'json',
+        optional: true,
+        parse: (raw) => strictObject(raw, ['reason'], wifiErrors.invalidBody),
+      },
+      handler: async ({ principal, params, body }) => {
+        const r = await revokeVouchers(deps, id(params), body, staffActor(principal), principal.sites);
         return { data: { batch_id: r.batchId, voucher_id: r.voucherId, revoked: r.revoked } };
       },
     }),

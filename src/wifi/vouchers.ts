@@ -3,6 +3,7 @@ import { randomString, sha256Hex, randomToken, uuid } from '../lib/crypto.js';
 import { startOfDay } from '../lib/time.js';
 import { recordAudit, type WifiActor } from './audit.js';
 import { newInvoiceSuffix } from './codes.js';
+import { optionalReason } from './counter.js';
 import { isUniqueViolation } from './db-errors.js';
 import type { WifiDeps } from './deps.js';
 import { voucherCodesRefused, wifiErrors } from './errors.js';
@@ -216,10 +217,12 @@ export async function getBatch(
 export async function revokeVouchers(
   deps: Pick<WifiDeps, 'db' | 'clock'>,
   id: string,
+  request: { reason?: unknown },
   actor: WifiActor,
   scope: SiteScope = null,
 ): Promise<{ batchId: string; voucherId: string | null; revoked: number }> {
   const key = id.toLowerCase();
+  const reason = optionalReason(request.reason);
   return deps.db.transaction().execute(async (tx) => {
     const now = deps.clock.now().toISOString();
     const voucher = await findVoucher(tx, key);
@@ -228,16 +231,21 @@ export async function revokeVouchers(
     const target = voucher ? { id: voucher.id } : { batchId: batch.id };
     const revoked = await markRevoked(tx, target, now);
     if (!voucher) await markBatchRevoked(tx, batch.id, now);
-    await recordAudit(tx, deps.clock, {
-      actor,
-      action: voucher ? 'voucher.revoke' : 'voucher_batch.revoke',
-      target: voucher ? { type: 'voucher', id: voucher.id } : { type: 'voucher_batch', id: batch.id },
-      siteId: batch.site_id,
-      before: voucher ? { status: voucher.status } : presentBatchRow(batch),
-      after: voucher
-        ? { status: revoked > 0 ? 'revoked' : voucher.status }
-        : { ...presentBatchRow(batch), revoked_at: batch.revoked_at ?? now, codes_revoked: revoked },
-    });
+    // A revoke that changed nothing (a code already redeemed or revoked, a batch revoked before
+    // with no unused code since) leaves the trail alone.
+    const changed = revoked > 0 || (!voucher && batch.revoked_at === null);
+    if (changed)
+      await recordAudit(tx, deps.clock, {
+        actor,
+        action: voucher ? 'voucher.revoke' : 'voucher_batch.revoke',
+        target: voucher ? { type: 'voucher', id: voucher.id } : { type: 'voucher_batch', id: batch.id },
+        siteId: batch.site_id,
+        reason,
+        before: voucher ? { status: voucher.status } : presentBatchRow(batch),
+        after: voucher
+          ? { status: 'revoked' }
+          : { ...presentBatchRow(batch), revoked_at: batch.revoked_at ?? now, codes_revoked: revoked },
+      });
     return { batchId: batch.id, voucherId: voucher?.id ?? null, revoked };
   });
 }

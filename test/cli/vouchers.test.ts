@@ -153,8 +153,19 @@ t.test(
     t.match(atCreation.stdout, /^<!doctype html>/, '--print without --output: the sheet on stdout');
     t.match(atCreation.stdout, /size: 58mm \d+mm/);
 
-    const revoked = await runCli(['vouchers', 'revoke', batch.codes[0]?.id ?? '', '--json'], env);
+    const revoked = await runCli(
+      ['vouchers', 'revoke', batch.codes[0]?.id ?? '', '--reason', 'torn card', '--json'],
+      env,
+    );
     t.same(json(revoked.stdout), { batch_id: batch.id, voucher_id: batch.codes[0]?.id, revoked: 1 });
+    const trail = json<{ data: { action: string; reason: string | null }[] }>(
+      (await runCli(['audit', 'list', '--json'], env)).stdout,
+    ).data;
+    t.match(
+      trail.filter((e) => e.action === 'voucher.revoke'),
+      [{ reason: 'torn card' }],
+      'the reason is in the audit trail',
+    );
     const all = await runCli(['vouchers', 'revoke', batch.id], env);
     t.equal(all.stdout, '2 codes revoked\n');
     const csv = await runCli(['vouchers', 'export', batch.id], env);

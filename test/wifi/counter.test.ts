@@ -269,7 +269,12 @@ t.test('re-check a pending invoice with the provider, and mark one paid by hand'
   const invoice = await pending(app, plan.id);
 
   t.equal((await viewer.post(`/api/v1/admin/invoices/${invoice.invoice_id}/recheck`)).status, 403);
-  const still = await operator.post(`/api/v1/admin/invoices/${invoice.invoice_id}/recheck`);
+  t.match(await operator.post(`/api/v1/admin/invoices/${invoice.invoice_id}/recheck`, { x: 1 }), {
+    status: 400,
+    body: { message: 'invalid request body' },
+  });
+  // An empty object is no body at all (the calls below send none).
+  const still = await operator.post(`/api/v1/admin/invoices/${invoice.invoice_id}/recheck`, {});
   t.match(still, {
     status: 200,
     body: { data: { provider_status: 'pending', outcome: null, invoice: { status: 'pending' } } },

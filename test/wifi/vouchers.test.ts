@@ -180,6 +180,54 @@ t.test('two redemptions of one code at once: one grant', async (t) => {
   t.equal((await app.app.deps.db.selectFrom('invoices').selectAll().execute()).length, 1);
 });
 
+t.test(
+  'a revoke takes an optional reason for the audit trail, refuses any other body, and one that changes nothing is not audited',
+  async (t) => {
+    const app = await startTestApp(t);
+    const { admin, batch } = await aBatch(app, { count: 3 });
+    const code = batch.codes[0]?.id ?? '';
+    // In action order: the test's clock stands still, so created_at does not order them.
+    const audit = async () =>
+      (
+        await app.app.deps.db
+          .selectFrom('wifi_audit')
+          .select(['action', 'target_id', 'reason'])
+          .where('action', 'like', '%revoke')
+          .execute()
+      ).sort((a, b) => (a.action < b.action ? -1 : 1));
+    for (const [body, status] of [
+      [{ bogus: 1 }, 400],
+      [[], 400],
+      ['"lost"', 400],
+      [{ reason: 123 }, 422],
+      [{ reason: '  ' }, 422],
+      [{ reason: 'x'.repeat(501) }, 422],
+    ] as const) {
+      const res = await admin.post(`/api/v1/admin/vouchers/${code}/revoke`, body);
+      t.equal(res.status, status, `${JSON.stringify(body).slice(0, 30)}: ${String(status)}`);
+    }
+    t.same(await audit(), [], 'refused bodies change nothing');
+    t.same((await redeem(app, { code: batch.codes[0]?.code })).status, 200, 'the code still works');
+
+    const lost = await admin.post(`/api/v1/admin/vouchers/${batch.codes[1]?.id ?? ''}/revoke`, {
+      reason: ' card lost by the reseller ',
+    });
+    t.same(lost.body, { data: { batch_id: batch.id, voucher_id: batch.codes[1]?.id, revoked: 1 } });
+    // Again, and a redeemed code: nothing changes, nothing is audited.
+    t.same((await admin.post(`/api/v1/admin/vouchers/${batch.codes[1]?.id ?? ''}/revoke`, {})).body, {
+      data: { batch_id: batch.id, voucher_id: batch.codes[1]?.id, revoked: 0 },
+    });
+    t.equal((await admin.post(`/api/v1/admin/vouchers/${code}/revoke`)).body.data.revoked, 0);
+    // The batch: its one unused code, then nothing left to revoke.
+    t.equal((await admin.post(`/api/v1/admin/vouchers/${batch.id}/revoke`)).body.data.revoked, 1);
+    t.equal((await admin.post(`/api/v1/admin/vouchers/${batch.id}/revoke`)).body.data.revoked, 0);
+    t.same(await audit(), [
+      { action: 'voucher.revoke', target_id: batch.codes[1]?.id, reason: 'card lost by the reseller' },
+      { action: 'voucher_batch.revoke', target_id: batch.id, reason: null },
+    ]);
+  },
+);
+
 t.test('revoked and expired codes are refused; a revoked batch keeps its redeemed grants', async (t) => {
   const app = await startTestApp(t);
   const { admin, batch, plan } = await aBatch(app, { count: 3 });

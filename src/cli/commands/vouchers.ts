@@ -243,9 +243,12 @@ export function registerVouchers(program: Command): void {
       'Revoke a batch (every unused code in it) or one code, by id; redeemed codes keep their access',
     )
     .argument('<id>', 'batch id or voucher id')
-    .action(async (id: string, _flags: unknown, cmd: Command) => {
+    .option('--reason <text>', 'why, for the audit trail')
+    .action(async (id: string, flags: { reason?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const r = await withApp(ctx, (app) => revokeVouchers(app.deps, id, cliActor()));
+      const r = await withApp(ctx, (app) =>
+        revokeVouchers(app.deps, id, { reason: flags.reason }, cliActor()),
+      );
       const doc = { batch_id: r.batchId, voucher_id: r.voucherId, revoked: r.revoked };
       ctx.out.result(doc, () => `${String(r.revoked)} code${r.revoked === 1 ? '' : 's'} revoked\n`);
     });
