@@ -25,6 +25,16 @@ import { BATCH_FIELDS, normaliseCode, PRINT_FIELDS } from './vouchers.schema.js'
 
 const NO_STORE = { 'Cache-Control': 'no-store' } as const;
 
+/**
+ * `{code}`, a string: anything else is a bad request (400, not counted against the client's
+ * budget of wrong guesses); a string that is no code of ours is a wrong guess (404).
+ */
+function redeemBody(raw: unknown): { code: string } {
+  const { code } = strictObject(raw, ['code'], wifiErrors.invalidBody);
+  if (typeof code !== 'string') throw wifiErrors.invalidBody();
+  return { code };
+}
+
 /** Vouchers (DESIGN.md §4.8): the guest's redemption, and the staff's batches. */
 export function voucherRoutes(deps: WifiDeps): Route[] {
   const viewer = requireStaff(deps, 'viewer');
@@ -37,7 +47,7 @@ export function voucherRoutes(deps: WifiDeps): Route[] {
       api: 'wifi',
       // Wrong codes draw on the same per-client budget as wrong logins (docs/decisions/0027).
       failureLimiter: 'access-login',
-      body: { kind: 'json', parse: (raw) => strictObject(raw, ['code'], wifiErrors.invalidBody) },
+      body: { kind: 'json', parse: redeemBody },
       handler: async ({ req, body }) => {
         // The portal sends the language the guest chose (as purchases do): their reminders use it.
         const language = guestLanguage(req.headers['accept-language']);

@@ -45,16 +45,15 @@ export interface BatchValues {
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function parseBatch(request: BatchRequest): BatchValues {
-  const {
-    plan_id: planId,
-    count,
-    prefix = '',
-    length = DEFAULT_CODE_LENGTH,
-    valid_until: validUntil = null,
-  } = request;
+  // Null is "not given", as for valid_until.
+  const { plan_id: planId, count, valid_until: validUntil = null } = request;
+  const typed = request.prefix ?? '';
+  const length = request.length ?? DEFAULT_CODE_LENGTH;
   if (typeof planId !== 'string' || planId === '') throw wifiErrors.voucherPlanInvalid();
   if (!isWholeNumber(count) || count < 1 || count > MAX_BATCH) throw wifiErrors.voucherCountInvalid();
-  if (typeof prefix !== 'string' || prefix.length > MAX_PREFIX || (prefix !== '' && !CODE_CHARS.test(prefix)))
+  // Codes are read without regard to case, so the prefix is too (`bar` is printed `BAR`).
+  const prefix = typeof typed === 'string' ? typed.toUpperCase() : null;
+  if (prefix === null || prefix.length > MAX_PREFIX || (prefix !== '' && !CODE_CHARS.test(prefix)))
     throw wifiErrors.voucherPrefixInvalid();
   if (!isWholeNumber(length) || length < MIN_CODE_LENGTH || length > MAX_CODE_LENGTH)
     throw wifiErrors.voucherLengthInvalid();

@@ -92,6 +92,23 @@ t.test('a batch: codes from the unambiguous alphabet, shown once, stored only as
     (await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 1, length: 7 })).status,
     422,
   );
+  for (const prefix of [7, 'abcdefghj', 'o']) {
+    const res = await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 1, prefix });
+    t.match(res, { status: 422, body: { message: /^prefix must be 1-8 characters/ } }, String(prefix));
+  }
+  // Codes are read without regard to case, and so is the prefix; null is "not given".
+  const lower = await admin.post('/api/v1/admin/vouchers', { plan_id: plan.id, count: 1, prefix: 'bar' });
+  t.match(lower, { status: 201, body: { data: { prefix: 'BAR', codes: [{ code: /^BAR-/ }] } } });
+  const nulls = await admin.post('/api/v1/admin/vouchers', {
+    plan_id: plan.id,
+    count: 1,
+    prefix: null,
+    length: null,
+  });
+  t.match(nulls, {
+    status: 201,
+    body: { data: { prefix: '', codes: [{ code: /^[A-Z2-9]{5}-[A-Z2-9]{5}$/ }] } },
+  });
   t.same((await admin.post('/api/v1/admin/vouchers', { plan_id: 'nope', count: 1 })).body, {
     message: 'plan_id must be the id of a plan you can see',
   });
@@ -145,7 +162,9 @@ t.test('redeem: normalised code → a paid voucher sale and a grant whose time r
   t.equal((await redeem(app, { code })).status, 409);
   t.same((await redeem(app, { code: 'ABCDEFGHJK' })).body, { message: 'unknown voucher' });
   t.equal((await redeem(app, { code: 'ABCDEFGHJK' })).status, 404);
-  t.equal((await redeem(app, { code: 42 })).status, 404);
+  // No code at all is a bad request, not a wrong guess.
+  for (const body of [{ code: 42 }, {}, { code: null }, [], 'ABCDEFGHJK'])
+    t.match(await redeem(app, body), { status: 400, body: { message: 'invalid request body' } });
   t.same((await redeem(app, { code, phone: '0712345678' })).body, { message: 'invalid request body' });
 
   // The credentials open the router like a paid purchase's (CoovaChilli here).
@@ -279,6 +298,8 @@ t.test('revoked and expired codes are refused; a revoked batch keeps its redeeme
 t.test('wrong codes are limited per client like logins: 30 a minute, shared with typed logins', async (t) => {
   const app = await startTestApp(t);
   const { batch } = await aBatch(app, { count: 1 });
+  // Bad requests draw nothing from the budget.
+  for (let i = 0; i < 40; i++) t.equal((await redeem(app, {})).status, 400);
   for (let i = 0; i < 30; i++)
     t.equal(
       (await redeem(app, { code: `WRONG${String(i).padStart(5, 'A')}`.replace(/[01]/g, '2') })).status,
