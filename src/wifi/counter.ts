@@ -235,9 +235,14 @@ export async function revokeGrant(
   return revoke(deps, grant?.id ?? grantId, reason, staff);
 }
 
-/** An invoice (by id or number) of a site in scope, or 404. */
+/**
+ * An invoice (by id or number) of a site in scope, or 404. Staff type a number off a receipt or an
+ * SMS: it is taken in any case (numbers are upper-case: INVOICE_PREFIX and the suffix's alphabet).
+ */
 export async function invoiceInScope(db: Db, invoiceId: string, scope: SiteScope): Promise<InvoiceRow> {
-  const invoice = (await findInvoice(db, invoiceId)) ?? (await findInvoiceByNumber(db, invoiceId.trim()));
+  const typed = invoiceId.trim();
+  const invoice =
+    (await findInvoice(db, typed.toLowerCase())) ?? (await findInvoiceByNumber(db, typed.toUpperCase()));
   if (!invoice || !inScope(scope, invoice.site_id)) throw wifiErrors.invoiceNotFound();
   return invoice;
 }

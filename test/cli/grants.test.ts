@@ -121,8 +121,9 @@ t.test('invoices mark-paid from the CLI settles the invoice with a by-hand payme
 
   const missing = await runCli(['invoices', 'mark-paid', number], env);
   t.equal(missing.code, 2, '--reason is required');
+  // Typed off a receipt in lower case: the same invoice.
   const marked = await runCli(
-    ['invoices', 'mark-paid', number, '--reason', 'cash handed over', '--json'],
+    ['invoices', 'mark-paid', ` ${number.toLowerCase()} `, '--reason', 'cash handed over', '--json'],
     env,
   );
   t.equal(marked.code, 0, marked.stderr);

@@ -132,6 +132,12 @@ t.test(
       'error: 2 of the 2 codes are not unused codes of this batch (used, revoked, expired or unknown): nothing was printed\n',
     );
     t.equal((await runCli(['vouchers', 'print', batch.id], env)).code, 2, '--codes-file is required');
+    const missing = path.join(dir, 'nowhere.csv');
+    t.same(await runCli(['vouchers', 'print', batch.id, '--codes-file', missing], env), {
+      code: 1,
+      stdout: '',
+      stderr: `error: ${missing}: no such file (the codes saved when the batch was made)\n`,
+    });
     t.equal(
       (await runCli(['vouchers', 'print', batch.id, '--codes-file', listFile, '--format', 'letter'], env))
         .code,

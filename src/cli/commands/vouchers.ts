@@ -47,7 +47,7 @@ function writeSheet(
 ): string | null {
   if (output === undefined) return sheet;
   writeFileSync(output, sheet, { mode: 0o600 });
-  ctx.out.note(`print sheet (${about.format}, ${String(about.codes)} codes) written to ${output}`);
+  ctx.out.note(`print sheet (${about.format}, ${codesCount(about.codes)}) written to ${output}`);
   return null;
 }
 
@@ -94,8 +94,23 @@ function writeNewFile(ctx: CliContext, file: NewFile, text: string, what: string
   }
 }
 
+/** "1 code", "5 codes". */
+const codesCount = (n: number): string => `${String(n)} code${n === 1 ? '' : 's'}`;
+
 /** `--codes-file FILE` (`-`: stdin): one code a line, or the CSV saved at creation. */
-const readCodes = (file: string): string[] => codesFromText(readFileSync(file === '-' ? 0 : file, 'utf8'));
+function readCodes(file: string): string[] {
+  try {
+    return codesFromText(readFileSync(file === '-' ? 0 : file, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === undefined) throw err;
+    throw new Error(
+      code === 'ENOENT'
+        ? `${file}: no such file (the codes saved when the batch was made)`
+        : `cannot read ${file}: ${code}`,
+    );
+  }
+}
 
 export function registerVouchers(program: Command): void {
   const vouchers = program
@@ -170,8 +185,7 @@ export function registerVouchers(program: Command): void {
         // Written now; a failed write still leaves the codes on the screen below.
         let kept = true;
         if (csvFile)
-          kept =
-            writeNewFile(ctx, csvFile, codesCsv(created), `${String(created.codes.length)} codes`) && kept;
+          kept = writeNewFile(ctx, csvFile, codesCsv(created), codesCount(created.codes.length)) && kept;
         if (flags.print !== undefined && sheet !== null) {
           if (sheetFile)
             kept =
@@ -179,7 +193,7 @@ export function registerVouchers(program: Command): void {
                 ctx,
                 sheetFile,
                 sheet,
-                `print sheet (${flags.print}, ${String(created.codes.length)} codes)`,
+                `print sheet (${flags.print}, ${codesCount(created.codes.length)})`,
               ) && kept;
           else {
             process.stdout.write(sheet);
@@ -250,7 +264,7 @@ export function registerVouchers(program: Command): void {
         revokeVouchers(app.deps, id, { reason: flags.reason }, cliActor()),
       );
       const doc = { batch_id: r.batchId, voucher_id: r.voucherId, revoked: r.revoked };
-      ctx.out.result(doc, () => `${String(r.revoked)} code${r.revoked === 1 ? '' : 's'} revoked\n`);
+      ctx.out.result(doc, () => `${codesCount(r.revoked)} revoked\n`);
     });
 
   vouchers
