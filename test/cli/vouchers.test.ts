@@ -125,6 +125,17 @@ t.test(
     t.equal(fromList.code, 0, fromList.stderr);
     for (const c of batch.codes)
       t.ok(fromList.stdout.replace(/<wbr>/g, '').includes(c.code), 'one code a line, as typed');
+    // --json: one JSON document, the sheet inside it (or where --output put it).
+    const asJson = await runCli(['vouchers', 'print', batch.id, '--codes-file', listFile, '--json'], env);
+    t.equal(asJson.code, 0, asJson.stderr);
+    t.match(json(asJson.stdout), { batch_id: batch.id, format: 'a4', codes: 3, sheet: /^<!doctype html>/ });
+    const jsonSheet = path.join(dir, 'sheet-json.html');
+    const toFile = await runCli(
+      ['vouchers', 'print', batch.id, '--codes-file', listFile, '--output', jsonSheet, '--json'],
+      env,
+    );
+    t.same(json(toFile.stdout), { batch_id: batch.id, format: 'a4', codes: 3, output: jsonSheet });
+    t.match(readFileSync(jsonSheet, 'utf8'), /^<!doctype html>/);
     const wrongBatch = await runCli(['vouchers', 'print', batch.id, '--codes-file', csvFile], env);
     t.equal(wrongBatch.code, 1);
     t.equal(
@@ -148,8 +159,8 @@ t.test(
     ).data;
     t.equal(
       audit.filter((e) => e.action === 'voucher_batch.print').length,
-      2,
-      'printing from the CLI is audited',
+      4,
+      'printing from the CLI is audited (four sheets above)',
     );
 
     const atCreation = await runCli(
@@ -158,6 +169,11 @@ t.test(
     );
     t.match(atCreation.stdout, /^<!doctype html>/, '--print without --output: the sheet on stdout');
     t.match(atCreation.stdout, /size: 58mm \d+mm/);
+    const createdJson = await runCli(
+      ['vouchers', 'create', '--plan', String(plan.id), '--count', '1', '--print', 'a4', '--json'],
+      env,
+    );
+    t.match(json(createdJson.stdout), { count: 1, codes: [{ code: String }], sheet: /^<!doctype html>/ });
 
     const revoked = await runCli(
       ['vouchers', 'revoke', batch.codes[0]?.id ?? '', '--reason', 'torn card', '--json'],
@@ -174,6 +190,15 @@ t.test(
     );
     const all = await runCli(['vouchers', 'revoke', batch.id], env);
     t.equal(all.stdout, '2 codes revoked\n');
+    const exported = json<{ batch_id: string; vouchers: { status: string }[] }>(
+      (await runCli(['vouchers', 'export', batch.id, '--json'], env)).stdout,
+    );
+    t.equal(exported.batch_id, batch.id);
+    t.same(
+      exported.vouchers.map((v) => v.status),
+      ['revoked', 'revoked', 'revoked'],
+      'export --json: the rows as JSON',
+    );
     const csv = await runCli(['vouchers', 'export', batch.id], env);
     const lines = csv.stdout.trim().split('\r\n');
     t.equal(lines[0], 'voucher_id,batch_id,last3,status,valid_until,redeemed_at,revoked_at,invoice_id');

@@ -195,13 +195,15 @@ export function registerVouchers(program: Command): void {
                 sheet,
                 `print sheet (${flags.print}, ${codesCount(created.codes.length)})`,
               ) && kept;
-          else {
+          else if (!ctx.out.json) {
             process.stdout.write(sheet);
             return;
           }
         }
         if (!kept) ctx.out.note('the codes follow here: copy them now, the box keeps none');
-        const doc = presentCreated(created);
+        // --json with --print and no --output: the sheet goes inside the one document.
+        const onScreen = ctx.out.json && flags.print !== undefined && !sheetFile && sheet !== null;
+        const doc = { ...presentCreated(created), ...(onScreen && { sheet }) };
         ctx.out.result(doc, () =>
           [
             formatRecord(Object.entries(presentBatch(created.batch, created.plan))),
@@ -274,11 +276,20 @@ export function registerVouchers(program: Command): void {
     .option('--output <file>', 'write the CSV here (default: stdout)')
     .action(async (batchId: string, flags: { output?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const csv = await withApp(ctx, async (app) =>
-        vouchersCsv((await getBatch(app.deps, batchId)).vouchers, app.deps.clock.now()),
-      );
-      if (flags.output === undefined) process.stdout.write(csv);
-      else writeFileSync(flags.output, csv);
+      const {
+        batch,
+        vouchers: rows,
+        now,
+      } = await withApp(ctx, async (app) => ({
+        ...(await getBatch(app.deps, batchId)),
+        now: app.deps.clock.now(),
+      }));
+      // --json: the same rows as one JSON document (as every command's --json), not CSV.
+      const text = ctx.out.json
+        ? `${JSON.stringify({ batch_id: batch.id, vouchers: rows.map((v) => presentVoucher(v, now)) }, null, 2)}\n`
+        : vouchersCsv(rows, now);
+      if (flags.output === undefined) process.stdout.write(text);
+      else writeFileSync(flags.output, text);
     });
 
   vouchers
@@ -303,16 +314,18 @@ export function registerVouchers(program: Command): void {
       ) => {
         const ctx = contextOf(cmd);
         const codes = readCodes(flags.codesFile);
-        const sheet = await withApp(ctx, async (app) => {
-          const printed = await printVouchers(app.deps, batchId, { format: flags.format, codes }, cliActor());
-          return writeSheet(
-            ctx,
-            printed.sheet,
-            { format: printed.format, codes: printed.codes.length },
-            flags.output,
-          );
-        });
-        if (sheet !== null) process.stdout.write(sheet);
+        const printed = await withApp(ctx, (app) =>
+          printVouchers(app.deps, batchId, { format: flags.format, codes }, cliActor()),
+        );
+        const about = { format: printed.format, codes: printed.codes.length };
+        const sheet = writeSheet(ctx, printed.sheet, about, flags.output);
+        // --json: what was printed, the sheet inside the document when it was not written to a file.
+        const doc = {
+          batch_id: printed.batch.id,
+          ...about,
+          ...(sheet === null ? { output: flags.output } : { sheet }),
+        };
+        ctx.out.result(doc, () => sheet ?? '');
       },
     );
 }
