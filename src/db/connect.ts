@@ -410,6 +410,23 @@ function daemonCheckpoints(
 }
 
 /**
+ * SQLite's own lower() folds ASCII letters only, PostgreSQL's every letter: the admin lists'
+ * search (`lower(column) like …`, list-filter.store.ts) found "CAFÉ" on PostgreSQL and not on
+ * SQLite. This connection's lower() is JavaScript's default Unicode case mapping instead, as
+ * PostgreSQL's is under a UTF-8 locale. No index is built on lower() (an index on an
+ * application-defined function would need it on every connection that writes).
+ */
+function unicodeLower(sqlite: Database.Database): void {
+  // What SQLite hands a function: text, a number (bigint with safe integers), a blob, or NULL.
+  sqlite.function('lower', { deterministic: true }, (value: string | number | bigint | Buffer | null) => {
+    if (value === null) return null;
+    if (typeof value === 'string') return value.toLowerCase();
+    if (Buffer.isBuffer(value)) return value.toString('utf8').toLowerCase();
+    return String(value); // a number: its text, as SQLite's lower() gives it
+  });
+}
+
+/**
  * Opens the SQLite database with the pragmas the daemon relies on. WAL with synchronous=NORMAL:
  * SQLite does not fsync at commit, the driver does it off the event loop before it lets a writer
  * go on (see wal-sync.ts), so an acknowledged commit survives power loss as under FULL.
@@ -421,6 +438,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): OpenedDat
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${String(BUSY_TIMEOUT_MS)}`);
+  unicodeLower(sqlite);
   const synced = options.wal ?? createWalSync(file);
   const checkpointer = options.checkpoints ? daemonCheckpoints(sqlite, file, options.checkpoints) : null;
   // Every sync follows a commit that wrote: the checkpointer counts them.

@@ -53,6 +53,24 @@ const csvOf = async (client: Client, path: string, headers: Record<string, strin
   return { status: res.status, headers: res.headers, text: await res.text() };
 };
 
+t.test('search folds letters beyond ASCII on both stores (SQLite by itself folds ASCII only)', async (t) => {
+  const app = await startTestApp(t);
+  const viewer = await staffClient(app, 'viewer');
+  const cafe = await aPaidPurchase(app, await aPlan(app.app, { name: 'CAFÉ Ünïcode' }), {
+    phone: '0766000222',
+  });
+  await aPaidPurchase(app, await aPlan(app.app, { name: 'Cafe' }), { phone: '0766000333' });
+  for (const q of ['café', 'CAFÉ', 'ÜNÏ', 'é ü'])
+    t.same(
+      (await viewer.get(`/api/v1/admin/invoices?q=${encodeURIComponent(q)}`)).body.data.map(
+        (i: { number: string }) => i.number,
+      ),
+      [cafe.invoiceNumber],
+      `q=${q}`,
+    );
+  t.equal((await viewer.get('/api/v1/admin/invoices?q=CAF')).body.data.length, 2, 'ASCII as before');
+});
+
 t.test('invoices: search, status, plan, date range and pages; the plain list is as before', async (t) => {
   const app = await startTestApp(t);
   const { hour, paid } = await records(app);
