@@ -578,3 +578,26 @@ t.test(
     });
   },
 );
+
+t.test(
+  'settings that do not load: --json still prints one document, each problem a failed config check',
+  async (t) => {
+    const { env } = await venue(t);
+    const bad = { ...env, HTTP_PORT: 'abc', RADIUS_INTERIM_INTERVAL: '10' };
+    const res = await runCli(['doctor', '--json'], bad);
+    t.equal(res.code, 1);
+    const report = JSON.parse(res.stdout) as Report;
+    t.equal(report.ok, false);
+    t.equal(report.checks.length, 2, res.stdout);
+    t.ok(
+      report.checks.every((c) => c.name === 'config' && c.status === 'fail' && c.fix !== undefined),
+      'config checks that failed, each with its fix',
+    );
+    t.match(report.checks.map((c) => c.detail).join('\n'), /HTTP_PORT[\s\S]*RADIUS_INTERIM_INTERVAL/);
+    // Without --json: the error lines, as every command prints them.
+    const human = await runCli(['doctor'], bad);
+    t.equal(human.code, 1);
+    t.equal(human.stdout, '');
+    t.match(human.stderr, /^error: HTTP_PORT/m);
+  },
+);

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { Config } from '../../config/index.js';
+import { ConfigError, type Config } from '../../config/index.js';
 import { databaseCreatedAt, dataDirHeld, migrationState } from '../../db/index.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { listAllDevices } from '../../wifi/index.js';
@@ -127,6 +127,26 @@ function render(checks: readonly Check[]): string {
   )} ok\n`;
 }
 
+/**
+ * The settings, or (when they do not load) the end of the run: with --json a monitoring job still
+ * gets its one document, each problem a failed `config` check; without, the usual error lines.
+ */
+function configOrReport(ctx: CliContext): Config {
+  try {
+    return ctx.config();
+  } catch (err) {
+    if (!(err instanceof ConfigError) || !ctx.out.json) throw err;
+    const checks = err.problems.map((detail): Check => ({
+      name: 'config',
+      status: 'fail',
+      detail,
+      fix: 'correct it where it is set (the config file or the environment), or run hotspot-ctl setup',
+    }));
+    ctx.out.result({ checks, ok: false }, () => render(checks));
+    throw new CliExit(1);
+  }
+}
+
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
@@ -141,7 +161,7 @@ export function registerDoctor(program: Command): void {
     )
     .action(async (flags: { now?: NowFlag }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const config = ctx.config();
+      const config = configOrReport(ctx);
       const clock = clockFrom(flags.now);
       const daemon = await probeHttp(clock, 'daemon', localUrl(config));
       // Ours only: another web server answering 200 on the port is no daemon of ours.
