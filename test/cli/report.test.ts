@@ -57,6 +57,11 @@ t.test('report revenue as a table, JSON and CSV, and the refused ones', async (t
   );
   const byPlan = await runCli(['report', 'revenue', '--csv', '--table', 'by_plan'], env);
   t.equal(byPlan.stdout, `plan_id,name,sales,refunds,revenue_tzs\r\n${plan.id},Hour,3,0,3500\r\n`);
+  t.match(await runCli(['report', 'revenue', '--table', 'by_plan'], env), {
+    code: 2,
+    stdout: '',
+    stderr: /^error: --table picks the table --csv prints: add --csv\n/,
+  });
   // Whether the cash adds up: the CLI's counter sales are its OS user's (cli:<user>).
   const bySeller = await runCli(['report', 'revenue', '--csv', '--table', 'by_seller'], env);
   t.match(

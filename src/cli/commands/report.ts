@@ -86,6 +86,9 @@ export function registerReport(program: Command): void {
         const ctx = contextOf(cmd);
         if (cmd.optsWithGlobals<{ json?: boolean }>().json === true && flags.csv === true)
           cmd.error('error: --csv and --json cannot be used together', { exitCode: 2 });
+        // The table and --json show every breakdown: a --table there would be quietly ignored.
+        if (flags.table !== undefined && flags.csv !== true)
+          cmd.error('error: --table picks the table --csv prints: add --csv', { exitCode: 2 });
         const report = await withApp(ctx, async (app) =>
           withProgress(name, async () =>
             runReport(
