@@ -20,7 +20,7 @@ import {
   type SiteRange,
   type Stretch,
 } from './reports.store.js';
-import { sitesOf, timeZoneOf, type SiteScope } from './sites.js';
+import { sitesOf, type SiteScope } from './sites.js';
 import { selectSites } from './sites.store.js';
 
 /**
@@ -274,7 +274,13 @@ async function scopeOf(
     return { id: s.id, zone, time: localTimeOf(zone) };
   });
   const now = deps.clock.now();
-  const today = localTimeOf(await timeZoneOf(deps, ids)).day(now.getTime());
+  // Without `to`, the range ends at the latest of the sites' todays: each sale is put on its own
+  // site's day, so a site ahead of the venue (Pacific/Kiritimati beside Dar es Salaam) already
+  // sells on a date the venue has not reached, and ending at the venue's today would leave those
+  // sales out of every row and breakdown while the overview counts them.
+  const todays = sites.map((s) => s.time.day(now.getTime()));
+  const today =
+    todays.length > 0 ? Math.max(...todays) : localTimeOf(deps.config.venueTimezone).day(now.getTime());
   const to = toDay ?? (fromDay !== undefined ? Math.min(fromDay + REPORT_DEFAULT_DAYS - 1, today) : today);
   const from = fromDay ?? to - (REPORT_DEFAULT_DAYS - 1);
   if (from > to) throw reportErrors.rangeReversed();

@@ -12,7 +12,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/client.js';
 import { insertReportRows, reportRows, type ReportRows } from '../helpers/report-data.js';
 import { staffClient } from '../helpers/staff.js';
-import { aDevice, aPlan, aSite, wifiRows } from '../helpers/wifi.js';
+import { aDevice, aPaidPurchase, aPlan, aSite, wifiRows } from '../helpers/wifi.js';
 
 /**
  * The reports (issue 21; docs/decisions/0036-reports.md) against a direct computation: seeded
@@ -451,6 +451,49 @@ t.test('a range cuts each site at its own midnight: the default range is the las
     group: 'day',
   });
   t.same(pick(report.rows, want.rows), want.rows);
+});
+
+t.test('the default range takes in today at a site ahead of the venue, as the overview does', async (t) => {
+  // 12:00 UTC is 15:00 on 28 November in Dar es Salaam (UTC+3), already 02:00 on 29 November at
+  // Kiritimati (UTC+14), whose day started at 10:00 UTC.
+  const app = await startTestApp(t, { clock: new ManualClock('2026-11-28T11:00:00Z') });
+  const harbour = await aSite(app.app, { time_zone: 'Pacific/Kiritimati' });
+  const lobbyPlan = await aPlan(app.app, { price_tzs: 1000 });
+  const harbourPlan = await aPlan(app.app, { name: 'Harbour hour', price_tzs: 2500, site_id: harbour.id });
+  await aPaidPurchase(app, lobbyPlan); // 14:00 on the 28th in Dar es Salaam
+  app.clock.advance('30m');
+  await aPaidPurchase(app, harbourPlan); // 01:30 on the 29th at the harbour
+  app.clock.advance('30m');
+  const owner = await staffClient(app, 'owner');
+
+  const overview = (await owner.get('/api/v1/admin/overview')).body.data;
+  t.match(overview.today, { sales: 2, revenue_tzs: 3500 }, 'the overview counts both sales');
+  const all = await owner.get('/api/v1/admin/reports/revenue');
+  t.equal(all.status, 200);
+  const report = all.body.data as Report;
+  t.equal(report.to, '2026-11-29', 'the range ends at the latest site’s today');
+  t.equal(report.from, '2026-10-31');
+  t.same(
+    report.rows.slice(-2).map((r) => [r.period, r.sales, r.revenue_tzs]),
+    [
+      ['2026-11-28', 1, 1000],
+      ['2026-11-29', 1, 2500],
+    ],
+    'each sale on its own site’s day',
+  );
+  t.match(report.totals, { sales: overview.today.sales, revenue_tzs: overview.today.revenue_tzs });
+  t.same(
+    report.tables.by_plan?.rows.map((r) => [r.plan_id, r.sales, r.revenue_tzs]),
+    [
+      [harbourPlan.id, 1, 2500],
+      [lobbyPlan.id, 1, 1000],
+    ],
+  );
+  const harbourOnly = (await owner.get('/api/v1/admin/reports/revenue?site=harbour')).body.data as Report;
+  t.equal(harbourOnly.to, '2026-11-29', 'one site: its own today, as before');
+  t.match(harbourOnly.totals, { sales: 1, revenue_tzs: 2500 });
+  const lobbyOnly = (await owner.get('/api/v1/admin/reports/revenue?site=default')).body.data as Report;
+  t.equal(lobbyOnly.to, '2026-11-28', 'the venue’s own site: the venue’s today');
 });
 
 // ---- over HTTP ----------------------------------------------------------------------------------
