@@ -28,16 +28,23 @@ function addListOptions(command: Command, spec: ListSpec, searched: string): Com
     command.option('--status <state>', `only rows in this state: ${spec.statuses.join(', ')}`);
   if (spec.router) command.option('--router <id>', 'only this router’s (from devices list)');
   return command
-    .option('--from <date>', 'only from this ISO-8601 date or date-time on')
+    .option(
+      '--from <date>',
+      'only from this ISO-8601 date or date-time on (a bare date: that day in VENUE_TIMEZONE)',
+    )
     .option('--to <date>', 'only up to this date (a bare date takes in the whole day)')
     .option('--page <n>', 'this page of --per-page rows (newest first)', parseWholeNumber)
     .option('--per-page <n>', 'rows per page, 1-200 (default 50 when paging)', parseWholeNumber);
 }
 
-/** The filter the flags ask for, and the page (null: the plain newest-200 list). */
+/**
+ * The filter the flags ask for, and the page (null: the plain newest-200 list). The CLI's lists
+ * cover every site, so a bare date is a day of VENUE_TIMEZONE (`timeZone`), as on the admin API.
+ */
 function listFilterOf(
   flags: ListFlags,
   spec: ListSpec,
+  timeZone: string,
 ): { filter: ListFilter; page: { page: number; perPage: number } | null } {
   const query: Record<string, string> = {};
   const set = (name: string, value: string | number | undefined) => {
@@ -50,7 +57,7 @@ function listFilterOf(
   set('to', flags.to);
   set('page', flags.page);
   set('per_page', flags.perPage);
-  const { filter, page } = parseListQuery(query, undefined, spec);
+  const { filter, page } = parseListQuery(query, undefined, spec, timeZone);
   return { filter, page };
 }
 
@@ -81,7 +88,7 @@ export function listCommand<T>(
   addListOptions(parent.command('list').description(options.description), spec, options.searched).action(
     async (flags: ListFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const { filter, page } = listFilterOf(flags, spec);
+      const { filter, page } = listFilterOf(flags, spec, ctx.config().venueTimezone);
       const { rows, more } = pageRows(await withApp(ctx, (app) => options.read(app, filter)), page);
       ctx.out.result(rows.map(options.present), () =>
         rows.length === 0

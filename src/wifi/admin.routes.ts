@@ -1,7 +1,13 @@
 import { defineRoute, type Route } from '../http/route.js';
 import { SALE_CHANNELS } from './audit.js';
 import type { ListFilter } from './list-filter.store.js';
-import { listAnswer, parseArchivedStatus, parseListQuery, type ListSpec } from './list-query.js';
+import {
+  listAnswer,
+  listTimeZone,
+  parseArchivedStatus,
+  parseListQuery,
+  type ListSpec,
+} from './list-query.js';
 import { archiveRoutes } from './archive.routes.js';
 import { staffActor } from './audit.js';
 import { counterRoutes } from './counter.routes.js';
@@ -133,13 +139,15 @@ export function adminRoutes(deps: Deps): Route[] {
     });
   /**
    * One of the admin lists with issue 21's query string (list-query.ts): search, filters, date
-   * range, a page, or CSV; without any, the spec's plain list as before.
+   * range, a page, or CSV; without any, the spec's plain list as before. `sited` false: a list
+   * `?site_id=` does not narrow (staff messages), whose bare dates are not that site's days either.
    */
   const list = (
     path: string,
     spec: ListSpec,
     csvFields: readonly string[],
     load: (view: SiteView, filter: ListFilter, principal: StaffPrincipal) => Promise<readonly object[]>,
+    sited = true,
   ): Route =>
     defineRoute({
       method: 'GET',
@@ -147,8 +155,9 @@ export function adminRoutes(deps: Deps): Route[] {
       api: 'wifi',
       auth: viewer,
       handler: async ({ principal, query, req }) => {
-        const asked = parseListQuery(query, req.headers.accept, spec);
         const view = { scope: principal.sites, siteId: query.site_id };
+        const zone = await listTimeZone(deps, sited ? view : { scope: principal.sites });
+        const asked = parseListQuery(query, req.headers.accept, spec, zone);
         return listAnswer(path, csvFields, asked, deps.clock.now(), async (filter) =>
           phonesFor(principal, await load(view, filter, principal)),
         );
@@ -175,8 +184,12 @@ export function adminRoutes(deps: Deps): Route[] {
     list('/api/v1/admin/guests', {}, GUEST_CSV, (view, filter) => guests(deps, view, filter)),
     list('/api/v1/admin/invoices', INVOICE_LIST, INVOICE_CSV, (view, filter) => invoices(deps, view, filter)),
     list('/api/v1/admin/payments', PAYMENT_LIST, PAYMENT_CSV, (view, filter) => payments(deps, view, filter)),
-    list('/api/v1/admin/messages', MESSAGE_LIST, MESSAGE_CSV, (_, filter, principal) =>
-      messages(deps, principal, filter),
+    list(
+      '/api/v1/admin/messages',
+      MESSAGE_LIST,
+      MESSAGE_CSV,
+      (_, filter, principal) => messages(deps, principal, filter),
+      false,
     ),
     // An addition (issue 21): every SMS the box sent, guests' included; viewers see masked phones.
     list('/api/v1/admin/sms', SMS_LIST, SMS_CSV, (view, filter, principal) =>

@@ -2,8 +2,8 @@ import { strictObject } from '../http/body.js';
 import { defineRoute, type Route } from '../http/route.js';
 import { staffActor } from './audit.js';
 import { AUDIT_CSV, auditCsvRow, auditList, auditPage, wantsListPaging } from './audit.list.js';
-import { listAnswer, parseListQuery, type ListSpec } from './list-query.js';
-import { sitesOf } from './sites.js';
+import { listAnswer, listTimeZone, parseListQuery, type ListSpec } from './list-query.js';
+import { sitesOf, timeZoneOf } from './sites.js';
 import {
   extendGrant,
   issueAtCounter,
@@ -74,8 +74,8 @@ export function counterRoutes(deps: WifiDeps): Route[] {
       auth: viewer,
       // The admin lists' query string (issue 21): q, status, from/to, page/per_page, format=csv.
       handler: async ({ principal, query, req }) => {
-        const asked = parseListQuery(query, req.headers.accept, GRANT_LIST);
         const view = { scope: principal.sites, siteId: query.site_id };
+        const asked = parseListQuery(query, req.headers.accept, GRANT_LIST, await listTimeZone(deps, view));
         return listAnswer('/api/v1/admin/grants', GRANT_CSV, asked, deps.clock.now(), async (filter) =>
           phonesFor(principal, await recentGrants(deps, view, filter)),
         );
@@ -166,8 +166,8 @@ export function counterRoutes(deps: WifiDeps): Route[] {
       handler: async ({ principal, query, req }) => {
         // With page, per_page or format (issue 21): the admin lists' pages and CSV.
         if (wantsListPaging(query, req.headers.accept)) {
-          const asked = parseListQuery(query, req.headers.accept, {});
           const sites = await sitesOf(deps.db, { scope: principal.sites, siteId: query.site_id });
+          const asked = parseListQuery(query, req.headers.accept, {}, await timeZoneOf(deps, sites));
           return listAnswer('/api/v1/admin/audit', AUDIT_CSV, asked, deps.clock.now(), async (filter) => {
             const entries = await auditList(deps, query, { ...asked, filter }, sites);
             return asked.csv ? entries.map(auditCsvRow) : entries;

@@ -1,8 +1,11 @@
 import { toCsv, type CsvValue } from '../lib/csv.js';
 import { errorCatalogue } from '../lib/errors.js';
+import type { WifiDeps } from './deps.js';
 import { ADMIN_LIST_LIMIT } from './limits.js';
 import type { ListFilter } from './list-filter.store.js';
 import type { ArchivedFilter } from './plans.store.js';
+import { dayNumber, localTimeOf } from './reports.js';
+import { sitesOf, timeZoneOf, type SiteView } from './sites.js';
 
 /**
  * The query string of the admin lists (issue 21): additions to the spec's lists, which answer as
@@ -11,7 +14,8 @@ import type { ArchivedFilter } from './plans.store.js';
  * - `q`: a search (phone, username, MAC, invoice number… as fits the list), case-insensitive;
  * - `status`, `kind`, `router`, `plan`: filters, each list naming which it takes and their values;
  * - `seller` (invoices, payments): who sold at the counter, by email, user id or `cli:<user>`;
- * - `from`, `to`: an ISO-8601 date or date-time; a bare date `to` takes in the whole day;
+ * - `from`, `to`: an ISO-8601 date or date-time; a bare date is a day of the list's site's time
+ *   zone (`site_id`), else VENUE_TIMEZONE, as in the reports, and a bare `to` takes in that day;
  * - `page`, `per_page`: a page of at most 200 rows; the answer says in `X-Has-More` whether
  *   another page follows (and `X-Page`, `X-Per-Page`);
  * - `format=csv` (or `Accept: text/csv`): the whole filtered list as CSV, however long, streamed
@@ -71,12 +75,20 @@ function whole(raw: string | undefined, min: number, max: number, error: () => E
   return n;
 }
 
-/** An instant, or for a bare date its day's start (its end, the next day's start, for `to`). */
-function instant(raw: string | undefined, end: boolean): string | undefined {
+/**
+ * An instant, or for a bare date its day's start in `timeZone` (its end, the next day's start, for
+ * `to`): the local day the reports put the same rows on, not a UTC day (which starts at 03:00 in
+ * Dar es Salaam). A date that does not exist (2026-02-31) is refused rather than rolled into the
+ * next month, in a date-time too.
+ */
+function instant(raw: string | undefined, end: boolean, timeZone: string): string | undefined {
   if (raw === undefined || raw === '') return undefined;
+  const day = dayNumber(raw.slice(0, 10));
+  if (day === undefined) throw listErrors.rangeInvalid();
+  if (DATE_ONLY.test(raw)) return new Date(localTimeOf(timeZone).dayStart(end ? day + 1 : day)).toISOString();
   const ms = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(ms)) throw listErrors.rangeInvalid();
-  return new Date(DATE_ONLY.test(raw) && end ? ms + 86_400_000 : ms).toISOString();
+  if (Number.isNaN(ms)) throw listErrors.rangeInvalid();
+  return new Date(ms).toISOString();
 }
 
 function oneOf(raw: string | undefined, allowed: readonly string[] | undefined, error: () => Error) {
@@ -98,10 +110,21 @@ function id(raw: string | undefined, taken: boolean | undefined, error: () => Er
   return raw.toLowerCase();
 }
 
+/**
+ * The time zone whose days a list's bare `from`/`to` name: its one site's (`site_id`, or a staff
+ * scope of one site) when that site has one, else VENUE_TIMEZONE, the zone of the overview's
+ * "today". A site_id the staff member cannot see is the lists' 422, as when the rows are read.
+ */
+export async function listTimeZone(deps: Pick<WifiDeps, 'db' | 'config'>, view: SiteView): Promise<string> {
+  return timeZoneOf(deps, await sitesOf(deps.db, view));
+}
+
+/** `timeZone`: the zone whose days a bare `from`/`to` names (listTimeZone). */
 export function parseListQuery(
   query: Readonly<Record<string, string>>,
   accept: string | undefined,
   spec: ListSpec,
+  timeZone: string,
 ): ListQuery {
   const format = query.format;
   if (format !== undefined && format !== 'csv' && format !== 'json') throw listErrors.formatInvalid();
@@ -110,8 +133,8 @@ export function parseListQuery(
   const perPage = whole(query.per_page, 1, PER_PAGE_MAX, listErrors.perPageInvalid);
   const q = query.q?.trim();
   if (q !== undefined && q.length > Q_MAX) throw listErrors.qInvalid();
-  const from = instant(query.from, false);
-  const to = instant(query.to, true);
+  const from = instant(query.from, false, timeZone);
+  const to = instant(query.to, true, timeZone);
   const page =
     !csv && (pageNo !== undefined || perPage !== undefined)
       ? { page: pageNo ?? 1, perPage: perPage ?? PER_PAGE_DEFAULT }

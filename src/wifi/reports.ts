@@ -107,7 +107,7 @@ const BLOCK = 12 * HOUR;
 const isReportName = (name: string): name is ReportName => (REPORT_NAMES as readonly string[]).includes(name);
 
 /** A date YYYY-MM-DD as days since 1970-01-01; undefined when it is not a real date. */
-function dayNumber(value: string): number | undefined {
+export function dayNumber(value: string): number | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
   const ms = Date.parse(`${value}T00:00:00Z`);
   if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) return undefined;

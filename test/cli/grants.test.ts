@@ -178,3 +178,29 @@ t.test('invoices refund from the CLI: a reason, by number, once; the access is r
   ]);
   t.equal(audit.data.length, 1, 'one entry: the second refund wrote none');
 });
+
+t.test('grants list --from/--to: a bare date is a day of VENUE_TIMEZONE, and must exist', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = await boxEnv(dataDir);
+  // The CLI runs on the wall clock: the sales are made by a box on the same store at set times.
+  const { startTestApp } = await import('../helpers/app.js');
+  const { ManualClock } = await import('../../src/lib/clock.js');
+  const { aPaidPurchase, aPlan } = await import('../helpers/wifi.js');
+  // Dar es Salaam (VENUE_TIMEZONE) is UTC+3: 22:00 UTC on the 28th is 01:00 on 29 November there.
+  const app = await startTestApp(t, { dataDir, clock: new ManualClock('2026-11-28T20:30:00Z') });
+  const plan = await aPlan(app.app);
+  await aPaidPurchase(app, plan, { phone: '0712000001' }); // 23:30 on the 28th
+  app.clock.advance('90m');
+  await aPaidPurchase(app, plan, { phone: '0712000002' }); // 01:00 on the 29th
+
+  const phones = async (...args: string[]) => {
+    const res = await runCli(['--json', 'grants', 'list', ...args], env);
+    t.equal(res.code, 0, res.stderr);
+    return json<{ phone: string }[]>(res.stdout).map((g) => g.phone);
+  };
+  t.same(await phones('--from', '2026-11-29', '--to', '2026-11-29'), ['+255712000002'], 'the 01:00 sale');
+  t.same(await phones('--to', '2026-11-28'), ['+255712000001'], 'the 23:30 sale is the day before');
+  const impossible = await runCli(['grants', 'list', '--from', '2026-02-31'], env);
+  t.equal(impossible.code, 1);
+  t.equal(impossible.stderr, 'error: from and to must be ISO-8601 dates or date-times\n');
+});

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { ManualClock } from '../../src/lib/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/client.js';
 import { CSV_PAGE } from '../../src/wifi/list-query.js';
@@ -9,6 +10,7 @@ import {
   aPaidPurchase,
   aPlan,
   aPurchaseKey,
+  aSite,
   postPurchase,
   wifiRows,
 } from '../helpers/wifi.js';
@@ -142,6 +144,10 @@ t.test('bad list parameters are 422 with the parameter named, and change nothing
     ['/api/v1/admin/sessions?per_page=201', 'per_page must be a whole number from 1 to 200'],
     ['/api/v1/admin/payments?from=yesterday', 'from and to must be ISO-8601 dates or date-times'],
     ['/api/v1/admin/guests?to=2026-13-45', 'from and to must be ISO-8601 dates or date-times'],
+    // Dates that do not exist, as the reports refuse them, rather than rolled into March.
+    ['/api/v1/admin/invoices?from=2026-02-31', 'from and to must be ISO-8601 dates or date-times'],
+    ['/api/v1/admin/payments?to=2026-02-29', 'from and to must be ISO-8601 dates or date-times'],
+    ['/api/v1/admin/invoices?from=2026-02-31T10:00:00Z', 'from and to must be ISO-8601 dates or date-times'],
     ['/api/v1/admin/invoices?status=lost', 'status is not one this list knows'],
     ['/api/v1/admin/guests?status=paid', 'status is not one this list knows'],
     ['/api/v1/admin/payments?kind=bitcoin', 'kind is not one this list knows'],
@@ -192,6 +198,82 @@ t.test(
     t.same((await viewer.get('/api/v1/admin/payments?kind=cash')).body.data, []);
   },
 );
+
+t.test('a bare date is a day of the venue’s time zone: a sale at 01:00 local is in that day', async (t) => {
+  // Dar es Salaam (VENUE_TIMEZONE) is UTC+3: its 29 November runs from 21:00 UTC on the 28th.
+  const app = await startTestApp(t, { clock: new ManualClock('2026-11-28T20:30:00Z') });
+  const plan = await aPlan(app.app, { price_tzs: 1000 });
+  await aPaidPurchase(app, plan); // 23:30 on the 28th
+  app.clock.advance('90m');
+  const early = await aPaidPurchase(app, plan); // 01:00 on the 29th
+  app.clock.advance(22.5 * 3_600_000);
+  const late = await aPaidPurchase(app, plan); // 23:30 on the 29th
+  app.clock.advance('1h');
+  await aPaidPurchase(app, plan); // 00:30 on the 30th
+  app.clock.advance('12h');
+  const viewer = await staffClient(app, 'viewer');
+  const day = 'from=2026-11-29&to=2026-11-29';
+
+  const invoices = await viewer.get(`/api/v1/admin/invoices?${day}`);
+  t.equal(invoices.status, 200);
+  t.same(
+    (invoices.body.data as { number: string }[]).map((i) => i.number),
+    [late.invoiceNumber, early.invoiceNumber],
+    'the local day from its midnight to the next',
+  );
+  const payments = await viewer.get(`/api/v1/admin/payments?${day}`);
+  t.same(
+    (payments.body.data as { invoice_number: string }[]).map((p) => p.invoice_number),
+    [late.invoiceNumber, early.invoiceNumber],
+  );
+  const csv = await csvOf(viewer, `/api/v1/admin/payments?${day}&format=csv`);
+  const lines = csv.text.trimEnd().split('\r\n').slice(1);
+  t.same(
+    [
+      lines.length,
+      lines.filter((l) => l.includes(early.invoiceNumber) || l.includes(late.invoiceNumber)).length,
+    ],
+    [2, 2],
+    'the CSV: the same two payments',
+  );
+  t.same(
+    (await viewer.get('/api/v1/admin/invoices?from=2026-11-30')).body.data.length,
+    1,
+    'from: the local day’s midnight on',
+  );
+  const report = await viewer.get('/api/v1/admin/reports/revenue?from=2026-11-29&to=2026-11-29');
+  t.match(report.body.data.totals, { sales: 2 }, 'the report’s day holds the same sales');
+});
+
+t.test('with site_id, a bare date is a day of that site’s time zone, ahead of the venue', async (t) => {
+  // 11:30 UTC on the 28th is 14:30 on the 28th in Dar es Salaam, 01:30 on the 29th at Kiritimati (UTC+14).
+  const app = await startTestApp(t, { clock: new ManualClock('2026-11-28T11:30:00Z') });
+  const harbour = await aSite(app.app, { time_zone: 'Pacific/Kiritimati' });
+  const plan = await aPlan(app.app, { price_tzs: 2500, site_id: harbour.id });
+  const sale = await aPaidPurchase(app, plan);
+  app.clock.advance('1h');
+  const owner = await staffClient(app, 'owner');
+  const numbers = async (path: string) => {
+    const res = await owner.get(path);
+    t.equal(res.status, 200, path);
+    return (res.body.data as { number?: string; invoice_number?: string }[]).map(
+      (r) => r.number ?? r.invoice_number,
+    );
+  };
+
+  t.same(await numbers('/api/v1/admin/invoices?site_id=harbour&from=2026-11-29'), [sale.invoiceNumber]);
+  t.same(await numbers('/api/v1/admin/invoices?site_id=harbour&to=2026-11-28'), [], 'not the day before');
+  t.same(await numbers(`/api/v1/admin/payments?site_id=${harbour.id}&from=2026-11-29&to=2026-11-29`), [
+    sale.invoiceNumber,
+  ]);
+  t.same(
+    await numbers('/api/v1/admin/invoices?from=2026-11-28&to=2026-11-28'),
+    [sale.invoiceNumber],
+    'without site_id, the venue’s day',
+  );
+  const report = await owner.get('/api/v1/admin/reports/revenue?site=harbour&from=2026-11-29&to=2026-11-29');
+  t.match(report.body.data.totals, { sales: 1 }, 'the site’s report puts it on the same day');
+});
 
 t.test('CSV: the filtered list as a download, by format=csv or Accept: text/csv', async (t) => {
   const app = await startTestApp(t);
