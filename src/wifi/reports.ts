@@ -1,5 +1,5 @@
 import type { Compilable } from 'kysely';
-import { errorCatalogue } from '../lib/errors.js';
+import { AppError, errorCatalogue } from '../lib/errors.js';
 import { wallClock } from '../lib/time.js';
 import { SALE_CHANNELS } from './audit.js';
 import type { WifiDeps } from './deps.js';
@@ -50,6 +50,14 @@ export const REPORT_DEFAULT_DAYS = 30;
 /** How many guests top-guests lists. */
 export const TOP_GUESTS = 25;
 
+/** A query parameter no report reads (a misspelt filter would otherwise widen the report unseen). */
+export const reportParameterUnknown = (name: string): AppError =>
+  new AppError(
+    'report_parameter_unknown',
+    422,
+    `unknown parameter ${name}: reports take from, to, group, site (or site_id), format and table`,
+  );
+
 export const reportErrors = errorCatalogue({
   reportUnknown: [404, `no such report (reports: ${REPORT_NAMES.join(', ')})`],
   dateInvalid: [422, 'from and to must be dates (YYYY-MM-DD)'],
@@ -58,6 +66,7 @@ export const reportErrors = errorCatalogue({
   groupInvalid: [422, 'group must be day, week or month'],
   formatInvalid: [422, 'format must be json or csv'],
   tableInvalid: [422, 'table must be one of the report’s tables'],
+  siteTwice: [422, 'site and site_id name different sites: give one'],
 });
 
 export interface ReportRequest {

@@ -548,6 +548,8 @@ t.test('over HTTP: roles, sites, masking, CSV and refused requests', async (t) =
   t.same(scoped.body.data.rows, ownerKolkata.body.data.rows, 'staff of one site see that site’s figures');
   const bySlug = await get(owner, `/api/v1/admin/reports/revenue?${q}&group=week&site=KOLKATA`);
   t.same(bySlug.body.data, ownerKolkata.body.data, 'a site by its slug, as the CLI and README name it');
+  const bySiteId = await get(owner, `/api/v1/admin/reports/revenue?${q}&group=week&site_id=kolkata`);
+  t.same(bySiteId.body.data, ownerKolkata.body.data, 'site_id, as the lists name it, is the same filter');
   const invoicesBySlug = await get(owner, '/api/v1/admin/invoices?site_id=kolkata');
   t.same(
     invoicesBySlug.body.data,
@@ -607,6 +609,17 @@ t.test('over HTTP: roles, sites, masking, CSV and refused requests', async (t) =
     ['/api/v1/admin/reports/revenue?format=xml', 422, 'format must be json or csv'],
     ['/api/v1/admin/reports/revenue?format=csv&table=nope', 422, 'table must be one of the report’s tables'],
     ['/api/v1/admin/reports/revenue?site=nope', 422, 'site must be the id or slug of a site you can see'],
+    // A misspelt filter is refused, not dropped (the report would cover every site unseen).
+    [
+      '/api/v1/admin/reports/revenue?sites=kolkata',
+      422,
+      'unknown parameter sites: reports take from, to, group, site (or site_id), format and table',
+    ],
+    [
+      `/api/v1/admin/reports/revenue?site=kolkata&site_id=${w.sites.london}`,
+      422,
+      'site and site_id name different sites: give one',
+    ],
   ];
   for (const [path, status, message] of refused) {
     const res = await get(owner, path);
