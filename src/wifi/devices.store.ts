@@ -88,19 +88,34 @@ export async function markSeen(db: Db, seen: ReadonlyMap<string, string>): Promi
 }
 
 /** How many devices there are (not archived), and how many were seen at `since` or later. */
-export async function countSeenSince(db: Db, since: string): Promise<{ total: number; seen: number }> {
+export async function countSeenSince(
+  db: Db,
+  since: string,
+): Promise<{ total: number; seen: number; down: number }> {
   const row = await db
     .selectFrom('devices')
-    .select((eb) => [
-      eb.fn.countAll().as('total'),
-      eb.fn
-        .sum<number | string | null>(eb.case().when('last_seen_at', '>=', since).then(1).else(0).end())
-        .as('seen'),
-    ])
+    .select((eb) => {
+      // An outage the router-down job reported and no packet since (devices.ts downSince).
+      const down = eb.and([eb('down_since', 'is not', null), eb('down_since', '=', eb.ref('last_seen_at'))]);
+      return [
+        eb.fn.countAll().as('total'),
+        eb.fn
+          .sum<number | string | null>(
+            eb
+              .case()
+              .when(eb.and([eb('last_seen_at', '>=', since), eb.not(down)]))
+              .then(1)
+              .else(0)
+              .end(),
+          )
+          .as('seen'),
+        eb.fn.sum<number | string | null>(eb.case().when(down).then(1).else(0).end()).as('down'),
+      ];
+    })
     .where('archived_at', 'is', null)
     .executeTakeFirstOrThrow();
   // Counts and sums come back as strings from some drivers (PostgreSQL's bigint).
-  return { total: Number(row.total), seen: Number(row.seen ?? 0) };
+  return { total: Number(row.total), seen: Number(row.seen ?? 0), down: Number(row.down ?? 0) };
 }
 
 /** Whether the router ever had a RADIUS session. */

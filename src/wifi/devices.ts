@@ -113,12 +113,16 @@ export async function routersUp(
   }));
 }
 
-/** For `hotspot-ctl status`: how many routers are registered and how many are online. */
+/**
+ * For `hotspot-ctl status`: how many routers are registered, how many are up as the devices page
+ * and GET /metrics count them (heard from within the window, no outage reported), and how many
+ * are down (an outage reported and nothing heard since).
+ */
 export async function routersOnline(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'config'>,
-): Promise<{ registered: number; online: number }> {
-  const { total, seen } = await countSeenSince(deps.db, onlineSince(deps));
-  return { registered: total, online: seen };
+): Promise<{ registered: number; online: number; down: number }> {
+  const { total, seen, down } = await countSeenSince(deps.db, onlineSince(deps));
+  return { registered: total, online: seen, down };
 }
 
 type Deps = Pick<WifiDeps, 'db' | 'clock' | 'vault' | 'config'>;

@@ -36,7 +36,8 @@ const COLUMNS: readonly Column<DeviceView>[] = [
   ['secret', (d) => radiusSecretSource(d)],
   ['uam', (d) => d.uam_auth],
   ['msg_auth', (d) => (d.require_message_authenticator === 1 ? 'required' : 'legacy')],
-  ['online', (d) => (d.online ? 'yes' : 'no')],
+  // As the routers page and GET /metrics: a router with an outage reported reads down, not yes.
+  ['online', (d) => (downSince(d) !== null ? 'down' : d.online ? 'yes' : 'no')],
   ['last_seen', (d) => d.last_seen_at ?? 'never'],
   // As the routers page: the open sessions, and Down since when the router-down job said so.
   ['live', (d) => d.live_sessions ?? 0],

@@ -139,7 +139,7 @@ export function registerStatus(program: Command): void {
               ? '-'
               : `${String(report.routers.online)} of ${String(report.routers.registered)} online (RADIUS heard within ${String(
                   (config.radiusInterimInterval * ONLINE_WITHIN_INTERVALS) / 60,
-                )} min)`,
+                )} min)${report.routers.down > 0 ? `, ${String(report.routers.down)} down` : ''}`,
           ],
         ]),
       );
