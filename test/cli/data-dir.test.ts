@@ -122,7 +122,6 @@ t.test(
     const commands = [
       ['status'],
       ['doctor'],
-      ['doctor', '--json'],
       ['keys', 'list'],
       ['plans', 'list'],
       ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h'],
@@ -136,6 +135,13 @@ t.test(
       const res = await runCli(args, env);
       t.same([res.code, res.stdout, res.stderr], [1, '', line], args.join(' '));
     }
+    // doctor --json says the same in its one document, for a monitoring job to read.
+    const report = await runCli(['doctor', '--json'], env);
+    t.same([report.code, report.stderr], [1, ''], 'doctor --json');
+    t.match(JSON.parse(report.stdout), {
+      ok: false,
+      checks: [{ name: 'config', status: 'fail', detail: line.slice('error: '.length, -1) }],
+    });
     t.notOk(existsSync(typo), 'the directory was not created');
     t.notOk(existsSync(path.join(root, 'venue.backup')), 'nor the backup');
 
