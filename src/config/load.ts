@@ -81,7 +81,11 @@ export function checkValues(
     port !== 0
   )
     values.publicBaseUrl = baseUrl(`http://localhost:${String(port)}`); // normalised as if given: port 80 drops
-  if (problems.length === 0) crossChecks(values as LoadedConfig, problems, purpose);
+  if (problems.length === 0) {
+    const given = env.ROUTER_DOWN_AFTER ?? fileValues.ROUTER_DOWN_AFTER;
+    routerDownAfter(values as Mutable<LoadedConfig>, given, problems, purpose);
+    crossChecks(values as LoadedConfig, problems, purpose);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(values) as LoadedConfig;
 }
@@ -101,6 +105,35 @@ export function readEnvFile(options: LoadOptions, problems: string[]): Record<st
     problems.push(`${source}: cannot read ${file}: ${code}`);
     return {};
   }
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * A router with guests reports every RADIUS_INTERIM_INTERVAL, so a silence shorter than one and a
+ * half of them is no outage (docs/decisions/0038-router-down.md).
+ */
+const ROUTER_DOWN_INTERVALS = 1.5;
+
+/**
+ * ROUTER_DOWN_AFTER against RADIUS_INTERIM_INTERVAL. Unset, it is 10 minutes or 1.5 intervals,
+ * whichever is longer, so a box with a long interval starts on the default; set below 1.5
+ * intervals, it is refused like any bad value rather than quietly raised (the router watch would
+ * otherwise wait longer than the operator asked, and nothing would say so). Only the running
+ * daemon's watch uses it, so `data` (backup, restore) does not check it.
+ */
+function routerDownAfter(
+  c: Mutable<LoadedConfig>,
+  given: string | undefined,
+  problems: string[],
+  purpose: 'daemon' | 'data',
+): void {
+  const least = Math.ceil(c.radiusInterimInterval * ROUTER_DOWN_INTERVALS);
+  if (given === undefined) c.routerDownAfter = Math.max(c.routerDownAfter, least);
+  else if (c.routerDownAfter < least && purpose === 'daemon')
+    problems.push(
+      `ROUTER_DOWN_AFTER: must be at least 1.5 × RADIUS_INTERIM_INTERVAL, ${String(least)} seconds with RADIUS_INTERIM_INTERVAL ${String(c.radiusInterimInterval)} (got "${given}")`,
+    );
 }
 
 /** The credentials each real payment provider cannot work without. */

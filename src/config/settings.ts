@@ -395,6 +395,8 @@ export const settings = {
   routerDownAfter: setting({
     env: 'ROUTER_DOWN_AFTER',
     default: '10m',
+    // Unset, it follows a long RADIUS_INTERIM_INTERVAL (config/load.ts, routerDownAfter).
+    shownDefault: '`10m`, or 1.5 × RADIUS_INTERIM_INTERVAL if longer',
     parse: duration,
     doc: 'a router silent this long with guests on it is down: one log warning (and SMS) per outage; at least 1.5 × RADIUS_INTERIM_INTERVAL',
   }),

@@ -173,7 +173,7 @@ export { expireInvoices, reconcilePayments, invoicesAwaitingPayment } from './jo
 export { guestLanguage, type GuestLanguage } from './language.js';
 export { remindGuests, type ReminderOutcome, type ReminderTexts } from './reminders.js';
 export { loggedSms, pruneSmsLog, PRUNE_BATCH, SMS_KINDS, SMS_STATES } from './sms-log.js';
-export { downAfterSeconds, watchRouters, type RouterWatch } from './router-health.js';
+export { watchRouters, type RouterWatch } from './router-health.js';
 
 // Staff admin API
 export { authenticateAdmin, ROLE_RANK, mayAct, type StaffPrincipal } from './staff.js';

@@ -20,11 +20,6 @@ import {
 type Deps = Pick<WifiDeps, 'db' | 'clock' | 'config' | 'notifier' | 'log'>;
 
 /**
- * A router with guests reports every RADIUS_INTERIM_INTERVAL, so a silence shorter than one and a
- * half of them is not an outage, whatever ROUTER_DOWN_AFTER says.
- */
-const DOWN_AFTER_INTERVALS = 1.5;
-/**
  * An outage whose last packet is older than this is not reported: a router retired long ago, or
  * a daemon that was off for days, is not news for the owner's phone.
  */
@@ -32,9 +27,11 @@ const LOOK_BACK_SECONDS = 86_400;
 /** SMS under way at once. */
 const SENDS_AT_ONCE = 4;
 
-/** How long a router must be silent, in seconds, to be down. */
-export const downAfterSeconds = (config: Deps['config']): number =>
-  Math.max(config.routerDownAfter, config.radiusInterimInterval * DOWN_AFTER_INTERVALS);
+/**
+ * How long a router must be silent, in seconds, to be down. The loader refuses a ROUTER_DOWN_AFTER
+ * under 1.5 × RADIUS_INTERIM_INTERVAL (config/load.ts), so it is used as given.
+ */
+const downAfterSeconds = (config: Deps['config']): number => config.routerDownAfter;
 
 export interface RouterWatch {
   /** Outages reported by this run. */

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { DATABASE_FILE } from '../../src/db/index.js';
@@ -55,6 +55,26 @@ t.test('a bad setting stops the daemon with one line naming the variable and exi
     'an SMS sender id the provider would refuse',
   );
 });
+
+t.test(
+  'ROUTER_DOWN_AFTER under 1.5 × RADIUS_INTERIM_INTERVAL stops the daemon and setup refuses it',
+  async (t) => {
+    const dir = t.testdir();
+    const dataDir = path.join(dir, 'data');
+    const line =
+      'error: ROUTER_DOWN_AFTER: must be at least 1.5 × RADIUS_INTERIM_INTERVAL, 450 seconds with RADIUS_INTERIM_INTERVAL 300 (got "1m")\n';
+    const serve = await runCli(['serve'], cliEnv(dataDir, { ROUTER_DOWN_AFTER: '1m' }));
+    t.same([serve.code, serve.stdout, serve.stderr], [1, '', line]);
+    t.same(dataDirFiles(dataDir), [], 'nothing was made');
+    const file = path.join(dir, 'hotspot.env');
+    const setup = await runCli(
+      ['--config', file, 'setup', '--non-interactive', '--set', 'ROUTER_DOWN_AFTER=1m'],
+      cliEnv(dataDir),
+    );
+    t.same([setup.code, setup.stderr], [1, line]);
+    t.notOk(existsSync(file), 'setup wrote nothing');
+  },
+);
 
 t.test('an env file given with --config is used; a missing one is an error', async (t) => {
   const dir = t.testdir({ 'hotspot.env': 'INVOICE_PREFIX=lower\n' });

@@ -97,6 +97,49 @@ t.test('a bad value is one line naming the variable', async (t) => {
   );
 });
 
+t.test('ROUTER_DOWN_AFTER under 1.5 × RADIUS_INTERIM_INTERVAL is refused, not quietly raised', async (t) => {
+  const line = (least: number, interim: number, got: string) =>
+    `ROUTER_DOWN_AFTER: must be at least 1.5 × RADIUS_INTERIM_INTERVAL, ${String(least)} seconds with RADIUS_INTERIM_INTERVAL ${String(interim)} (got "${got}")`;
+  for (const [env, problem] of [
+    [{ ROUTER_DOWN_AFTER: '30' }, line(450, 300, '30')],
+    [{ ROUTER_DOWN_AFTER: '1m' }, line(450, 300, '1m')],
+    [{ ROUTER_DOWN_AFTER: '449' }, line(450, 300, '449')],
+    [{ ROUTER_DOWN_AFTER: '10m', RADIUS_INTERIM_INTERVAL: '900' }, line(1350, 900, '10m')],
+    [{ ROUTER_DOWN_AFTER: '90', RADIUS_INTERIM_INTERVAL: '61' }, line(92, 61, '90')],
+  ] as const)
+    t.same(
+      problemsOf(() => loadConfig({ env, ...NO_FILE })),
+      [problem],
+      JSON.stringify(env),
+    );
+  const dir = t.testdir({ 'hotspot.env': 'ROUTER_DOWN_AFTER=5m\nRADIUS_INTERIM_INTERVAL=5m\n' });
+  t.same(
+    problemsOf(() => loadConfig({ env: {}, configFile: path.join(dir, 'hotspot.env') })),
+    [line(450, 300, '5m')],
+    'from the env file too',
+  );
+
+  t.equal(loadConfig({ env: { ROUTER_DOWN_AFTER: '450' }, ...NO_FILE }).routerDownAfter, 450, 'the minimum');
+  t.equal(loadConfig({ env: {}, ...NO_FILE }).routerDownAfter, 600, 'the default, 10 minutes');
+  t.equal(
+    loadConfig({ env: { RADIUS_INTERIM_INTERVAL: '900' }, ...NO_FILE }).routerDownAfter,
+    1350,
+    'unset, it follows a long interval: the default is never refused',
+  );
+  t.same(
+    problemsOf(() =>
+      loadConfig({ env: { RADIUS_INTERIM_INTERVAL: '10', ROUTER_DOWN_AFTER: '1' }, ...NO_FILE }),
+    ),
+    ['RADIUS_INTERIM_INTERVAL: must be at least 60 seconds (got "10")'],
+    'a bad interval is said once, not again through ROUTER_DOWN_AFTER',
+  );
+  t.equal(
+    loadConfig({ env: { ROUTER_DOWN_AFTER: '30' }, ...NO_FILE, purpose: 'data' }).routerDownAfter,
+    30,
+    'backup and restore do not use it, and a nightly backup does not stop on it',
+  );
+});
+
 t.test(
   'VENUE_TIMEZONE takes what ICU lists and what only its formatter knows, and nothing else',
   async (t) => {

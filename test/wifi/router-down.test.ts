@@ -246,7 +246,9 @@ t.test('the stale-session job closing the sessions first does not hide the outag
 });
 
 t.test('an outage is never shorter than 1.5 interim intervals, nor older than a day', async (t) => {
+  // ROUTER_DOWN_AFTER unset follows the 15-minute interval (a shorter one is refused: test/unit/config).
   const app = await quietRadiusApp(t, { env: { RADIUS_INTERIM_INTERVAL: '900' } });
+  t.equal(app.app.deps.config.routerDownAfter, 1350);
   await startSession(t, app, 's1');
   app.clock.advance('22m');
   t.same((await watchRouters(app.app.deps)).down, [], '22 minutes: under 1.5 × 15 minutes');
