@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import { pino } from 'pino';
 import { buildApp, type App, type BuildOptions } from '../app.js';
-import { processEnv, resolveConfig, type Config } from '../config/index.js';
+import {
+  processEnv,
+  resolveConfig,
+  resolveSettings,
+  type Config,
+  type LoadedConfig,
+} from '../config/index.js';
 import { createLogger } from '../lib/log.js';
 import { Output } from './output.js';
 
@@ -19,12 +25,18 @@ export interface CliContext {
    * or SMS provider configuration, which stops the daemon, does not stop these.
    */
   dataConfig(): Config;
+  /**
+   * The settings `dataConfig` checks, touching nothing in the data directory (no directory, no
+   * secrets.env): for `restore`, which makes its box from the backup once the backup is checked.
+   */
+  dataSettings(): LoadedConfig;
 }
 
 /**
- * `createsBox`: the commands meant to make a box (serve, setup, migrate, restore) make one in a
- * data directory that holds none; every other command refuses such a directory with one line and
- * creates nothing (config/index.ts, resolveConfig).
+ * `createsBox`: the commands meant to make a box (serve, setup, migrate) make one in a data
+ * directory that holds none; every other command refuses such a directory with one line and
+ * creates nothing (config/index.ts, resolveConfig). `restore` makes its box from the backup
+ * (dataSettings).
  */
 export function contextOf(cmd: Command, options: { createsBox?: boolean } = {}): CliContext {
   const opts = cmd.optsWithGlobals<GlobalOptions>();
@@ -36,6 +48,7 @@ export function contextOf(cmd: Command, options: { createsBox?: boolean } = {}):
     config: () => (config ??= resolveConfig({ env: processEnv(), configFile: opts.config, create })),
     dataConfig: () =>
       (dataConfig ??= resolveConfig({ env: processEnv(), configFile: opts.config, purpose: 'data', create })),
+    dataSettings: () => resolveSettings({ env: processEnv(), configFile: opts.config, purpose: 'data' }),
   };
 }
 

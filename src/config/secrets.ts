@@ -17,17 +17,24 @@ export class ForeignDataDirError extends Error {
 }
 
 /**
- * Files only hotspot-ctl makes in a data directory: any one of them means a box lives there. (The
- * SQLite file's name is db/store.ts's DATABASE_FILE, the vault key's lib/vault.ts's VAULT_KEY_FILE:
- * named here so reading the settings loads neither the database driver nor the vault.)
+ * The files that say a box lives in a data directory. (The SQLite file's name is db/store.ts's
+ * DATABASE_FILE, the vault key's lib/vault.ts's VAULT_KEY_FILE: named here so reading the
+ * settings loads neither the database driver nor the vault.)
  */
-const BOX_FILES: readonly string[] = [SECRETS_FILE, 'vault.key', 'hotspot.db'];
+const SQLITE_BOX: readonly string[] = ['hotspot.db'];
+const POSTGRES_BOX: readonly string[] = [SECRETS_FILE, 'vault.key', ...SQLITE_BOX];
 
 /**
- * Whether the data directory holds a box: false when it is absent (or a file is in its way) or
- * holds none of its files. A directory that cannot be read (EACCES) throws: no answer either way.
+ * Whether the data directory holds a box. On SQLite that is its database file: secrets.env alone
+ * is no box, as it is written as soon as a command that makes one reads its settings, before any
+ * database, so a start or a restore that failed (or was cut short) leaves it behind, and counting
+ * it let every other command make a database there with no warning. On PostgreSQL the database is
+ * the server's and the directory holds only its keys, so any of these files still counts
+ * (secrets.env is all `migrate` makes there; restore refuses PostgreSQL before making any).
+ * False when the directory is absent (or a file is in its way) or holds none of them; a directory
+ * that cannot be read (EACCES) throws: no answer either way.
  */
-export function holdsBox(dir: string): boolean {
+export function holdsBox(dir: string, options: { postgres: boolean }): boolean {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -36,20 +43,38 @@ export function holdsBox(dir: string): boolean {
     if (code === 'ENOENT' || code === 'ENOTDIR') return false;
     throw err;
   }
-  return names.some((name) => BOX_FILES.includes(name));
+  const marks = options.postgres ? POSTGRES_BOX : SQLITE_BOX;
+  return names.some((name) => marks.includes(name));
 }
 
 /**
- * Creates the data directory with mode 0700 (and tightens an existing one we own). Root may not
- * work in a directory another user owns (the daemon's, under systemd): the database, WAL and key
- * files it created would belong to root and the daemon could no longer open them.
+ * Refuses root in an existing data directory another user owns (the daemon's, under systemd):
+ * the database, WAL and key files it created would belong to root and the daemon could no longer
+ * open them. Creates nothing; an absent directory passes, a file in its way is EEXIST (what
+ * creating it would say).
+ */
+export function checkDataDirOwner(dir: string): void {
+  let st;
+  try {
+    st = statSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (!st.isDirectory()) throw Object.assign(new Error(`${dir} is not a directory`), { code: 'EEXIST' });
+  const uid = process.getuid?.();
+  if (uid === 0 && st.uid !== 0) throw new ForeignDataDirError(st.uid);
+}
+
+/**
+ * Creates the data directory with mode 0700 (and tightens an existing one we own); root may not
+ * work in a directory another user owns (checkDataDirOwner).
  */
 export function ensureDataDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  checkDataDirOwner(dir);
   const st = statSync(dir);
-  const uid = process.getuid?.();
-  if (uid === 0 && st.uid !== 0) throw new ForeignDataDirError(st.uid);
-  if ((st.mode & 0o077) !== 0 && st.uid === uid) chmodSync(dir, 0o700);
+  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(dir, 0o700);
 }
 
 export interface GeneratedSecrets {

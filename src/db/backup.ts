@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { errorCatalogue } from '../lib/errors.js';
 import { writeSecretFile } from '../lib/secret-file.js';
 import { isEncryptedBackup, openBackup, sealBackup } from './backup-crypto.js';
-import { lockDataDir } from './dir-lock.js';
+import { DIR_LOCK_FILE, lockDataDir, type DataDirLock } from './dir-lock.js';
 
 /**
  * `hotspot-ctl backup FILE` / `restore FILE` (DESIGN.md §3.2). A backup is ONE file: an online
@@ -120,29 +120,57 @@ function writeSealed(target: string, sealed: Buffer): void {
   }
 }
 
-/** The key files a backup carries; refuses anything that is not a hotspot-ctl backup. */
-function readBackupFiles(source: string): { name: string; mode: number; content: Buffer }[] {
+interface BackupFile {
+  name: string;
+  mode: number;
+  content: Buffer;
+}
+
+/**
+ * The key files a backup carries; refuses anything that is not a hotspot-ctl backup, or that
+ * names a file outside the data directory. `source` is the backup file, or an encrypted one's
+ * opened bytes (SQLite reads them in memory: nothing is written to check them).
+ */
+function readBackupFiles(source: string | Buffer, dataDir: string): BackupFile[] {
+  let raw: Record<string, unknown>[];
   try {
-    const src = new Database(source, { readonly: true, fileMustExist: true });
+    const src =
+      typeof source === 'string'
+        ? new Database(source, { readonly: true, fileMustExist: true })
+        : new Database(source, { readonly: true });
     try {
       src.prepare('SELECT count(*) FROM kysely_migration').get(); // our schema, migrated
-      return src.prepare(`SELECT name, mode, content FROM ${FILES_TABLE} ORDER BY name`).all() as {
-        name: string;
-        mode: number;
-        content: Buffer;
-      }[];
+      raw = src.prepare(`SELECT name, mode, content FROM ${FILES_TABLE} ORDER BY name`).all() as Record<
+        string,
+        unknown
+      >[];
     } finally {
       src.close();
     }
   } catch {
     throw backupErrors.notABackup();
   }
+  // Read from a file we may not have written: checked here, before anything is put in place.
+  return raw.map(({ name, mode, content }) => {
+    if (typeof name !== 'string' || typeof mode !== 'number' || !Buffer.isBuffer(content))
+      throw backupErrors.notABackup();
+    const relative = path.relative(dataDir, path.join(dataDir, name));
+    if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative))
+      throw backupErrors.notABackup();
+    return { name, mode, content };
+  });
 }
 
 /**
- * Puts a backup in place in `dataDir`: the key files, then the database (its old -wal/-shm
- * removed). Refuses while the daemon runs there (it holds the data directory's lock, which the
- * restore holds in turn, so no daemon starts halfway), and over an existing database without `force`.
+ * Puts a backup in place in `dataDir`. Everything that can refuse it is checked before the data
+ * directory changes at all, not even its lock file made: a database already there without
+ * `force`, the passphrase, the file itself (an encrypted one opened in memory, its tag checked,
+ * then read by SQLite from those bytes). Then it takes the directory's lock (refused while the
+ * daemon runs there; held in turn, so no daemon starts halfway), writes the key files and, last,
+ * renames the database into place. The database is what makes a box (config/secrets.ts,
+ * holdsBox), so a restore cut short (a crash, a full disk) leaves no box that other commands
+ * would take for one and fill with a new database. A failure it sees puts the key files back as
+ * they were and removes what it made (the lock file and the directory too, when it made them).
  */
 export function restore(
   source: string,
@@ -150,56 +178,95 @@ export function restore(
   databaseFile: string,
   options: { force: boolean; passphrase?: string | undefined },
 ): { files: string[]; encrypted: boolean } {
-  const lock = lockDataDir(dataDir, { daemon: false, held: () => backupErrors.daemonRunning() });
-  try {
-    if (!isEncryptedBackup(source))
-      return { ...restoreLocked(source, dataDir, databaseFile, options), encrypted: false };
-    if (existsSync(path.join(dataDir, databaseFile)) && !options.force) throw backupErrors.dataExists();
+  const dbPath = path.join(dataDir, databaseFile);
+  if (existsSync(dbPath) && !options.force) throw backupErrors.dataExists();
+  const encrypted = isEncryptedBackup(source);
+  let opened: Buffer | undefined;
+  if (encrypted) {
     if (options.passphrase === undefined) throw backupErrors.passphraseNeeded();
-    // Opened (and its tag checked) before anything in the data directory changes.
-    const plain = openBackup(source, options.passphrase);
-    const opened = path.join(dataDir, `restore.opened-${String(process.pid)}`);
-    try {
-      writeSecretFile(opened, plain);
-      return { ...restoreLocked(opened, dataDir, databaseFile, options), encrypted: true };
-    } finally {
-      rmSync(opened, { force: true });
+    opened = openBackup(source, options.passphrase);
+  }
+  const rows = readBackupFiles(opened ?? source, dataDir);
+
+  const lockFile = path.join(dataDir, DIR_LOCK_FILE);
+  const made = { dir: !existsSync(dataDir), lock: !existsSync(lockFile) };
+  const undo: (() => void)[] = [];
+  let lock: DataDirLock | undefined;
+  try {
+    lock = lockDataDir(dataDir, { daemon: false, held: () => backupErrors.daemonRunning() });
+    if (existsSync(dbPath) && !options.force) throw backupErrors.dataExists(); // made meanwhile
+    putInPlace({ source: opened ?? source, dataDir, dbPath, rows }, undo);
+    return { files: rows.map((r) => r.name), encrypted };
+  } catch (err) {
+    for (const step of undo.reverse()) {
+      try {
+        step();
+      } catch {
+        // Best effort: the error that stopped the restore is the one to report.
+      }
     }
+    // A lock file this restore made is removed while still held: a process that opens it now is
+    // refused, one that comes after makes a fresh one (dir-lock.ts never deletes the daemon's).
+    if (made.lock && lock !== undefined) rmSync(lockFile, { force: true });
+    throw err;
   } finally {
-    lock.release();
+    lock?.release();
+    if (made.dir) removeIfEmpty(dataDir);
   }
 }
 
-function restoreLocked(
-  source: string,
-  dataDir: string,
-  databaseFile: string,
-  options: { force: boolean },
-): { files: string[] } {
-  const dbPath = path.join(dataDir, databaseFile);
-  if (existsSync(dbPath) && !options.force) throw backupErrors.dataExists();
-  const rows = readBackupFiles(source);
+/** rmdir, when nothing is left in it (a restore that succeeded left its box). */
+function removeIfEmpty(dir: string): void {
+  try {
+    if (readdirSync(dir).length === 0) rmSync(dir, { recursive: false, force: true });
+  } catch {
+    // Gone already, or not ours to judge.
+  }
+}
+
+/**
+ * The key files, then the database (its old -wal/-shm removed) renamed over the old one. Each
+ * change pushes onto `undo` how to take it back, before it is made.
+ */
+function putInPlace(
+  restore: { source: string | Buffer; dataDir: string; dbPath: string; rows: BackupFile[] },
+  undo: (() => void)[],
+): void {
+  const { source, dataDir, dbPath, rows } = restore;
   const staged = `${dbPath}.restore-${String(process.pid)}`;
   try {
-    copyFileSync(source, staged);
+    if (typeof source === 'string') copyFileSync(source, staged);
+    else writeSecretFile(staged, source);
     const db = new Database(staged);
     try {
       db.exec(`DROP TABLE ${FILES_TABLE}`);
     } finally {
       db.close();
     }
-    for (const row of rows) {
-      const target = path.join(dataDir, row.name);
-      if (path.relative(dataDir, target).startsWith('..')) throw backupErrors.notABackup();
-      mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-      writeSecretFile(target, row.content);
-      chmodSync(target, row.mode & 0o600);
-    }
+    for (const row of rows) putKeyFile(path.join(dataDir, row.name), row, undo);
     for (const suffix of ['-wal', '-shm']) rmSync(`${dbPath}${suffix}`, { force: true });
     renameSync(staged, dbPath);
     chmodSync(dbPath, 0o600);
-    return { files: rows.map((r) => r.name) };
   } finally {
     rmSync(staged, { force: true });
   }
+}
+
+/** Writes one key file (mode from the backup, at most 0600), remembering what was there. */
+function putKeyFile(target: string, row: BackupFile, undo: (() => void)[]): void {
+  const before = existsSync(target)
+    ? { content: readFileSync(target), mode: statSync(target).mode & 0o777 }
+    : undefined;
+  const madeDir = mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+  if (madeDir !== undefined) undo.push(() => rmSync(madeDir, { recursive: true, force: true }));
+  undo.push(() => {
+    rmSync(`${target}.tmp-${String(process.pid)}`, { force: true }); // writeSecretFile's, if cut short
+    if (before === undefined) rmSync(target, { force: true });
+    else {
+      writeSecretFile(target, before.content);
+      chmodSync(target, before.mode);
+    }
+  });
+  writeSecretFile(target, row.content);
+  chmodSync(target, row.mode & 0o600);
 }

@@ -87,12 +87,18 @@ t.test(
         'error: the passphrase does not open this backup (wrong passphrase, or the file is damaged); nothing was changed\n',
       ],
     );
-    t.notOk(existsSync(path.join(second, 'hotspot.db')), 'no database appeared');
-    t.notOk(existsSync(path.join(second, 'vault.key')), 'no key was written');
+    t.notOk(
+      existsSync(second),
+      'the data directory stays absent: no database, no key, no secrets.env, no lock, no opened copy',
+    );
+    const listed = await runCli(['plans', 'list'], envB);
     t.same(
-      readdirSync(second).filter((f) => f.startsWith('restore')),
-      [],
-      'no opened copy is left behind',
+      [listed.code, listed.stderr],
+      [
+        1,
+        `error: no hotspot-ctl data in ${second} (is HOTSPOT_DATA_DIR right?); run hotspot-ctl setup or start the daemon once to create it\n`,
+      ],
+      'and it is still no box',
     );
 
     // The right one from a file (first line) restores the data and the keys.

@@ -1,5 +1,14 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
 import { buildApp } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/index.js';
@@ -164,4 +173,81 @@ if (onPostgres) {
     t.same([res.code, res.stderr], [1, 'error: that file is not a hotspot-ctl backup\n']);
     t.notOk(existsSync(path.join(dataDir, 'hotspot.db')), 'no database appeared');
   });
+
+  t.test(
+    'a refused restore into a new data directory leaves it as it was, and no box is made there after',
+    async (t) => {
+      // The reviewer's report: a refused restore left secrets.env and daemon.lock in a new
+      // directory; `plans list` then took it for a box and made a database, and the right backup
+      // was refused ("already has a database").
+      const root = t.testdir({ empty: {} });
+      const file = path.join(root, 'venue.backup');
+      const envA = await boxEnv(path.join(root, 'first'));
+      const plan = await runCli(
+        ['plans', 'add', '--name', 'Hour', '--price', '1000', '--duration', '1h', '--json'],
+        envA,
+      );
+      t.equal((await runCli(['backup', file], envA)).code, 0);
+      const junk = path.join(root, 'junk.backup');
+      writeFileSync(junk, 'not a database');
+      // A real backup whose key files would be written outside the data directory.
+      const escaping = path.join(root, 'escaping.backup');
+      copyFileSync(file, escaping);
+      const db = new Database(escaping);
+      db.prepare('INSERT INTO hotspot_backup_files (name, mode, content) VALUES (?, ?, ?)').run(
+        '../escaped',
+        0o600,
+        Buffer.from('x'),
+      );
+      db.close();
+      const noBox = (dir: string) =>
+        `error: no hotspot-ctl data in ${dir} (is HOTSPOT_DATA_DIR right?); run hotspot-ctl setup or start the daemon once to create it\n`;
+
+      for (const [name, before] of [
+        ['absent', undefined],
+        ['empty', []],
+      ] as const) {
+        const dataDir = path.join(root, name);
+        const env = cliEnv(dataDir);
+        for (const bad of [junk, escaping]) {
+          const res = await runCli(['restore', bad], env);
+          t.same(
+            [res.code, res.stdout, res.stderr],
+            [1, '', 'error: that file is not a hotspot-ctl backup\n'],
+          );
+          t.same(existsSync(dataDir) ? readdirSync(dataDir) : undefined, before, `${name}: as it was`);
+        }
+        t.notOk(existsSync(path.join(root, 'escaped')), 'nothing was written outside it');
+        const listed = await runCli(['plans', 'list'], env);
+        t.same([listed.code, listed.stdout, listed.stderr], [1, '', noBox(dataDir)], `${name}: still no box`);
+        t.same(existsSync(dataDir) ? readdirSync(dataDir) : undefined, before, `${name}: still as it was`);
+        const restored = await runCli(['restore', file, '--json'], env);
+        t.equal(restored.code, 0, restored.stderr);
+        t.same(JSON.parse((await runCli(['plans', 'list', '--json'], env)).stdout), [json(plan.stdout)]);
+      }
+
+      // What a refused restore of an older version left behind (secrets.env and daemon.lock) is
+      // no box: commands refuse it and make nothing, and the backup restores without --force.
+      const half = path.join(root, 'half');
+      mkdirSync(half, { mode: 0o700 });
+      writeFileSync(path.join(half, 'secrets.env'), 'RADIUS_SECRET=abc\nPAYMENT_WEBHOOK_SECRET=def\n', {
+        mode: 0o600,
+      });
+      writeFileSync(path.join(half, 'daemon.lock'), '', { mode: 0o600 });
+      const envHalf = cliEnv(half);
+      for (const args of [['plans', 'list'], ['status'], ['backup', path.join(root, 'half.backup')]]) {
+        const res = await runCli(args, envHalf);
+        t.same([res.code, res.stdout, res.stderr], [1, '', noBox(half)], args.join(' '));
+      }
+      t.same(readdirSync(half).sort(), ['daemon.lock', 'secrets.env'], 'nothing was made');
+      const restored = await runCli(['restore', file], envHalf);
+      t.equal(restored.code, 0, restored.stderr);
+      t.equal(
+        readFileSync(path.join(half, 'secrets.env'), 'utf8'),
+        readFileSync(path.join(root, 'first', 'secrets.env'), 'utf8'),
+        "the backup's secrets replace the stray ones",
+      );
+      t.same(JSON.parse((await runCli(['plans', 'list', '--json'], envHalf)).stdout), [json(plan.stdout)]);
+    },
+  );
 }

@@ -233,13 +233,15 @@ t.test(
     t.equal(second.radiusSecret, first.radiusSecret);
     t.equal(second.paymentWebhookSecret, first.paymentWebhookSecret);
     t.equal(readFileSync(file, 'utf8'), before, 'not rewritten');
+    t.equal(first.newDataDir, true);
+    t.equal(second.newDataDir, true, 'secrets alone are no box: the database is');
 
+    writeFileSync(path.join(dataDir, 'hotspot.db'), '');
     const configured = resolveConfig({
       env: { HOTSPOT_DATA_DIR: dataDir, RADIUS_SECRET: 'from-env' },
       ...NO_FILE,
     });
-    t.equal(second.newDataDir, false, 'a box lives there now');
-    t.equal(first.newDataDir, true);
+    t.equal(configured.newDataDir, false, 'a box lives there now');
     t.equal(configured.radiusSecret, 'from-env');
     t.equal(configured.paymentWebhookSecret, first.paymentWebhookSecret);
   },
@@ -260,12 +262,34 @@ t.test('without create, a data directory that holds no box is refused and nothin
   t.notOk(existsSync(path.join(root, 'absent')), 'the absent one stays absent');
   t.same(readdirSync(path.join(root, 'empty')), [], 'the empty one stays empty');
   t.same(readdirSync(path.join(root, 'stranger')), ['notes.txt']);
-  // Any one of the box's own files is a box (a restored database before its first start, say).
-  for (const file of ['secrets.env', 'vault.key', 'hotspot.db']) {
-    const dataDir = path.join(root, `with-${file}`);
+  // On SQLite the database is the box (a restored one before its first start, say): secrets.env
+  // or the vault key alone, which a start or a restore that failed leaves behind, is none, and
+  // nothing is added to it. On PostgreSQL, whose database is the server's, its keys are the box.
+  const postgres = { DATABASE_URL: 'postgres://hotspot@127.0.0.1:1/hotspot' };
+  for (const [file, env, box] of [
+    ['hotspot.db', {}, true],
+    ['secrets.env', {}, false],
+    ['vault.key', {}, false],
+    ['vault.key', postgres, true],
+    ['secrets.env', postgres, true],
+    ['hotspot.db', postgres, true],
+  ] as const) {
+    const dataDir = path.join(root, `with-${file}-${String(box)}-${Object.keys(env).length}`);
     mkdirSync(dataDir);
     writeFileSync(path.join(dataDir, file), '');
-    t.equal(resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir }, ...NO_FILE }).newDataDir, false, file);
+    const name = `${file}${'DATABASE_URL' in env ? ' on PostgreSQL' : ''}`;
+    const resolve = () => resolveConfig({ env: { HOTSPOT_DATA_DIR: dataDir, ...env }, ...NO_FILE });
+    if (box) t.equal(resolve().newDataDir, false, name);
+    else {
+      t.same(
+        problemsOf(resolve),
+        [
+          `no hotspot-ctl data in ${dataDir} (is HOTSPOT_DATA_DIR right?); run hotspot-ctl setup or start the daemon once to create it`,
+        ],
+        name,
+      );
+      t.same(readdirSync(dataDir), [file], `${name}: nothing added`);
+    }
   }
 });
 

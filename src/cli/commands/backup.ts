@@ -105,10 +105,13 @@ export function registerBackup(program: Command): void {
       `an encrypted backup's passphrase, the first line of FILE (or ${PASSPHRASE_ENV}, or asked on a terminal)`,
     )
     .action(async (file: string, flags: { force?: boolean; passphraseFile?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd, { createsBox: true });
-      const config = ctx.dataConfig(); // a broken provider setting never stops a backup or a restore
-      const { dataDir } = config;
-      if (config.databaseUrl) throw backupErrors.postgres();
+      const ctx = contextOf(cmd);
+      // The settings only: the box (its secrets too) comes from the backup once it is checked, so
+      // a refused restore leaves the data directory as it was. A broken provider setting never
+      // stops a restore.
+      const settings = ctx.dataSettings();
+      const { dataDir } = settings;
+      if (settings.databaseUrl) throw backupErrors.postgres();
       const source = path.resolve(file);
       const passphrase = isEncryptedBackup(source)
         ? await passphraseOf(flags.passphraseFile, false)

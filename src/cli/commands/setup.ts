@@ -281,10 +281,10 @@ export function registerSetup(program: Command): void {
  * when root runs setup on an installed box, as for the first-run offer.
  */
 async function makeBox(ctx: ReturnType<typeof contextOf>, file: string, values: Values): Promise<void> {
-  const dataDir = checkValues(values, processEnv(), [], 'data').dataDir;
+  const { dataDir, databaseUrl } = checkValues(values, processEnv(), [], 'data');
   let present: boolean;
   try {
-    present = holdsBox(dataDir);
+    present = holdsBox(dataDir, { postgres: databaseUrl !== null });
   } catch {
     present = false; // unreadable: migrate says why, naming HOTSPOT_DATA_DIR
   }
