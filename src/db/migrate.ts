@@ -66,6 +66,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0042_sms_delivery': migration(() => import('../../migrations/0042_sms_delivery.js')),
   '0045_seller_report': migration(() => import('../../migrations/0045_seller_report.js')),
   '0046_session_final_octets': migration(() => import('../../migrations/0046_session_final_octets.js')),
+  '0047_voucher_batch_terms': migration(() => import('../../migrations/0047_voucher_batch_terms.js')),
 };
 
 /**

@@ -102,6 +102,7 @@ export async function createBatch(
     created_by: actor.label,
     created_at: now.toISOString(),
     revoked_at: null,
+    ...termsOf(plan),
   };
   const seen = new Set<string>();
   const codes: CreatedBatch['codes'] = [];
@@ -145,6 +146,25 @@ export async function createBatch(
   return { batch, plan, codes };
 }
 
+/**
+ * What a batch sells: the plan's terms when it is made, kept with it (migration 0047,
+ * docs/decisions/0027-vouchers.md). Its cards print them and a redemption gives and books them,
+ * whatever the plan says later: a batch is stock sold in advance.
+ */
+export type BatchTerms = Pick<
+  VoucherBatchRow,
+  'price_tzs' | 'duration_seconds' | 'data_limit_bytes' | 'max_devices' | 'download_kbps' | 'upload_kbps'
+>;
+
+export const termsOf = (from: BatchTerms): BatchTerms => ({
+  price_tzs: from.price_tzs,
+  duration_seconds: from.duration_seconds,
+  data_limit_bytes: from.data_limit_bytes,
+  max_devices: from.max_devices,
+  download_kbps: from.download_kbps,
+  upload_kbps: from.upload_kbps,
+});
+
 /** `YYYY-MM-DD` → the end of that day in the site's time zone; an instant as it is. */
 async function endOf(deps: Pick<WifiDeps, 'db' | 'config'>, value: string, siteId: string): Promise<string> {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return new Date(value).toISOString();
@@ -165,6 +185,7 @@ const presentBatchRow = (batch: VoucherBatchRow) => ({
   created_by: batch.created_by,
   created_at: batch.created_at,
   revoked_at: batch.revoked_at,
+  ...termsOf(batch),
 });
 
 export interface BatchSummary {

@@ -125,7 +125,8 @@ if (!onPostgres) {
         store.db,
       );
       await sql`insert into voucher_batches (id, plan_id, site_id, count, prefix, code_length, created_by,
-        created_at) values ('b1', 'p1', 'default', 1, '', 10, 'cli:root', ${now})`.execute(store.db);
+        created_at, price_tzs, duration_seconds, max_devices)
+        values ('b1', 'p1', 'default', 1, '', 10, 'cli:root', ${now}, 2000, 86400, 1)`.execute(store.db);
       await sql`insert into vouchers (id, batch_id, code_hash, code_enc, last3, status)
         values ('v1', 'b1', 'h1', 'sealed-code', 'ABC', 'unused')`.execute(store.db);
       await up0029(store.db);

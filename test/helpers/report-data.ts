@@ -279,6 +279,13 @@ export function reportRows(seed: number, world: ReportWorld): ReportRows {
       created_by: 'cli:test',
       created_at: iso(created),
       revoked_at: null,
+      // The plan's terms when the batch was made (migration 0047): its price is what the stock is worth.
+      price_tzs: plan.price_tzs,
+      duration_seconds: 3600,
+      data_limit_bytes: null,
+      max_devices: 1,
+      download_kbps: null,
+      upload_kbps: null,
     });
     for (let c = 0; c < world.codesPerBatch; c++) {
       const status = rnd.pick(['unused', 'unused', 'redeemed', 'revoked'] as const);

@@ -247,7 +247,7 @@ export interface WifiAuditTable {
   after: string | null;
 }
 
-/** One `vouchers create` run (migration 0022). */
+/** One `vouchers create` run (migrations 0022, 0047). */
 export interface VoucherBatchesTable {
   id: string;
   plan_id: string;
@@ -262,6 +262,17 @@ export interface VoucherBatchesTable {
   created_by: string;
   created_at: string;
   revoked_at: string | null;
+  /**
+   * The plan's terms when the batch was made (migration 0047; batches made before it: the plan's
+   * terms when it ran): what its cards print and what a redemption gives and costs, whatever the
+   * plan says later (docs/decisions/0027-vouchers.md). Null data or speed: no limit.
+   */
+  price_tzs: number;
+  duration_seconds: number;
+  data_limit_bytes: number | null;
+  max_devices: number;
+  download_kbps: number | null;
+  upload_kbps: number | null;
 }
 
 /**
