@@ -224,7 +224,7 @@ export const topGuests = (db: Db, ranges: readonly SiteRange[], limit: number) =
     .orderBy('invoices.phone')
     .limit(limit);
 
-/** The voucher batches of `sites`, newest first, with their plan. */
+/** The voucher batches of `sites`, newest first, with their plan's name and their own price. */
 export const voucherBatches = (db: Db, sites: readonly string[]) =>
   db
     .selectFrom('voucher_batches')
@@ -238,7 +238,8 @@ export const voucherBatches = (db: Db, sites: readonly string[]) =>
       'voucher_batches.count as count',
       'voucher_batches.revoked_at as revoked_at',
       'plans.name as plan_name',
-      'plans.price_tzs as price_tzs',
+      // The batch's price, not the plan's now: the stock was made (and is sold) at it (0047).
+      'voucher_batches.price_tzs as price_tzs',
     ])
     .orderBy('voucher_batches.created_at', 'desc')
     .orderBy('voucher_batches.id');

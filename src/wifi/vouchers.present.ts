@@ -2,13 +2,17 @@ import type { PlanRow } from './plans.store.js';
 import { formatCode } from './vouchers.schema.js';
 import {
   statusOf,
+  termsOf,
   type BatchSummary,
   type CreatedBatch,
   type VoucherBatchRow,
   type VoucherRow,
 } from './vouchers.js';
 
-/** A batch as staff and the CLI see it. */
+/**
+ * A batch as staff and the CLI see it, with the terms it sells (its own, kept from when it was
+ * made: price_tzs, duration_seconds, data_limit_bytes, max_devices, download_kbps, upload_kbps).
+ */
 export const presentBatch = (batch: VoucherBatchRow, plan?: Pick<PlanRow, 'name'>) => ({
   id: batch.id,
   plan_id: batch.plan_id,
@@ -17,6 +21,7 @@ export const presentBatch = (batch: VoucherBatchRow, plan?: Pick<PlanRow, 'name'
   count: batch.count,
   prefix: batch.prefix,
   length: batch.code_length,
+  ...termsOf(batch),
   valid_until: batch.valid_until,
   created_by: batch.created_by,
   created_at: batch.created_at,

@@ -9,7 +9,8 @@ import { formatCode, type PrintFormat } from './vouchers.schema.js';
 
 /**
  * The print sheet of a batch (DESIGN.md §4.8): one self-contained HTML page with print CSS, each
- * code with its plan, price, duration, speed and a QR code of the portal with the code filled in.
+ * code with its plan, the batch's price, duration, allowance and speed (the terms it was made with,
+ * which redemption gives) and a QR code of the portal with the code filled in.
  * `a4`: cards on A4 sheets, to cut; `thermal58`: one code after the other on a 58 mm receipt roll.
  */
 
@@ -19,11 +20,11 @@ const speedWords = (kbps: number): string =>
 const bytesWords = (bytes: number): string =>
   bytes >= 1e9 ? `${String(Math.round(bytes / 1e8) / 10)} GB` : `${String(Math.round(bytes / 1e5) / 10)} MB`;
 
-function speedLine(plan: PlanRow): string {
-  if (plan.download_kbps === null && plan.upload_kbps === null) return 'No speed limit';
+function speedLine(terms: Pick<VoucherBatchRow, 'download_kbps' | 'upload_kbps'>): string {
+  if (terms.download_kbps === null && terms.upload_kbps === null) return 'No speed limit';
   const parts = [
-    plan.download_kbps === null ? null : `↓ ${speedWords(plan.download_kbps)}`,
-    plan.upload_kbps === null ? null : `↑ ${speedWords(plan.upload_kbps)}`,
+    terms.download_kbps === null ? null : `↓ ${speedWords(terms.download_kbps)}`,
+    terms.upload_kbps === null ? null : `↑ ${speedWords(terms.upload_kbps)}`,
   ];
   return parts.filter((p) => p !== null).join('  ');
 }
@@ -141,15 +142,27 @@ export interface SheetInput {
   timeZone: string;
   serviceName: string;
   portalUrl: string;
-  batch: Pick<VoucherBatchRow, 'id' | 'prefix' | 'valid_until'>;
-  plan: PlanRow;
+  /** The batch with the terms it was made with: what the cards print (not the plan's now). */
+  batch: Pick<
+    VoucherBatchRow,
+    | 'id'
+    | 'prefix'
+    | 'valid_until'
+    | 'price_tzs'
+    | 'duration_seconds'
+    | 'data_limit_bytes'
+    | 'download_kbps'
+    | 'upload_kbps'
+  >;
+  /** Its plan, for the name. */
+  plan: Pick<PlanRow, 'name'>;
   codes: readonly string[];
 }
 
 export function voucherSheet(input: SheetInput): string {
   const { plan, batch } = input;
   const until = batch.valid_until === null ? null : useBy(batch.valid_until, input.timeZone);
-  const data = plan.data_limit_bytes === null ? null : bytesWords(plan.data_limit_bytes);
+  const data = batch.data_limit_bytes === null ? null : bytesWords(batch.data_limit_bytes);
   const hint = `Time starts when the code is used. Scan, or type the code at ${input.portalUrl}`;
   const card = (code: string): Html => {
     const url = voucherUrl(input.portalUrl, code);
@@ -163,10 +176,10 @@ export function voucherSheet(input: SheetInput): string {
       <p class="code">${written}</p>
       <div class="terms">
         <p>
-          TZS ${plan.price_tzs.toLocaleString('en-US')} ·
-          ${formatDuration(plan.duration_seconds)}${data === null ? '' : ` · ${data}`}
+          TZS ${batch.price_tzs.toLocaleString('en-US')} ·
+          ${formatDuration(batch.duration_seconds)}${data === null ? '' : ` · ${data}`}
         </p>
-        <p>${speedLine(plan)}</p>
+        <p>${speedLine(batch)}</p>
         ${until === null ? '' : html`<p>${until}</p>`}
       </div>
       ${qrSvg(url, `QR code of ${url}`)}

@@ -277,7 +277,12 @@ export async function revokeVouchers(
  */
 export async function sheetOf(
   deps: Pick<WifiDeps, 'db' | 'config'>,
-  input: { format: PrintFormat; batch: VoucherBatchRow; plan: PlanRow; codes: readonly string[] },
+  input: {
+    format: PrintFormat;
+    batch: VoucherBatchRow;
+    plan: Pick<PlanRow, 'name'>;
+    codes: readonly string[];
+  },
 ): Promise<string> {
   return voucherSheet({
     ...input,
@@ -384,21 +389,21 @@ async function redeemIn(
   }
   const voucher = await findVoucher(tx, voucherId);
   const batch = voucher && (await findBatch(tx, voucher.batch_id));
-  const plan = batch && (await findPlan(tx, batch.plan_id));
-  if (!voucher || !batch || !plan) throw wifiErrors.voucherUnknown();
+  if (!voucher || !batch) throw wifiErrors.voucherUnknown();
   const sequence = await nextSequence(tx);
+  // The batch's terms, not the plan's now: the card was sold at them (docs/decisions/0027).
   const invoice: InvoiceRow = {
     id: uuid(),
     number: invoiceNumber(deps.config.invoicePrefix, sequence, newInvoiceSuffix()),
     sequence,
-    plan_id: plan.id,
+    plan_id: batch.plan_id,
     phone: '',
-    amount_tzs: plan.price_tzs,
-    duration_seconds: plan.duration_seconds,
-    data_limit_bytes: plan.data_limit_bytes,
-    max_devices: plan.max_devices,
-    download_kbps: plan.download_kbps,
-    upload_kbps: plan.upload_kbps,
+    amount_tzs: batch.price_tzs,
+    duration_seconds: batch.duration_seconds,
+    data_limit_bytes: batch.data_limit_bytes,
+    max_devices: batch.max_devices,
+    download_kbps: batch.download_kbps,
+    upload_kbps: batch.upload_kbps,
     status: 'paid',
     // Nobody holds a purchase key for it: the credentials go out in this answer only.
     purchase_key_hash: sha256Hex(randomToken()),
@@ -432,5 +437,5 @@ async function redeemIn(
     kind: 'sale',
   });
   await setRedemption(tx, voucher.id, invoice.id, grant.id);
-  return { username: grant.username, password, expiresAt: grant.expires_at, planId: plan.id };
+  return { username: grant.username, password, expiresAt: grant.expires_at, planId: batch.plan_id };
 }

@@ -27,6 +27,8 @@ import { siteIdOf, siteOption } from '../sites.js';
 const BATCH_COLUMNS: readonly Column<BatchSummary>[] = [
   ['id', (s) => s.batch.id],
   ['plan', (s) => s.planName ?? s.batch.plan_id],
+  // The batch's own price, kept from when it was made: what each code was sold at.
+  ['price_tzs', (s) => s.batch.price_tzs],
   ['count', (s) => s.batch.count],
   ['unused', (s) => s.counts.unused],
   ['redeemed', (s) => s.counts.redeemed],
