@@ -196,8 +196,8 @@ t.test(
     await row.waitFor();
     t.match(
       await row.innerText(),
-      /^Day pass\n12\n12\n0\n0\n0\n/,
-      'plan, codes, unused, redeemed, revoked, expired',
+      /^Day pass\nTZS 2,000\n12\n12\n0\n0\n0\n/,
+      'plan, price, codes, unused, redeemed, revoked, expired',
     );
     const html = await page.content();
     for (const code of codes) {
@@ -241,8 +241,8 @@ t.test(
       .locator('#vouchers-status')
       .getByText(`11 codes of batch ${batchId.slice(0, 8)} revoked.`)
       .waitFor();
-    // Plan, codes, unused, redeemed, revoked, expired.
-    await waitForText(page, '#batches tbody tr', /^Day pass\n12\n0\n1\n11\n0\n/);
+    // Plan, price, codes, unused, redeemed, revoked, expired.
+    await waitForText(page, '#batches tbody tr', /^Day pass\nTZS 2,000\n12\n0\n1\n11\n0\n/);
     t.equal(
       await page.getByRole('button', { name: /Revoke the unused codes/ }).count(),
       0,

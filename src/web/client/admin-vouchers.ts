@@ -31,6 +31,8 @@ interface Batch {
   site_id: string;
   count: number;
   prefix: string;
+  /** The price the batch was made at (its own, whatever the plan says now). */
+  price_tzs: number;
   valid_until: string | null;
   created_at: string;
   revoked_at: string | null;
@@ -73,6 +75,7 @@ const load = (): Promise<Batch[] | null> =>
     '/vouchers',
     [
       { head: 'vouchers.planCol', cell: (b) => b.plan_name ?? b.plan_id },
+      { head: 'vouchers.priceCol', cell: (b) => tzs(b.price_tzs) },
       { head: 'vouchers.countCol', cell: (b) => String(b.count) },
       { head: 'vouchers.unused', cell: (b) => String(b.counts.unused) },
       { head: 'vouchers.redeemed', cell: (b) => String(b.counts.redeemed) },

@@ -488,6 +488,7 @@ export const adminEn = {
   'vouchers.created': 'Batch of {count} codes for {plan} created.',
   'vouchers.batches': 'Batches',
   'vouchers.planCol': 'Plan',
+  'vouchers.priceCol': 'Price',
   'vouchers.countCol': 'Codes',
   'vouchers.unused': 'Unused',
   'vouchers.redeemed': 'Redeemed',
