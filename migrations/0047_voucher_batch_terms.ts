@@ -1,7 +1,7 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
 
 /**
- * A voucher batch keeps the terms it was made with (docs/decisions/0027-vouchers.md, "2026-12:
+ * A voucher batch keeps the terms it was made with (docs/decisions/0027-vouchers.md, "2026-11-28:
  * a batch keeps its terms"). A batch is stock sold in advance: a reseller takes cash for a card
  * that prints a price, a duration, an allowance and a speed, so redeeming it gives those, and the
  * revenue and the stock report count that price, whatever the plan says later.
