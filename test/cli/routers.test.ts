@@ -182,11 +182,11 @@ t.test('devices list says whether each router is online and when it was last hea
   await heardAt(dataDir, '2026-01-15T08:00:00.000Z');
   t.match(
     (await runCli(['devices', 'list'], env)).stdout,
-    /\s+no\s+2026-01-15T08:00:00\.000Z\s+0\s+2026-01-15T08:00:00\.000Z\n/,
-    'the text shows Down and since when, as --json does',
+    /\s+down\s+2026-01-15T08:00:00\.000Z\s+0\s+2026-01-15T08:00:00\.000Z\n/,
+    'the text shows Down (as the routers page) and since when, as --json does',
   );
   const status = json((await runCli(['status', '--json'], env)).stdout);
-  t.match(status, { routers: { registered: 1, online: 0 } });
+  t.match(status, { routers: { registered: 1, online: 0, down: 1 } });
 });
 
 /** The router-down job's mark on every router: heard last at `at` and down since then. */
