@@ -500,7 +500,7 @@ t.test(
 
     const status = await runCli(['status', '--json'], env);
     t.equal(status.code, 0, status.stderr);
-    t.same(JSON.parse(status.stdout).routers, { registered: 3, online: 1 });
+    t.same(JSON.parse(status.stdout).routers, { registered: 3, online: 1, down: 0 });
     const statusHuman = await runCli(['status'], env);
     t.match(statusHuman.stdout, /^routers\s+1 of 3 online \(RADIUS heard within 12\.5 min\)$/m);
   },
