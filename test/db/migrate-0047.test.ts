@@ -29,6 +29,24 @@ async function migrator(db: Db, first = '9999'): Promise<Migrator> {
 
 const AT = '2026-01-15T09:00:00.000Z';
 
+/** Two plans' terms: a data allowance past 32 bits with speeds, and no limit at all. */
+const HOUR_TERMS = {
+  price_tzs: 1000,
+  duration_seconds: 3600,
+  data_limit_bytes: 5_000_000_000,
+  max_devices: 2,
+  download_kbps: 2000,
+  upload_kbps: 1000,
+};
+const DAY_TERMS = {
+  price_tzs: 5000,
+  duration_seconds: 86_400,
+  data_limit_bytes: null,
+  max_devices: 1,
+  download_kbps: null,
+  upload_kbps: null,
+};
+
 const TERMS = [
   'price_tzs',
   'duration_seconds',
@@ -80,24 +98,7 @@ t.test("0047 gives every batch its plan's terms as they are when it runs, and un
   // Sold with a data allowance and speeds (5 GB: past 32 bits), and without any limit.
   await db
     .insertInto('plans')
-    .values([
-      plan('hour', {
-        price_tzs: 1000,
-        duration_seconds: 3600,
-        data_limit_bytes: 5_000_000_000,
-        max_devices: 2,
-        download_kbps: 2000,
-        upload_kbps: 1000,
-      }),
-      plan('day', {
-        price_tzs: 5000,
-        duration_seconds: 86_400,
-        data_limit_bytes: null,
-        max_devices: 1,
-        download_kbps: null,
-        upload_kbps: null,
-      }),
-    ])
+    .values([plan('hour', HOUR_TERMS), plan('day', DAY_TERMS)])
     .execute();
   // Written as the previous release wrote them: no terms (its table has no such columns).
   for (const [id, planId] of [
@@ -127,24 +128,14 @@ t.test("0047 gives every batch its plan's terms as they are when it runs, and un
         plan_id: 'day',
         count: 2,
         created_at: AT,
-        price_tzs: 5000,
-        duration_seconds: 86_400,
-        data_limit_bytes: null,
-        max_devices: 1,
-        download_kbps: null,
-        upload_kbps: null,
+        ...DAY_TERMS,
       },
       ...['b-hour-1', 'b-hour-2'].map((id) => ({
         id,
         plan_id: 'hour',
         count: 2,
         created_at: AT,
-        price_tzs: 1000,
-        duration_seconds: 3600,
-        data_limit_bytes: 5_000_000_000,
-        max_devices: 2,
-        download_kbps: 2000,
-        upload_kbps: 1000,
+        ...HOUR_TERMS,
       })),
     ],
     "each batch: its plan's terms, numbers as numbers",

@@ -28,14 +28,8 @@ const CHANGED = {
   download_kbps: 8000,
   upload_kbps: 4000,
 };
-const TERMS = {
-  price_tzs: 1000,
-  duration_seconds: 3600,
-  data_limit_bytes: 500_000_000,
-  max_devices: 1,
-  download_kbps: 2000,
-  upload_kbps: 1000,
-};
+/** The plan's terms the batch is made with: what every view of it must keep showing. */
+const { name: _name, ...TERMS } = HOUR;
 
 type Created = { id: string; codes: { id: string; code: string }[] };
 

@@ -96,6 +96,10 @@ function writeNewFile(ctx: CliContext, file: NewFile, text: string, what: string
   }
 }
 
+/** A batch with its codes' rows, and the time their statuses are read at. */
+const batchCodes = (ctx: CliContext, batchId: string) =>
+  withApp(ctx, async (app) => ({ ...(await getBatch(app.deps, batchId)), now: app.deps.clock.now() }));
+
 /** "1 code", "5 codes". */
 const codesCount = (n: number): string => `${String(n)} code${n === 1 ? '' : 's'}`;
 
@@ -228,14 +232,7 @@ export function registerVouchers(program: Command): void {
   ).action(async (batchId: string | undefined, flags: { site?: string }, cmd: Command) => {
     const ctx = contextOf(cmd);
     if (batchId !== undefined) {
-      const {
-        batch,
-        vouchers: rows,
-        now,
-      } = await withApp(ctx, async (app) => ({
-        ...(await getBatch(app.deps, batchId)),
-        now: app.deps.clock.now(),
-      }));
+      const { batch, vouchers: rows, now } = await batchCodes(ctx, batchId);
       const shown = rows.map((v) => presentVoucher(v, now));
       ctx.out.result({ ...presentBatch(batch), vouchers: shown }, () =>
         formatTable(shown, [
@@ -278,14 +275,7 @@ export function registerVouchers(program: Command): void {
     .option('--output <file>', 'write the CSV here (default: stdout)')
     .action(async (batchId: string, flags: { output?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const {
-        batch,
-        vouchers: rows,
-        now,
-      } = await withApp(ctx, async (app) => ({
-        ...(await getBatch(app.deps, batchId)),
-        now: app.deps.clock.now(),
-      }));
+      const { batch, vouchers: rows, now } = await batchCodes(ctx, batchId);
       // --json: the same rows as one JSON document (as every command's --json), not CSV.
       const text = ctx.out.json
         ? `${JSON.stringify({ batch_id: batch.id, vouchers: rows.map((v) => presentVoucher(v, now)) }, null, 2)}\n`
