@@ -23,6 +23,9 @@ export function totpUri(issuer: string, account: string, secret: string): string
   return `otpauth://totp/${label}?${params.toString().replace(/\+/g, '%20')}`;
 }
 
+/** How far a code's step may be from now: the previous and the next 30 s step. */
+const TOLERANCE_SECONDS = 30;
+
 /**
  * Checks a 6-digit code at `now`, accepting the previous and next 30 s step, and refusing any
  * step at or before `afterStep` (a code is never accepted twice). Returns the matched step.
@@ -34,11 +37,16 @@ export async function checkTotp(
   afterStep: number | null,
 ): Promise<number | null> {
   if (!/^\d{6}$/.test(code)) return null;
+  const epoch = Math.floor(now.getTime() / 1000);
+  // Every step a code could match now is at or before `afterStep`: the clock was stepped back
+  // (NTP correcting a box that ran ahead) after a code of a later step was accepted. No code can
+  // be accepted until time passes that step again (otplib throws on such an `afterTimeStep`).
+  if (afterStep !== null && afterStep >= Math.floor((epoch + TOLERANCE_SECONDS) / 30)) return null;
   const { TOTP, plugins } = await otp();
   const totp = new TOTP({ secret, ...plugins });
   const result = await totp.verify(code, {
-    epoch: Math.floor(now.getTime() / 1000),
-    epochTolerance: 30,
+    epoch,
+    epochTolerance: TOLERANCE_SECONDS,
     ...(afterStep === null ? {} : { afterTimeStep: afterStep }),
   });
   return result.valid ? result.timeStep : null;

@@ -217,6 +217,29 @@ t.test('a code already used is refused; the next step is accepted', async (t) =>
   );
 });
 
+t.test('after the clock steps back past a used code, codes are refused (401/400), not a 500', async (t) => {
+  const app = await startTestApp(t);
+  const { c, secret } = await enrolled(app, 'ntp@example.com');
+  const start = () => mfaToken(app, 'ntp@example.com');
+  const used = await new Client(app.base).post('/auth/mfa/verify', {
+    mfa_token: await start(),
+    code: totpForSecret(secret, app.clock.now()),
+  });
+  t.equal(used.status, 200);
+  // NTP corrects a box that ran 3 minutes ahead: the last accepted step is now in the future.
+  app.clock.advance(-180_000);
+  const now = totpForSecret(secret, app.clock.now());
+  const verify = await new Client(app.base).post('/auth/mfa/verify', { mfa_token: await start(), code: now });
+  t.same([verify.status, verify.body], [401, { success: false, message: 'invalid mfa code' }]);
+  const disable = await c.post('/auth/mfa/disable', { code: now });
+  t.same([disable.status, disable.body], [400, { success: false, message: 'invalid mfa code' }]);
+  // Once time has passed the used step again, the next code is accepted.
+  app.clock.advance('3m');
+  const later = totpForSecret(secret, new Date(app.clock.now().getTime() + 30_000));
+  const again = await new Client(app.base).post('/auth/mfa/verify', { mfa_token: await start(), code: later });
+  t.equal(again.status, 200);
+});
+
 t.test('the mfa_token lives about 5 minutes and 5 wrong codes', async (t) => {
   const app = await startTestApp(t);
   const { secret } = await enrolled(app, 'tk@example.com');
