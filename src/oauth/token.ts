@@ -307,11 +307,29 @@ async function refreshTokenGrant(
   }
 }
 
+/** The parameters the token endpoint reads (others are ignored, RFC 6749 §3.2). */
+const TOKEN_PARAMS = [
+  'grant_type',
+  'code',
+  'redirect_uri',
+  'code_verifier',
+  'client_id',
+  'client_secret',
+  'refresh_token',
+  'scope',
+] as const;
+
 /** POST /oauth/token. */
 export async function tokenEndpoint(
   deps: OAuthDeps,
   request: { form: URLSearchParams; authorization: string | undefined },
 ): Promise<TokenResponse> {
+  // RFC 6749 §3.2: parameters MUST NOT be included more than once (§5.2: invalid_request).
+  // Reading the first of two would let a second client_id, secret or code ride along unseen.
+  for (const name of TOKEN_PARAMS) {
+    if (request.form.getAll(name).length > 1)
+      throw tokenErrors.invalidRequest(`duplicate parameter: ${name}`);
+  }
   const grantType = request.form.get('grant_type');
   if (!grantType) throw tokenErrors.invalidRequest('missing required field: grant_type');
   if (grantType !== 'authorization_code' && grantType !== 'refresh_token')

@@ -281,6 +281,45 @@ t.test('request errors: invalid_request, unsupported_grant_type, form encoding o
   t.same([json.status, ((await json.json()) as { error: string }).error], [400, 'invalid_request']);
 });
 
+t.test('a parameter sent twice is invalid_request (RFC 6749 §3.2), whichever copy is right', async (t) => {
+  const { app, client, user } = await setup(t);
+  const { verifier, challenge } = pkcePair();
+  const code = await authorizeCode(user, client.clientId, challenge);
+  const good = new URLSearchParams(codeForm(client, code, verifier));
+  const twice = (name: string, value: string, first = true) => {
+    const form = new URLSearchParams(good);
+    const original = form.get(name) ?? '';
+    form.delete(name);
+    for (const v of first ? [original, value] : [value, original]) form.append(name, v);
+    return form;
+  };
+  const cases = [
+    twice('client_secret', 'wrong'),
+    twice('client_secret', 'wrong', false),
+    twice('code', 'A'.repeat(43)),
+    twice('client_id', 'another-client'),
+    twice('code_verifier', verifier),
+    twice('redirect_uri', REDIRECT),
+    twice('grant_type', 'refresh_token'),
+  ];
+  for (const form of cases) {
+    const res = await fetch(`${app.base}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': '10.99.0.2' },
+      body: form.toString(),
+    });
+    const name = [...form.keys()].find((k) => form.getAll(k).length > 1) ?? '';
+    t.same(
+      [res.status, await res.json()],
+      [400, { error: 'invalid_request', error_description: `duplicate parameter: ${name}` }],
+      form.toString(),
+    );
+  }
+  // None of those used the code: it still gives tokens once.
+  const res = await tokenRequest(app, Object.fromEntries(good));
+  t.equal(res.status, 200);
+});
+
 t.test('refresh tokens rotate; reusing a rotated one revokes the whole family', async (t) => {
   const { app, client, user } = await setup(t);
   const first = (await codeFlowTokens(app, user, client)).body;
