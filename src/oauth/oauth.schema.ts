@@ -20,6 +20,9 @@ export const consentBody = (raw: unknown): ConsentInput => {
   };
 };
 
-export const revokeBody = (raw: unknown) => ({
-  client_id: stringField(objectBody(raw, bad), 'client_id', bad) ?? '',
-});
+/** POST /oauth/revoke: `{client_id}`, required (a 400, not a 404 for a connection of ''). */
+export const revokeBody = (raw: unknown) => {
+  const clientId = stringField(objectBody(raw, bad), 'client_id', bad);
+  if (!clientId) throw oauthErrors.clientIdRequired();
+  return { client_id: clientId };
+};

@@ -160,6 +160,12 @@ t.test(
       success: false,
       message: 'connection not found',
     });
+    for (const body of [{}, { client_id: '' }]) {
+      const res = await user.post('/oauth/revoke', body);
+      t.same([res.status, res.body], [400, { success: false, message: 'client_id is required' }]);
+    }
+    const wrongType = await user.post('/oauth/revoke', { client_id: 7 });
+    t.same([wrongType.status, wrongType.body], [400, { success: false, message: 'invalid request body' }]);
     const events = (await user.get('/auth/security-events')).body.data as {
       action: string;
       detail: string;
