@@ -101,7 +101,7 @@ export async function sendVerificationCode(deps: Deps, user: UserRow, channel: C
 
 /** Inside a transaction: refuse a phone that is another account's phone (or email). */
 async function refuseTakenPhone(db: Db, userId: string, phone: string): Promise<void> {
-  const owner = (await findUserByPhone(db, phone)) ?? (await findUserByEmail(db, phone));
+  const owner = (await findUserByPhone(db, phone, countryCode)) ?? (await findUserByEmail(db, phone));
   if (owner && owner.id !== userId) throw identityErrors.phoneTaken();
 }
 

@@ -76,7 +76,7 @@ export async function requestPasswordReset(deps: Deps, identifier: string): Prom
     });
     return;
   }
-  const byPhone = await findUserByPhone(deps.db, identifier);
+  const byPhone = await findUserByPhone(deps.db, identifier, deps.config.defaultCountryCode);
   if (byPhone?.phone && byPhone.phone_verified === 1) {
     const code = await deps.db.transaction().execute(async (tx) => {
       await retireUserResets(tx, byPhone.id, isoNow(deps.clock), 'sms');

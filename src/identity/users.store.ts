@@ -1,5 +1,6 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
+import { phoneSpellings } from '../lib/phone.js';
 import type { StaffRole, UsersTable } from '../db/tables/identity.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -13,20 +14,31 @@ export const findUserById = (db: Db, id: string) =>
 export const findUserByEmail = (db: Db, email: string) =>
   db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 
-export const findUserByPhone = (db: Db, phone: string) =>
-  db.selectFrom('users').selectAll().where('phone', '=', phone).executeTakeFirst();
-
-/** The account a sign-in identifier names: its email, else its phone. */
-export const findUserByIdentifier = async (db: Db, identifier: string) =>
-  (await findUserByEmail(db, identifier)) ?? (await findUserByPhone(db, identifier));
-
-/** An account whose email or phone is exactly `value` (email matching is case-sensitive). */
 /**
- * An account that already holds any of these identifiers, in either column: an email that equals
- * someone's phone would otherwise shadow that phone at login and password reset.
+ * The account whose phone is `phone` written any way (lib/phone.ts `phoneSpellings`, with the
+ * venue's DEFAULT_COUNTRY_CODE): the one written exactly so first, should two spellings of one
+ * number predate this rule.
  */
-export function findUserHolding(db: Db, identifiers: readonly string[]) {
-  const values = identifiers.filter((v) => v !== '');
+export const findUserByPhone = (db: Db, phone: string, countryCode: string) =>
+  db
+    .selectFrom('users')
+    .selectAll()
+    .where('phone', 'in', phoneSpellings(phone, countryCode))
+    .orderBy(sql`phone = ${phone}`, 'desc')
+    .orderBy('created_at')
+    .executeTakeFirst();
+
+/** The account a sign-in identifier names: its email, else its phone (any spelling). */
+export const findUserByIdentifier = async (db: Db, identifier: string, countryCode: string) =>
+  (await findUserByEmail(db, identifier)) ?? (await findUserByPhone(db, identifier, countryCode));
+
+/**
+ * An account that already holds any of these identifiers (a phone in any spelling), in either
+ * column: an email that equals someone's phone would otherwise shadow that phone at login and
+ * password reset.
+ */
+export function findUserHolding(db: Db, identifiers: readonly string[], countryCode: string) {
+  const values = identifiers.filter((v) => v !== '').flatMap((v) => phoneSpellings(v, countryCode));
   if (values.length === 0) return Promise.resolve(undefined);
   return db
     .selectFrom('users')

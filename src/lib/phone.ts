@@ -39,3 +39,22 @@ function internationalDigits(compact: string, cc: string): string | null {
   // Without "+", digits are read as a number with its country code (255712345678).
   return compact;
 }
+
+/**
+ * Every way the number `input` may have been written by someone who typed it digits only
+ * (`+255712345678`, `255712345678`, `00255712345678`, `0712345678`, and the bare national number
+ * where we know its shape), `input` first. Not a phone number: `input` alone. Identity keeps a
+ * phone as its owner typed it, so one number is found, and taken, whichever way it was written.
+ */
+export function phoneSpellings(input: string, defaultCountryCode: string): string[] {
+  const e164 = normalisePhone(input, defaultCountryCode);
+  if (e164 === null) return [input];
+  const digits = e164.slice(1);
+  const spellings = new Set([input, e164, digits, `00${digits}`]);
+  if (digits.startsWith(defaultCountryCode)) {
+    const national = digits.slice(defaultCountryCode.length);
+    spellings.add(`0${national}`);
+    if (NATIONAL[defaultCountryCode]?.test(national)) spellings.add(national);
+  }
+  return [...spellings];
+}

@@ -11,7 +11,7 @@ import {
 import { archiveRoutes } from './archive.routes.js';
 import { staffActor } from './audit.js';
 import { counterRoutes } from './counter.routes.js';
-import { deviceBody, planBody, smsBody } from './admin.schema.js';
+import { deviceBody, NO_FIELDS, planBody, smsBody } from './admin.schema.js';
 import type { WifiDeps } from './deps.js';
 import { listDevices, registerDevice, rotateDeviceSecret, updateDevice } from './devices.js';
 import { presentDevice } from './devices.present.js';
@@ -224,6 +224,7 @@ export function adminRoutes(deps: Deps): Route[] {
       path: '/api/v1/admin/plans/:id/apply-to-live',
       api: 'wifi',
       auth: admin,
+      body: NO_FIELDS,
       handler: async ({ principal, params }) => ({
         data: presentSpeedChange(
           await applyPlanSpeedToLive(deps, id(params), principal.sites, staffActor(principal)),
@@ -295,6 +296,7 @@ export function adminRoutes(deps: Deps): Route[] {
       path: '/api/v1/admin/devices/:id/rotate-secret',
       api: 'wifi',
       auth: admin,
+      body: NO_FIELDS,
       handler: async ({ principal, params }) => {
         const { device, radiusSecret } = await rotateDeviceSecret(
           deps,
@@ -314,6 +316,7 @@ export function adminRoutes(deps: Deps): Route[] {
       path: '/api/v1/admin/sessions/:id/disconnect',
       api: 'wifi',
       auth: operator,
+      body: NO_FIELDS,
       handler: async ({ principal, params }) => ({
         data: presentDisconnect(
           await disconnectSession(deps, id(params), undefined, principal.sites, staffActor(principal)),
@@ -326,6 +329,7 @@ export function adminRoutes(deps: Deps): Route[] {
       path: '/api/v1/admin/sessions/:id/disconnect-keep-grant',
       api: 'wifi',
       auth: operator,
+      body: NO_FIELDS,
       handler: async ({ principal, params }) => ({
         data: presentDisconnect(
           await disconnectSessionKeepGrant(

@@ -13,6 +13,19 @@ function str(value: unknown, optional: boolean): string | undefined {
   return value;
 }
 
+/**
+ * The body of an action whose path names all it needs (disconnect, archive, apply-to-live…):
+ * none, or an empty object. Anything else is 400 and the action is not taken.
+ */
+export const NO_FIELDS = {
+  kind: 'json',
+  optional: true,
+  parse: (raw: unknown): Record<string, never> => {
+    strictObject(raw, [], bad);
+    return {};
+  },
+} as const;
+
 export const staffLoginBody = (raw: unknown) => {
   const o = strictObject(raw, ['email', 'password', 'code'], bad);
   return {

@@ -8,6 +8,7 @@ import {
   unarchivePlan,
   type ArchiveActor,
 } from './archive.js';
+import { NO_FIELDS } from './admin.schema.js';
 import { staffActor } from './audit.js';
 import type { WifiDeps } from './deps.js';
 import { presentDevice } from './devices.present.js';
@@ -38,6 +39,7 @@ export function archiveRoutes(deps: WifiDeps, admin: ReturnType<typeof requireSt
       path,
       api: 'wifi',
       auth: admin,
+      body: NO_FIELDS,
       handler: async ({ principal, params, query }) => ({
         data: await run(params.id ?? '', principal, query),
       }),

@@ -16,6 +16,7 @@ import {
   type Staff,
 } from './counter.js';
 import type { WifiDeps } from './deps.js';
+import { NO_FIELDS } from './admin.schema.js';
 import { wifiErrors } from './errors.js';
 import { presentGrant } from './grants.js';
 import { presentRefund, refundInvoice } from './refunds.js';
@@ -124,8 +125,7 @@ export function counterRoutes(deps: WifiDeps): Route[] {
       path: '/api/v1/admin/invoices/:id/recheck',
       api: 'wifi',
       auth: operator,
-      // Nothing to send: no body, or an empty object.
-      body: { kind: 'json', optional: true, parse: (raw) => strictObject(raw, [], wifiErrors.invalidBody) },
+      body: NO_FIELDS,
       handler: async ({ principal, params }) => {
         const result = await recheckInvoice(deps, id(params), staffOf(principal));
         return {

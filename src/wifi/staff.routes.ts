@@ -1,6 +1,6 @@
 import { defineRoute, type Route } from '../http/route.js';
 import type { Vault } from '../lib/vault.js';
-import { staffLoginBody } from './admin.schema.js';
+import { NO_FIELDS, staffLoginBody } from './admin.schema.js';
 import type { WifiDeps } from './deps.js';
 import { adminCookie, clearAdminCookie, requireStaff } from './staff.http.js';
 import { presentStaffIdentity, staffLogin, staffLogout } from './staff.js';
@@ -32,6 +32,7 @@ export function staffRoutes(deps: Deps): Route[] {
     defineRoute({
       method: 'POST',
       path: '/api/v1/admin/auth/logout',
+      body: NO_FIELDS,
       api: 'wifi',
       auth: anyStaff,
       handler: async ({ principal }) => {
