@@ -100,7 +100,7 @@ export async function sendVerificationCode(deps: Deps, user: UserRow, channel: C
 }
 
 /** Inside a transaction: refuse a phone that is another account's phone (or email). */
-async function refuseTakenPhone(db: Db, userId: string, phone: string): Promise<void> {
+async function refuseTakenPhone(db: Db, userId: string, phone: string, countryCode: string): Promise<void> {
   const owner = (await findUserByPhone(db, phone, countryCode)) ?? (await findUserByEmail(db, phone));
   if (owner && owner.id !== userId) throw identityErrors.phoneTaken();
 }
@@ -112,12 +112,12 @@ async function refuseTakenPhone(db: Db, userId: string, phone: string): Promise<
 export async function requestPhoneVerification(deps: Deps, userId: string, phone: string): Promise<void> {
   if (!isValidPhone(phone)) throw identityErrors.invalidPhone();
   const issued = await deps.db.transaction().execute(async (tx) => {
-    await refuseTakenPhone(tx, userId, phone);
+    await refuseTakenPhone(tx, userId, phone, deps.config.defaultCountryCode);
     return issueCode(tx, deps, userId, 'phone', phone);
   });
   await deliverCode(deps, userId, 'phone', issued);
   const { user, changed } = await deps.db.transaction().execute(async (tx) => {
-    await refuseTakenPhone(tx, userId, phone);
+    await refuseTakenPhone(tx, userId, phone, deps.config.defaultCountryCode);
     const current = await findUserById(tx, userId);
     if (!current) throw identityErrors.sessionInvalid();
     const isChange = current.phone !== phone;

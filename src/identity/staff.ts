@@ -40,7 +40,7 @@ export const staffCandidateExists = async (deps: Pick<CoreDeps, 'db'>, email: st
  * the same transaction with the account's id (the Wi-Fi feature sets the role's sites there).
  */
 export async function addStaff(
-  deps: Pick<CoreDeps, 'db' | 'clock' | 'log'>,
+  deps: Pick<CoreDeps, 'db' | 'clock' | 'log' | 'config'>,
   input: { email: string; role: string; password?: string | undefined },
   also?: (tx: Db, userId: string) => Promise<void>,
 ): Promise<{ staff: ReturnType<typeof presentStaff>; created: boolean }> {

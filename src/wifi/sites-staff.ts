@@ -27,7 +27,7 @@ export async function staffScope(
  * unknown site or an owner limited to sites.
  */
 export async function addStaffForSites(
-  deps: Pick<WifiDeps, 'db' | 'clock' | 'log'>,
+  deps: Pick<WifiDeps, 'db' | 'clock' | 'log' | 'config'>,
   input: { email: string; role: string; password?: string | undefined; sites: readonly string[] },
 ) {
   if (input.role === 'owner' && input.sites.length > 0) throw wifiErrors.ownerNotScoped();

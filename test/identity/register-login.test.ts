@@ -68,6 +68,26 @@ t.test('POST /auth/register', async (t) => {
     );
   });
 
+  t.test('one number is one account, however it is written; any spelling signs in', async (t) => {
+    const first = await new Client(app.base).post('/auth/register', {
+      phone: '0754000111',
+      password: PASSWORD,
+    });
+    t.match([first.status, first.body.data], [201, { phone: '0754000111' }], 'kept as typed');
+    for (const phone of ['+255754000111', '255754000111', '754000111', '00255754000111']) {
+      const dup = await new Client(app.base).post('/auth/register', { phone, password: PASSWORD });
+      t.same(
+        [dup.status, dup.body],
+        [409, { success: false, message: 'an account with that email or phone already exists' }],
+        phone,
+      );
+      const email = await new Client(app.base).post('/auth/register', { email: phone, password: PASSWORD });
+      t.equal(email.status, 409, `an email spelling the number: ${phone}`);
+      const login = await new Client(app.base).post('/auth/login', { identifier: phone, password: PASSWORD });
+      t.same([login.status, login.body.data?.id], [200, first.body.data.id], `signs in as ${phone}`);
+    }
+  });
+
   t.test('validation messages', async (t) => {
     const post = (body: unknown) => new Client(app.base).post('/auth/register', body);
     t.same((await post({ email: 'short@example.com', password: 'seven77' })).body, {
@@ -221,7 +241,7 @@ t.test('a password hashed with older argon2 parameters is rehashed at the next l
   const app = await startTestApp(t);
   await registered(app, 'old@example.com');
   const legacy = await withLegacyPasswordHash(app, 'old@example.com');
-  const stale = await findUserByIdentifier(app.app.deps.db, 'old@example.com');
+  const stale = await findUserByIdentifier(app.app.deps.db, 'old@example.com', '255');
   if (!stale) throw new Error('no user');
   // Two tabs sign in at once: both read the old hash; one rehash wins, the other still signs in.
   const login = () =>

@@ -358,7 +358,7 @@ t.test(
     await withLegacyPasswordHash(app, 'race@example.com');
 
     // The login has read the user and verified the old password (passwordLogin's first steps)...
-    const seen = await findUserByIdentifier(db, 'race@example.com');
+    const seen = await findUserByIdentifier(db, 'race@example.com', '255');
     if (!seen) throw new Error('no user');
     t.ok(await verifyPassword(seen.password_hash, PASSWORD));
     // ...when the owner's reset commits.

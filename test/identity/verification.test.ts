@@ -150,6 +150,12 @@ t.test('verify-phone/send refuses a bad number and a number another account owns
     [taken.status, taken.body],
     [400, { success: false, message: 'an account with that email or phone already exists' }],
   );
+  const spelt = await c.post('/auth/verify-phone/send', { phone: '0799999999' });
+  t.same(
+    [spelt.status, spelt.body.message],
+    [400, 'an account with that email or phone already exists'],
+    'another spelling',
+  );
   t.equal((await me(c)).phone, null, 'nothing attached');
   t.same(await outboxFor(app.dataDir, '+255799999999'), [], 'no SMS to the owner');
 });

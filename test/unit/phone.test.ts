@@ -1,5 +1,5 @@
 import t from 'tap';
-import { normalisePhone } from '../../src/lib/phone.js';
+import { normalisePhone, phoneSpellings } from '../../src/lib/phone.js';
 
 t.test('the usual ways of writing a Tanzanian mobile number are one number', async (t) => {
   for (const input of [
@@ -41,4 +41,25 @@ t.test('the default country is configurable and foreign numbers keep their own c
   t.equal(normalisePhone('+254712345678', '255'), '+254712345678', 'a Kenyan number on a TZ box');
   t.equal(normalisePhone('+14155550123', '255'), '+14155550123');
   t.equal(normalisePhone('+1415555012345678', '255'), null, 'longer than E.164 allows');
+});
+
+t.test('phoneSpellings: every digits-only way of writing one number, the input first', async (t) => {
+  const all = ['+255712345678', '255712345678', '00255712345678', '0712345678', '712345678'];
+  for (const input of all) {
+    const spellings = phoneSpellings(input, '255');
+    t.equal(spellings[0], input, `${input} first`);
+    t.same([...spellings].sort(), [...all].sort(), input);
+  }
+  t.same(
+    phoneSpellings('+254712345678', '255').sort(),
+    ['+254712345678', '00254712345678', '254712345678'].sort(),
+    'a foreign number has no national spelling here',
+  );
+  t.same(
+    phoneSpellings('0712345678', '254').sort(),
+    ['+254712345678', '00254712345678', '0712345678', '254712345678'].sort(),
+    'no bare national form for a country whose numbering we do not know',
+  );
+  t.same(phoneSpellings('ada@example.com', '255'), ['ada@example.com'], 'not a number: itself');
+  t.same(phoneSpellings('12345', '255'), ['12345']);
 });
