@@ -88,7 +88,9 @@ export type TestAppOptions = {
 /** A private temporary directory removed when the test ends (tap's t.testdir() is one a test shares). */
 export function scratchDir(t: Test): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'hotspot-ctl-test-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // Retried: on a loaded box a closed app's last background write (mail to the outbox, after its
+  // close's grace) can land while the directory is being removed (ENOTEMPTY).
+  t.teardown(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }));
   return dir;
 }
 
