@@ -61,7 +61,10 @@ export async function passwordLogin(
   deps: Deps,
   input: { identifier: string; password: string; ip: string },
 ): Promise<LoginOutcome> {
-  const user = input.identifier === '' ? undefined : await findUserByIdentifier(deps.db, input.identifier, deps.config.defaultCountryCode);
+  const user =
+    input.identifier === ''
+      ? undefined
+      : await findUserByIdentifier(deps.db, input.identifier, deps.config.defaultCountryCode);
   if (!user) {
     await burnPasswordCheck(input.password);
     throw identityErrors.badCredentials();

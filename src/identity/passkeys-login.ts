@@ -32,7 +32,10 @@ export async function beginPasskeyLogin(
   deps: Deps,
   identifier: string,
 ): Promise<{ options: PublicKeyCredentialRequestOptionsJSON; token: string }> {
-  const user = identifier === '' ? undefined : await findUserByIdentifier(deps.db, identifier, deps.config.defaultCountryCode);
+  const user =
+    identifier === ''
+      ? undefined
+      : await findUserByIdentifier(deps.db, identifier, deps.config.defaultCountryCode);
   const passkeys = user ? await listUserPasskeys(deps.db, user.id) : [];
   if (!user || passkeys.length === 0) throw identityErrors.passkeyLoginUnavailable();
   const { generateAuthenticationOptions } = await webauthn();

@@ -221,7 +221,8 @@ async function linkOrCreate(
     let user = email === null ? undefined : await findUserByEmail(tx, email);
     if (user && user.email_verified !== 1) return null;
     // An address that is another account's phone cannot become this account's email.
-    if (!user && email !== null && (await findUserHolding(tx, [email], deps.config.defaultCountryCode))) email = null;
+    if (!user && email !== null && (await findUserHolding(tx, [email], deps.config.defaultCountryCode)))
+      email = null;
     if (!user) {
       user = {
         id: uuid(),

@@ -57,7 +57,8 @@ export async function addStaff(
       return { user: { ...existing, staff_role: role }, created: false };
     }
     if (passwordHash === null) throw identityErrors.passwordRequired();
-    if (await findUserHolding(tx, [input.email], deps.config.defaultCountryCode)) throw identityErrors.accountExists(); // someone's phone
+    if (await findUserHolding(tx, [input.email], deps.config.defaultCountryCode))
+      throw identityErrors.accountExists(); // someone's phone
     const user: UserRow = {
       id: uuid(),
       email: input.email,

@@ -61,7 +61,8 @@ export async function register(
     updated_at: now,
   };
   const session = await deps.db.transaction().execute(async (tx) => {
-    if (await findUserHolding(tx, [email ?? '', phone ?? ''], deps.config.defaultCountryCode)) throw identityErrors.accountExists();
+    if (await findUserHolding(tx, [email ?? '', phone ?? ''], deps.config.defaultCountryCode))
+      throw identityErrors.accountExists();
     await insertUser(tx, user);
     return createSession(tx, deps.clock, { userId: user.id, ip: input.ip });
   });

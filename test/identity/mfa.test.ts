@@ -236,7 +236,10 @@ t.test('after the clock steps back past a used code, codes are refused (401/400)
   // Once time has passed the used step again, the next code is accepted.
   app.clock.advance('3m');
   const later = totpForSecret(secret, new Date(app.clock.now().getTime() + 30_000));
-  const again = await new Client(app.base).post('/auth/mfa/verify', { mfa_token: await start(), code: later });
+  const again = await new Client(app.base).post('/auth/mfa/verify', {
+    mfa_token: await start(),
+    code: later,
+  });
   t.equal(again.status, 200);
 });
 
