@@ -2,13 +2,15 @@ import { counterErrors } from './counter.errors.js';
 import type { WifiDeps } from './deps.js';
 import { listAudit, presentAudit } from './audit.js';
 import type { SiteScope } from './sites.js';
-import { listErrors, type ListQuery } from './list-query.js';
+import { listErrors, listInstant, type ListQuery } from './list-query.js';
 import type { AuditQuery } from './audit.store.js';
 
 /**
  * GET /api/v1/admin/audit and `hotspot-ctl audit list`: the audit trail newest first, a page at a
  * time. The filters are optional strings as a query string carries them; `cursor` is the
- * `next_cursor` of the page before (opaque: the last entry's time and id).
+ * `next_cursor` of the page before (opaque: the last entry's time and id). `from`/`to` are read as
+ * the other lists read them (list-query.ts): a bare date is that day in the list's time zone, and
+ * a bare `to` takes in its whole day.
  */
 export interface AuditListRequest {
   actor?: string | undefined;
@@ -25,13 +27,6 @@ export interface AuditListRequest {
 
 export const AUDIT_PAGE_DEFAULT = 50;
 export const AUDIT_PAGE_MAX = 200;
-
-function instant(value: string | undefined): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  const ms = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) throw counterErrors.auditTimeInvalid();
-  return new Date(ms).toISOString();
-}
 
 const encodeCursor = (createdAt: string, id: string): string =>
   Buffer.from(`${createdAt}|${id}`, 'utf8').toString('base64url');
@@ -50,13 +45,22 @@ function decodeCursor(cursor: string | undefined): { createdAt: string; id: stri
   return { createdAt, id };
 }
 
-export async function auditPage(deps: Pick<WifiDeps, 'db'>, request: AuditListRequest, scope: SiteScope) {
+/**
+ * A page of the trail by cursor. `timeZone`: the zone whose days a bare `from`/`to` names, as for
+ * the other lists (listTimeZone: the one site of the scope, else VENUE_TIMEZONE).
+ */
+export async function auditPage(
+  deps: Pick<WifiDeps, 'db'>,
+  request: AuditListRequest,
+  scope: SiteScope,
+  timeZone: string,
+) {
   const limit =
     request.limit === undefined || request.limit === '' ? AUDIT_PAGE_DEFAULT : Number(request.limit);
   if (!/^\d+$/.test(request.limit ?? '1') || !Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE_MAX)
     throw counterErrors.auditLimitInvalid();
-  const from = instant(request.from);
-  const to = instant(request.to);
+  const from = listInstant(request.from, false, timeZone, counterErrors.auditTimeInvalid);
+  const to = listInstant(request.to, true, timeZone, counterErrors.auditTimeInvalid);
   const after = decodeCursor(request.cursor);
   const rows = await listAudit(deps.db, {
     ...textFilters(request),

@@ -173,7 +173,9 @@ export function counterRoutes(deps: WifiDeps): Route[] {
             return asked.csv ? entries.map(auditCsvRow) : entries;
           });
         }
-        const page = await auditPage(deps, query, principal.sites);
+        // site_id does not narrow this paging: its bare dates are days of the staff scope's zone.
+        const zone = await listTimeZone(deps, { scope: principal.sites });
+        const page = await auditPage(deps, query, principal.sites, zone);
         return { raw: { data: page.entries, next_cursor: page.nextCursor } };
       },
     }),

@@ -79,15 +79,21 @@ function whole(raw: string | undefined, min: number, max: number, error: () => E
  * An instant, or for a bare date its day's start in `timeZone` (its end, the next day's start, for
  * `to`): the local day the reports put the same rows on, not a UTC day (which starts at 03:00 in
  * Dar es Salaam). A date that does not exist (2026-02-31) is refused rather than rolled into the
- * next month, in a date-time too.
+ * next month, in a date-time too. `invalid`: the list's error for a value that is neither. The
+ * audit list's cursor paging reads its from/to with it too (audit.list.ts).
  */
-function instant(raw: string | undefined, end: boolean, timeZone: string): string | undefined {
+export function listInstant(
+  raw: string | undefined,
+  end: boolean,
+  timeZone: string,
+  invalid: () => Error = listErrors.rangeInvalid,
+): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   const day = dayNumber(raw.slice(0, 10));
-  if (day === undefined) throw listErrors.rangeInvalid();
+  if (day === undefined) throw invalid();
   if (DATE_ONLY.test(raw)) return new Date(localTimeOf(timeZone).dayStart(end ? day + 1 : day)).toISOString();
   const ms = Date.parse(raw);
-  if (Number.isNaN(ms)) throw listErrors.rangeInvalid();
+  if (Number.isNaN(ms)) throw invalid();
   return new Date(ms).toISOString();
 }
 
@@ -133,8 +139,8 @@ export function parseListQuery(
   const perPage = whole(query.per_page, 1, PER_PAGE_MAX, listErrors.perPageInvalid);
   const q = query.q?.trim();
   if (q !== undefined && q.length > Q_MAX) throw listErrors.qInvalid();
-  const from = instant(query.from, false, timeZone);
-  const to = instant(query.to, true, timeZone);
+  const from = listInstant(query.from, false, timeZone);
+  const to = listInstant(query.to, true, timeZone);
   const page =
     !csv && (pageNo !== undefined || perPage !== undefined)
       ? { page: pageNo ?? 1, perPage: perPage ?? PER_PAGE_DEFAULT }

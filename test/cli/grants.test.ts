@@ -204,3 +204,35 @@ t.test('grants list --from/--to: a bare date is a day of VENUE_TIMEZONE, and mus
   t.equal(impossible.code, 1);
   t.equal(impossible.stderr, 'error: from and to must be ISO-8601 dates or date-times\n');
 });
+
+t.test('audit list --from/--to: a bare date is a day of VENUE_TIMEZONE, and must exist', async (t) => {
+  const dataDir = path.join(t.testdir(), 'data');
+  const env = await boxEnv(dataDir, { VENUE_TIMEZONE: 'Pacific/Kiritimati' });
+  // The CLI runs on the wall clock: the entries are made by a box on the same store at set times.
+  const { startTestApp } = await import('../helpers/app.js');
+  const { ManualClock } = await import('../../src/lib/clock.js');
+  const { staffClient } = await import('../helpers/staff.js');
+  // Kiritimati (VENUE_TIMEZONE) is UTC+14: 09:30 UTC on the 28th is 23:30 there, 11:30 is 01:30 on the 29th.
+  const app = await startTestApp(t, {
+    dataDir,
+    clock: new ManualClock('2026-11-28T09:30:00Z'),
+    env: { VENUE_TIMEZONE: 'Pacific/Kiritimati' },
+  });
+  const owner = await staffClient(app, 'owner');
+  const plan = (name: string) =>
+    owner.post('/api/v1/admin/plans', { name, price_tzs: 1000, duration_seconds: 3600 });
+  await plan('Before'); // 23:30 on the 28th
+  app.clock.advance('2h');
+  await plan('After'); // 01:30 on the 29th
+
+  const names = async (...args: string[]) => {
+    const res = await runCli(['--json', 'audit', 'list', ...args], env);
+    t.equal(res.code, 0, res.stderr);
+    return json<{ data: { after: { name: string } }[] }>(res.stdout).data.map((e) => e.after.name);
+  };
+  t.same(await names('--from', '2026-11-29', '--to', '2026-11-29'), ['After'], 'the 01:30 entry');
+  t.same(await names('--to', '2026-11-28'), ['Before'], 'the 23:30 entry is the day before');
+  const impossible = await runCli(['audit', 'list', '--from', '2026-02-31'], env);
+  t.equal(impossible.code, 1);
+  t.equal(impossible.stderr, 'error: from and to must be ISO-8601 date-times\n');
+});

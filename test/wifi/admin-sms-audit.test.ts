@@ -1,10 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
+import { ManualClock } from '../../src/lib/clock.js';
 import { startTestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/client.js';
 import { staffClient } from '../helpers/staff.js';
-import { aPaidPurchase, aPlan, credentialsOf, wifiRows } from '../helpers/wifi.js';
+import { aPaidPurchase, aPlan, aSite, credentialsOf, wifiRows } from '../helpers/wifi.js';
 
 /**
  * Issue 21: GET /api/v1/admin/sms lists every SMS the box sent (guests' logins, reminders,
@@ -231,3 +232,64 @@ t.test('audit list: who, action, record, search, date range, pages and CSV', asy
   t.equal(res.body.message, 'actor, action and target must be at most 100 characters');
   t.equal((await (await staffClient(app, 'operator')).get('/api/v1/admin/audit?per_page=5')).status, 403);
 });
+
+t.test(
+  'audit list by cursor: a bare date is a day of the venue’s (or the one site’s) time zone',
+  async (t) => {
+    // VENUE_TIMEZONE Kiritimati is UTC+14: 11:30 UTC on the 28th is 01:30 on 29 November there.
+    const app = await startTestApp(t, {
+      clock: new ManualClock('2026-11-28T11:30:00Z'),
+      env: { VENUE_TIMEZONE: 'Pacific/Kiritimati' },
+    });
+    // Staff sessions last 12 hours: each step signs in afresh.
+    const plan = async (name: string, client?: Client, extra: object = {}) =>
+      (client ?? (await staffClient(app, 'owner'))).post('/api/v1/admin/plans', {
+        name,
+        price_tzs: 1000,
+        duration_seconds: 3600,
+        ...extra,
+      });
+    t.equal((await plan('Early')).status, 201); // 01:30 on the 29th
+    app.clock.advance('22h'); // 23:30 on the 29th
+    await plan('Late');
+    app.clock.advance('1h'); // 00:30 on the 30th
+    await plan('Next');
+    const owner = await staffClient(app, 'owner');
+    const names = async (client: Client, query: string) => {
+      const res = await client.get(`/api/v1/admin/audit?${query}`);
+      t.equal(res.status, 200, query);
+      return (res.body.data as { after: { name: string } }[]).map((e) => e.after.name);
+    };
+
+    const day = 'from=2026-11-29&to=2026-11-29';
+    t.same(await names(owner, day), ['Late', 'Early'], 'the local day, from its midnight to the next');
+    t.same(await names(owner, 'from=2026-11-30'), ['Next']);
+    t.same(await names(owner, 'to=2026-11-28'), [], 'nothing on the day before');
+    t.same(await names(owner, `${day}&per_page=50`), ['Late', 'Early'], 'the same days as page/per_page');
+    t.same(
+      await names(owner, 'from=2026-11-29T11:30:00Z&to=2026-11-29T09:30:00Z'),
+      [],
+      'date-times as before',
+    );
+    for (const query of ['from=2026-02-31', 'to=2026-02-29', 'from=2026-02-31T10:00:00Z', 'from=yesterday'])
+      t.match(
+        await owner.get(`/api/v1/admin/audit?${query}`),
+        { status: 422, body: { message: 'from and to must be ISO-8601 date-times' } },
+        query,
+      );
+
+    // An admin of one site at Honolulu (UTC-10) reads that site's days: 10:31 UTC on the 29th is
+    // 00:31 on the 29th there, 00:31 on the 30th at the venue (a minute after Next: newest first).
+    app.clock.advance('1m');
+    const honolulu = await aSite(app.app, {
+      slug: 'honolulu',
+      name: 'Honolulu',
+      time_zone: 'Pacific/Honolulu',
+    });
+    const admin = await staffClient(app, 'admin', [honolulu.id]);
+    t.equal((await plan('Island', admin, { site_id: honolulu.id })).status, 201);
+    t.same(await names(admin, 'from=2026-11-29&to=2026-11-29'), ['Island'], 'the site’s day');
+    t.same(await names(admin, 'to=2026-11-28'), []);
+    t.same(await names(owner, 'from=2026-11-30&to=2026-11-30'), ['Island', 'Next'], 'the venue’s day');
+  },
+);

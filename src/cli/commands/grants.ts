@@ -239,8 +239,11 @@ export function registerGrants(program: Command): void {
     .description('List audit entries, newest first')
     .option('--target-type <type>', 'grant, invoice, plan, device, site, session, sms, …')
     .option('--target-id <id>', 'one record')
-    .option('--from <time>', 'entries at or after this ISO-8601 time')
-    .option('--to <time>', 'entries before this ISO-8601 time')
+    .option(
+      '--from <time>',
+      'entries at or after this ISO-8601 date or time (a bare date: that day in VENUE_TIMEZONE)',
+    )
+    .option('--to <time>', 'entries before this ISO-8601 time (a bare date takes in the whole day)')
     .option('--limit <n>', 'at most this many (1-200)', '50')
     .option('--cursor <cursor>', 'the next page (the next_cursor a --json list printed)')
     .action(
@@ -268,6 +271,8 @@ export function registerGrants(program: Command): void {
               cursor: flags.cursor,
             },
             null,
+            // The CLI covers every site: a bare date is a day of VENUE_TIMEZONE, as in the lists.
+            ctx.config().venueTimezone,
           ),
         );
         type Entry = (typeof page.entries)[number];
