@@ -1,9 +1,9 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { App } from '../app.js';
 import { parseListQuery, type ListSpec } from '../wifi/list-query.js';
 import type { ListFilter } from '../wifi/list-filter.store.js';
 import { contextOf, withApp } from './context.js';
-import { parseWholeNumber } from './option-parsers.js';
+import { parseInstantOption, parseWholeNumber } from './option-parsers.js';
 import { formatTable, type Column } from './output.js';
 
 /**
@@ -24,15 +24,17 @@ interface ListFlags {
 /** Adds the options `spec` allows to a list command. */
 function addListOptions(command: Command, spec: ListSpec, searched: string): Command {
   command.option('--search <text>', `only rows matching this (${searched})`);
+  // A fixed set, as report's --group: a value outside it is a usage error (exit 2), README.
   if (spec.statuses)
-    command.option('--status <state>', `only rows in this state: ${spec.statuses.join(', ')}`);
+    command.addOption(new Option('--status <state>', 'only rows in this state').choices(spec.statuses));
   if (spec.router) command.option('--router <id>', 'only this router’s (from devices list)');
   return command
     .option(
       '--from <date>',
       'only from this ISO-8601 date or date-time on (a bare date: that day in VENUE_TIMEZONE)',
+      parseInstantOption,
     )
-    .option('--to <date>', 'only up to this date (a bare date takes in the whole day)')
+    .option('--to <date>', 'only up to this date (a bare date takes in the whole day)', parseInstantOption)
     .option('--page <n>', 'this page of --per-page rows (newest first)', parseWholeNumber)
     .option('--per-page <n>', 'rows per page, 1-200 (default 50 when paging)', parseWholeNumber);
 }

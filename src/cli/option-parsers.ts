@@ -47,3 +47,24 @@ export function parseSpeed(value: string): number | 'none' {
     throw new InvalidArgumentError('must be kbit/s (512, 512k) or with M or G (4M, 1.5M, 1G), or none');
   return Number(match[1]) * unit + scaled / 1_000_000;
 }
+
+/**
+ * `--from`/`--to` of the reports: the form YYYY-MM-DD (else a usage error); whether that day
+ * exists (2026-02-31) is the report's to say, as on the API.
+ */
+export function parseDateOption(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new InvalidArgumentError('must be a date, YYYY-MM-DD');
+  return value;
+}
+
+/**
+ * `--from`/`--to` of the lists and the audit trail: a date or a date-time by its form (else a
+ * usage error); whether it exists is the list's to say, as on the API.
+ */
+export function parseInstantOption(value: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}.*)?$/.test(value))
+    throw new InvalidArgumentError(
+      'must be an ISO-8601 date or date-time (2026-11-29, 2026-11-29T08:00:00Z)',
+    );
+  return value;
+}

@@ -163,7 +163,11 @@ t.test(
     const noTty = await runCli(['--config', file, 'setup', '--first-run'], env);
     t.match(noTty, { code: 1, stderr: /setup asks questions on a terminal/ });
     const mixed = await runCli(['--config', file, 'setup', '--first-run', '--non-interactive'], env);
-    t.match(mixed, { code: 1, stderr: /--first-run writes no settings/ });
+    t.match(
+      mixed,
+      { code: 2, stderr: /^error: --first-run writes no settings/ },
+      'contradicting options: a usage error',
+    );
   },
 );
 

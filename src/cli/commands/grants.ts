@@ -22,7 +22,7 @@ import { GRANT_LIST } from '../../wifi/counter.routes.js';
 import { contextOf, withApp } from '../context.js';
 import { listCommand } from '../list-options.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
-import { parseDurationOption, parseWholeNumber } from '../option-parsers.js';
+import { parseDurationOption, parseInstantOption, parseWholeNumber } from '../option-parsers.js';
 
 /**
  * The counter tools at the box (DESIGN.md §4.8): `grants list|issue|extend|revoke`, `invoices
@@ -242,9 +242,14 @@ export function registerGrants(program: Command): void {
     .option(
       '--from <time>',
       'entries at or after this ISO-8601 date or time (a bare date: that day in VENUE_TIMEZONE)',
+      parseInstantOption,
     )
-    .option('--to <time>', 'entries before this ISO-8601 time (a bare date takes in the whole day)')
-    .option('--limit <n>', 'at most this many (1-200)', '50')
+    .option(
+      '--to <time>',
+      'entries before this ISO-8601 time (a bare date takes in the whole day)',
+      parseInstantOption,
+    )
+    .option('--limit <n>', 'at most this many (1-200)', parseWholeNumber, 50)
     .option('--cursor <cursor>', 'the next page (the next_cursor a --json list printed)')
     .action(
       async (
@@ -253,7 +258,7 @@ export function registerGrants(program: Command): void {
           targetId?: string;
           from?: string;
           to?: string;
-          limit: string;
+          limit: number;
           cursor?: string;
         },
         cmd: Command,
@@ -267,7 +272,7 @@ export function registerGrants(program: Command): void {
               target_id: flags.targetId,
               from: flags.from,
               to: flags.to,
-              limit: flags.limit,
+              limit: String(flags.limit),
               cursor: flags.cursor,
             },
             null,

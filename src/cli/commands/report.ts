@@ -9,6 +9,7 @@ import {
 } from '../../wifi/index.js';
 import { contextOf, withApp } from '../context.js';
 import { formatTable } from '../output.js';
+import { parseDateOption } from '../option-parsers.js';
 import { siteIdOf } from '../sites.js';
 
 /**
@@ -61,8 +62,8 @@ export function registerReport(program: Command): void {
     .command('report')
     .description(`Show a report: ${REPORT_NAMES.join(', ')} (days in each site's time zone)`)
     .argument('<name>', REPORT_NAMES.join(', '))
-    .option('--from <date>', 'first day, YYYY-MM-DD (default: 29 days before --to)')
-    .option('--to <date>', 'last day, YYYY-MM-DD, included (default: today)')
+    .option('--from <date>', 'first day, YYYY-MM-DD (default: 29 days before --to)', parseDateOption)
+    .option('--to <date>', 'last day, YYYY-MM-DD, included (default: today)', parseDateOption)
     .addOption(
       new Option('--group <period>', 'rows per day, ISO week or month').choices(REPORT_GROUPS).default('day'),
     )

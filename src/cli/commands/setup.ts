@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import {
   ConfigError,
   DEFAULT_CONFIG_FILE,
@@ -173,8 +173,7 @@ async function interview(values: Values, note: (text: string) => void): Promise<
 function parseAssignments(list: readonly string[]): Values {
   const out: Values = {};
   for (const item of list) {
-    const eq = item.indexOf('=');
-    if (eq <= 0) throw new Error(`--set takes NAME=VALUE (got "${item}")`);
+    const eq = item.indexOf('='); // at least 1: the option's parser refused any other
     out[item.slice(0, eq)] = item.slice(eq + 1);
   }
   return out;
@@ -206,7 +205,11 @@ export function registerSetup(program: Command): void {
     .option(
       '--set <NAME=VALUE>',
       'a setting to write (repeatable)',
-      (v: string, acc: string[]) => [...acc, v],
+      (v: string, acc: string[]) => {
+        // A malformed flag is a usage error (exit 2); what NAME and VALUE say is checked later.
+        if (v.indexOf('=') <= 0) throw new InvalidArgumentError('takes NAME=VALUE');
+        return [...acc, v];
+      },
       [] as string[],
     )
     .action(
@@ -214,6 +217,11 @@ export function registerSetup(program: Command): void {
         flags: { nonInteractive?: boolean; firstRun?: boolean; restart: boolean; set: string[] },
         cmd: Command,
       ) => {
+        // Options that contradict: a usage error (exit 2), before anything is read.
+        if (flags.firstRun === true && (flags.nonInteractive === true || flags.set.length > 0))
+          cmd.error('error: --first-run writes no settings: it takes neither --set nor --non-interactive', {
+            exitCode: 2,
+          });
         const ctx = contextOf(cmd, { createsBox: true });
         const file = cmd.optsWithGlobals<GlobalOptions>().config ?? DEFAULT_CONFIG_FILE;
         const problems: string[] = [];
@@ -227,8 +235,6 @@ export function registerSetup(program: Command): void {
             'setup asks questions on a terminal; for scripts use --non-interactive --set NAME=VALUE',
           );
         if (flags.firstRun === true) {
-          if (flags.nonInteractive === true || flags.set.length > 0)
-            throw new Error('--first-run writes no settings: it takes neither --set nor --non-interactive');
           await offerFirstRunOn(ctx, file, values);
           return;
         }

@@ -46,8 +46,10 @@ function logoFile(file: string): string {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
-  } catch {
-    throw new InvalidArgumentError(`cannot read ${file}`);
+  } catch (err) {
+    // Not a usage error: the command line is right, the file is not there to read (exit 1, as for
+    // the other commands' files).
+    throw new Error(`--logo: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
   return `data:${type};base64,${bytes.toString('base64')}`;
 }
