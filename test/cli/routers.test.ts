@@ -45,6 +45,11 @@ t.test('plans take --download/--upload with k, M and G (1M = 1000k); none clears
   );
   t.equal(changed.code, 0, changed.stderr);
   t.match(json(changed.stdout), { download_kbps: 1500, upload_kbps: null, price_tzs: 2000 });
+  t.match(
+    (await runCli(['plans', 'list'], env)).stdout,
+    /Fast[\s\S]*\s+1500k\s+-\s+false\n/,
+    'no upload limit reads -, as every table shows none',
+  );
 
   const slow = await runCli(['plans', 'update', id, '--download', '32k'], env);
   t.equal(slow.code, 1);
@@ -176,7 +181,7 @@ t.test('devices list says whether each router is online and when it was last hea
   t.match(row, { online: false, last_seen_at: null });
   t.match(
     (await runCli(['devices', 'list'], env)).stdout,
-    /\s+ONLINE\s+LAST_SEEN\s+LIVE\s+DOWN_SINCE\n.*\s+no\s+never\s+0\s*\n/,
+    /\s+ONLINE\s+LAST_SEEN\s+LIVE\s+DOWN_SINCE\n.*\s+no\s+never\s+0\s+-\n/,
   );
   // The router-down job's mark (docs/decisions/0038): down since it was last heard.
   await heardAt(dataDir, '2026-01-15T08:00:00.000Z');

@@ -36,7 +36,7 @@ export const archivedFilter = (flags: { archived?: boolean; all?: boolean }): Ar
 export const archivedColumn = <T extends { archived_at: string | null }>(flags: {
   archived?: boolean;
   all?: boolean;
-}): Column<T>[] => (archivedFilter(flags) === 'current' ? [] : [['archived', (r) => r.archived_at ?? '']]);
+}): Column<T>[] => (archivedFilter(flags) === 'current' ? [] : [['archived', (r) => r.archived_at]]);
 
 type Ctx = ReturnType<typeof contextOf>;
 

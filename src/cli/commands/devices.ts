@@ -41,7 +41,7 @@ const COLUMNS: readonly Column<DeviceView>[] = [
   ['last_seen', (d) => d.last_seen_at ?? 'never'],
   // As the routers page: the open sessions, and Down since when the router-down job said so.
   ['live', (d) => d.live_sessions ?? 0],
-  ['down_since', (d) => downSince(d) ?? ''],
+  ['down_since', (d) => downSince(d)],
 ];
 
 interface DeviceFlags {

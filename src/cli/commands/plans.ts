@@ -18,9 +18,9 @@ import { contextOf, withApp } from '../context.js';
 import { formatRecord, formatTable, type Column } from '../output.js';
 import { parseBytes, parseDurationOption, parseSpeed, parseWholeNumber } from '../option-parsers.js';
 
-/** A speed for people: 4000 → "4M", 512 → "512k". */
-const speed = (kbps: number | null): string =>
-  kbps === null ? '' : kbps % 1000 === 0 ? `${String(kbps / 1000)}M` : `${String(kbps)}k`;
+/** A speed for people: 4000 → "4M", 512 → "512k"; none is null (the tables' `-`). */
+const speed = (kbps: number | null): string | null =>
+  kbps === null ? null : kbps % 1000 === 0 ? `${String(kbps / 1000)}M` : `${String(kbps)}k`;
 
 const COLUMNS: readonly Column<PlanRow>[] = [
   ['id', (p) => p.id],

@@ -34,7 +34,7 @@ const BATCH_COLUMNS: readonly Column<BatchSummary>[] = [
   ['redeemed', (s) => s.counts.redeemed],
   ['revoked', (s) => s.counts.revoked],
   ['expired', (s) => s.counts.expired],
-  ['valid_until', (s) => s.batch.valid_until ?? ''],
+  ['valid_until', (s) => s.batch.valid_until],
   ['created_at', (s) => s.batch.created_at],
 ];
 
@@ -239,7 +239,7 @@ export function registerVouchers(program: Command): void {
           ['id', (v) => v.id],
           ['code', (v) => `…${v.last3}`],
           ['status', (v) => v.status],
-          ['redeemed_at', (v) => v.redeemed_at ?? ''],
+          ['redeemed_at', (v) => v.redeemed_at],
         ]),
       );
       return;
