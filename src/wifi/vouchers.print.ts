@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { encode } from 'uqr';
-import { formatDuration } from '../lib/duration.js';
 import { startOfDay, wallClock } from '../lib/time.js';
+// The portal's own words for how long a plan lasts ("1 week", "1 hour 30 minutes"), so a card
+// and the portal's plan list say the same.
+import { durationWords } from '../web/client/portal-format.js';
 import { escapeHtml, html, Html } from '../web/html.js';
+import { portalEn } from '../web/strings/portal.en.js';
 import type { PlanRow } from './plans.store.js';
 import type { VoucherBatchRow } from './vouchers.store.js';
 import { formatCode, type PrintFormat } from './vouchers.schema.js';
@@ -28,6 +31,26 @@ function speedLine(terms: Pick<VoucherBatchRow, 'download_kbps' | 'upload_kbps'>
   ];
   return parts.filter((p) => p !== null).join('  ');
 }
+
+/**
+ * The price, how long and how much, the duration in the portal's words (English: the sheet's
+ * language): ["TZS 5,000", "1 week", "2 GB"]. Each keeps its words together (no-break spaces), so
+ * a narrow card breaks the line between them, never inside "1.5 GB".
+ */
+function priceParts(
+  terms: Pick<VoucherBatchRow, 'price_tzs' | 'duration_seconds' | 'data_limit_bytes'>,
+): string[] {
+  const data = terms.data_limit_bytes === null ? null : bytesWords(terms.data_limit_bytes);
+  return [
+    `TZS ${terms.price_tzs.toLocaleString('en-US')}`,
+    durationWords(terms.duration_seconds, portalEn),
+    data,
+  ]
+    .filter((p) => p !== null)
+    .map((p) => p.replace(/ /g, '\u00a0'));
+}
+
+const PART_JOIN = ' · ';
 
 /** The QR code of `text` as inline SVG: one path of unit squares, black on white. */
 function qrSvg(text: string, label: string): Html {
@@ -95,6 +118,20 @@ function codeLines(written: string, perLine: number): number {
   return lines;
 }
 
+/** How many lines `parts` take, joined by PART_JOIN and broken only between them. */
+function partLines(parts: readonly string[], perLine: number): number {
+  let lines = 1;
+  let used = 0;
+  for (const part of parts) {
+    const width = used === 0 ? part.length : PART_JOIN.length + part.length;
+    if (used > 0 && used + width > perLine) {
+      lines++;
+      used = part.length;
+    } else used += width;
+  }
+  return lines;
+}
+
 /**
  * The length of a 58 mm ticket (mm): each part's height times its lines (the characters a line
  * of 48 mm holds at its size, measured in Chromium: 7 pt capitals 30, the 10 pt bold plan name
@@ -102,7 +139,11 @@ function codeLines(written: string, perLine: number): number {
  */
 function thermalPageMm(input: SheetInput, hint: string): number {
   const code = Math.max(...input.codes.map((c) => codeLines(formatCode(c, input.batch.prefix.length), 15)));
-  const terms = input.batch.valid_until === null ? 2 : 3;
+  // The terms at 8 pt: about 30 characters a line (a long duration can take two).
+  const terms =
+    partLines(priceParts(input.batch), 30) +
+    linesOf(speedLine(input.batch), 30) +
+    (input.batch.valid_until === null ? 0 : 1);
   const mm =
     4 + // top padding
     linesOf(`${input.serviceName} Wi-Fi`, 30) * 3.2 +
@@ -162,7 +203,6 @@ export interface SheetInput {
 export function voucherSheet(input: SheetInput): string {
   const { plan, batch } = input;
   const until = batch.valid_until === null ? null : useBy(batch.valid_until, input.timeZone);
-  const data = batch.data_limit_bytes === null ? null : bytesWords(batch.data_limit_bytes);
   const hint = `Time starts when the code is used. Scan, or type the code at ${input.portalUrl}`;
   const card = (code: string): Html => {
     const url = voucherUrl(input.portalUrl, code);
@@ -175,10 +215,7 @@ export function voucherSheet(input: SheetInput): string {
       </div>
       <p class="code">${written}</p>
       <div class="terms">
-        <p>
-          TZS ${batch.price_tzs.toLocaleString('en-US')} ·
-          ${formatDuration(batch.duration_seconds)}${data === null ? '' : ` · ${data}`}
-        </p>
+        <p>${priceParts(batch).join(PART_JOIN)}</p>
         <p>${speedLine(batch)}</p>
         ${until === null ? '' : html`<p>${until}</p>`}
       </div>

@@ -377,8 +377,11 @@ t.test('the print sheet of codes handed back: only unused codes of that batch, a
       page.includes((c ?? 'x').replace(/-/g, '-<wbr>')),
       'the code, written out (a line may break after a dash)',
     );
-  t.match(page, /TZS 2,000/);
-  t.match(page, /1d/);
+  t.match(
+    page,
+    /TZS\u00a02,000 · 1\u00a0day</,
+    'how long in the portal’s words, not 1d; each term kept whole',
+  );
   t.match(page, /↓ 4 Mbit\/s/);
   t.match(await audited(), [
     { actor: admin.email, target_type: 'voucher_batch', target_id: batch.id, after: /"codes":2/ },
