@@ -1,4 +1,5 @@
 import { wifiErrors } from './errors.js';
+import { dayNumber } from './reports.js';
 import { isWholeNumber } from './values.js';
 
 /**
@@ -44,6 +45,13 @@ export interface BatchValues {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/**
+ * A day that exists, YYYY-MM-DD (as the reports and lists read one: 2026-02-31 is refused, where
+ * Date.parse rolled it into 3 March), or an ISO-8601 instant on such a day.
+ */
+const isDayOrInstant = (value: string): boolean =>
+  dayNumber(value.slice(0, 10)) !== undefined && (DATE.test(value) || !Number.isNaN(Date.parse(value)));
+
 export function parseBatch(request: BatchRequest): BatchValues {
   // Null is "not given", as for valid_until.
   const { plan_id: planId, count, valid_until: validUntil = null } = request;
@@ -57,11 +65,7 @@ export function parseBatch(request: BatchRequest): BatchValues {
     throw wifiErrors.voucherPrefixInvalid();
   if (!isWholeNumber(length) || length < MIN_CODE_LENGTH || length > MAX_CODE_LENGTH)
     throw wifiErrors.voucherLengthInvalid();
-  if (
-    validUntil !== null &&
-    (typeof validUntil !== 'string' ||
-      Number.isNaN(Date.parse(DATE.test(validUntil) ? `${validUntil}T00:00:00Z` : validUntil)))
-  )
+  if (validUntil !== null && (typeof validUntil !== 'string' || !isDayOrInstant(validUntil)))
     throw wifiErrors.voucherValidUntilInvalid();
   return { planId: planId.toLowerCase(), count, prefix, length, validUntil };
 }
