@@ -1,6 +1,11 @@
 import type { WifiDeps } from './deps.js';
 import type { DisconnectAnswer, SessionTarget } from './ports.js';
-import { closeSession, selectLiveSessionsOfGrant, type LiveSessionRow } from './sessions.store.js';
+import {
+  ADMIN_RESET,
+  closeSession,
+  selectLiveSessionsOfGrant,
+  type LiveSessionRow,
+} from './sessions.store.js';
 
 /** What one session's router said, for the admin route and the CLI to report. */
 export type SessionDisconnect = {
@@ -45,7 +50,8 @@ export const toTarget = (s: LiveSessionRow): SessionTarget => ({
 /**
  * Sends a Disconnect-Request for each session (in parallel: each waits on its own router). A
  * session the router confirms gone (ACK, or NAK "Session-Context-Not-Found") is closed here;
- * the router's Accounting-Stop, when it comes, adds the final counters.
+ * the router's Accounting-Stop, when it comes, adds the final counters. One the router keeps
+ * reporting on a minute later opens again (sessions.store.ts `reopens`).
  */
 export async function disconnectSessions(
   deps: Pick<WifiDeps, 'db' | 'clock' | 'coa' | 'log'>,
@@ -58,7 +64,7 @@ export async function disconnectSessions(
       const gone =
         answer.answer === 'ack' ||
         (answer.answer === 'nak' && answer.errorCause === 'Session-Context-Not-Found');
-      if (gone) await closeSession(deps.db, s.id, deps.clock.now().toISOString(), 'Admin-Reset');
+      if (gone) await closeSession(deps.db, s.id, deps.clock.now().toISOString(), ADMIN_RESET);
       deps.log.info(
         { event: 'session.disconnect', session_id: s.id, nas_id: s.radius_nas_id, reason, ...answer },
         'disconnect requested',

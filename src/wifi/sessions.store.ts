@@ -6,6 +6,7 @@ import {
   type ExpressionBuilder,
   type OnConflictBuilder,
   type Selectable,
+  type SqlBool,
 } from 'kysely';
 import { marker, prepared, type Db, type SyncExec } from '../db/index.js';
 import { searchAny, type ListFilter } from './list-filter.store.js';
@@ -42,6 +43,7 @@ type Touch = [
   cause: string | null,
   endedBy: string,
   username: string,
+  begunSince: string,
 ];
 
 /** The names of Touch's values, in order: the batch form's columns (`v.p_…`, unlike any column of radius_sessions). */
@@ -60,6 +62,7 @@ const TOUCH_COLUMN_NAMES = [
   'p_cause',
   'p_ended_by',
   'p_username',
+  'p_begun_since',
 ] as const;
 
 /** Their PostgreSQL types (the batch sends one array of each). */
@@ -80,14 +83,39 @@ const valueOf = <T>(eb: ExpressionBuilder<DB, 'radius_sessions'>, x: T | Express
 /** The cause of a session closed by closeSilentSessions: our guess, not the router's word. */
 export const STALE = 'Stale';
 
-/** Whether the session row being updated was closed as silent and may be open again. */
-const reopens = (eb: ExpressionBuilder<DB, 'radius_sessions'>) =>
+/**
+ * The cause of a session ended by a Disconnect-Request (RFC 5176 §3): ours when the router
+ * acknowledged one (disconnect.ts), or the router's own Stop after it.
+ */
+export const ADMIN_RESET = 'Admin-Reset';
+
+/**
+ * Whether the session row being updated was closed and is still going, so it is open again: closed
+ * as silent (`Stale`, our guess), or ended by a Disconnect-Request (`Admin-Reset`) that the router
+ * acknowledged but did not carry out, shown by a report of the same session (it began before the
+ * close, give or take BEGUN_SLACK_SECONDS of the router's clock: `begunSince`) whose event time
+ * is more than ENDED_GRANT_GRACE_SECONDS after the close (`endedBy`; a report the router sent
+ * before it acted on the request can still arrive in that minute). Not when the router has since
+ * opened another session under the same id.
+ */
+const reopens = (
+  eb: ExpressionBuilder<DB, 'radius_sessions'>,
+  endedBy: TouchArgs[12],
+  begunSince: TouchArgs[14],
+) =>
   eb.and([
     // An open session's cause is null, and `null = 'Stale'` is unknown, not false: `unknown AND x`
     // still evaluates x, so PostgreSQL ran the subquery below for every row of a batch. A false
     // first term ends the AND there.
     eb('terminate_cause', 'is not', null),
-    eb('terminate_cause', '=', STALE),
+    eb.or([
+      eb('terminate_cause', '=', STALE),
+      eb.and([
+        eb('terminate_cause', '=', ADMIN_RESET),
+        eb('stopped_at', '<', valueOf(eb, endedBy)),
+        eb('stopped_at', '>', valueOf(eb, begunSince)),
+      ]),
+    ]),
     eb.not(
       eb.exists(
         eb
@@ -97,8 +125,8 @@ const reopens = (eb: ExpressionBuilder<DB, 'radius_sessions'>) =>
           .whereRef('o.acct_session_id', '=', 'radius_sessions.acct_session_id')
           .where('o.stopped_at', 'is', null)
           // Always true (this row is closed), but not an equality: PostgreSQL then looks the
-          // row's id up when the row was closed as silent, instead of hashing every open
-          // session once per batch UPDATE for the few rows that were.
+          // row's id up when the row was closed, instead of hashing every open session once per
+          // batch UPDATE for the few rows that were.
           .whereRef('o.id', '<>', 'radius_sessions.id'),
       ),
     ),
@@ -133,6 +161,7 @@ const touchQuery = (db: Db, args: TouchArgs, mode: TouchMode, target?: Expressio
     cause,
     endedBy,
     username,
+    begunSince,
   ] = args;
   const counters = (eb: ExpressionBuilder<DB, 'radius_sessions'>) => ({
     input_octets: greatest(eb, 'input_octets', inputOctets),
@@ -188,14 +217,33 @@ const touchQuery = (db: Db, args: TouchArgs, mode: TouchMode, target?: Expressio
                 final_output_octets: greatest(eb, 'output_octets', outputOctets),
               }
             : {
-                // A session we closed as silent is still going: it is open again (unless the
-                // router has since opened another under the same id).
-                stopped_at: eb.case().when(reopens(eb)).then(null).else(eb.ref('stopped_at')).end(),
-                terminate_cause: eb.case().when(reopens(eb)).then(null).else(eb.ref('terminate_cause')).end(),
+                // A session we closed as silent, or that outlived a Disconnect-Request its router
+                // acknowledged, is still going: it is open again (unless the router has since
+                // opened another under the same id).
+                stopped_at: eb
+                  .case()
+                  .when(reopens(eb, endedBy, begunSince))
+                  .then(null)
+                  .else(eb.ref('stopped_at'))
+                  .end(),
+                terminate_cause: eb
+                  .case()
+                  .when(reopens(eb, endedBy, begunSince))
+                  .then(null)
+                  .else(eb.ref('terminate_cause'))
+                  .end(),
                 // Null while open (an open session's stay null, so PostgreSQL's update stays in
                 // its page); a closed one's follow its octets (a late packet can only raise them).
-                final_input_octets: finalWhileOpen(eb, greatest(eb, 'input_octets', inputOctets)),
-                final_output_octets: finalWhileOpen(eb, greatest(eb, 'output_octets', outputOctets)),
+                final_input_octets: finalWhileOpen(
+                  eb,
+                  greatest(eb, 'input_octets', inputOctets),
+                  reopens(eb, endedBy, begunSince),
+                ),
+                final_output_octets: finalWhileOpen(
+                  eb,
+                  greatest(eb, 'output_octets', outputOctets),
+                  reopens(eb, endedBy, begunSince),
+                ),
               }),
         }));
   return (
@@ -333,12 +381,15 @@ const ENDED_GRANT_GRACE_SECONDS = 60;
  * sessions' octets together reached its data allowance; otherwise null.
  * Counters only grow (a late Interim-Update cannot undo a Stop's totals) and a closed session
  * stays closed, except one closed as silent (`Stale`, our guess): a Start or Interim-Update opens
- * it again, and a Stop gives it the router's stop time. `begunAt` is when the packet's session
- * began (its event time less Acct-Session-Time). A Start after a session with its Acct-Session-Id
- * stopped is a new session (the router reused the id); an Interim-Update or Stop still belongs to
- * a closed session that stopped less than SAME_SESSION_WINDOW_SECONDS before its session began (a
- * resent Stop), otherwise it is a new one whose Start was lost (docs/decisions/0021). Runs for
- * every accounting packet, so compiled once.
+ * it again, and a Stop gives it the router's stop time; and one ended by a Disconnect-Request
+ * (`Admin-Reset`) that the same session reports on more than ENDED_GRANT_GRACE_SECONDS later: the
+ * router acknowledged the request but did not carry it out, so the session opens again and, its
+ * grant having ended, `endedGrantId` brings a new Disconnect-Request (see `reopens`). `begunAt`
+ * is when the packet's session began (its event time less Acct-Session-Time). A Start after a
+ * session with its Acct-Session-Id stopped is a new session (the router reused the id); an
+ * Interim-Update or Stop still belongs to a closed session that stopped less than
+ * SAME_SESSION_WINDOW_SECONDS before its session began (a resent Stop), otherwise it is a new one
+ * whose Start was lost (docs/decisions/0021). Runs for every accounting packet, so compiled once.
  */
 export async function touchSession(
   db: Db,
@@ -473,14 +524,18 @@ const touchArgs = (u: SessionUpdate, at: string, packet: TouchPacket, stop: Touc
   stop?.cause ?? null,
   isoAt(packet.eventMs - ENDED_GRANT_GRACE_SECONDS * 1000),
   u.username,
+  isoAt(packet.begunMs - BEGUN_SLACK_SECONDS * 1000),
 ];
 
 /**
  * A session's final octets after an `open` update: null when it is open or opens again,
  * otherwise `octets` (its octets after the update).
  */
-const finalWhileOpen = (eb: ExpressionBuilder<DB, 'radius_sessions'>, octets: Expression<number>) =>
-  eb.case().when('stopped_at', 'is', null).then(null).when(reopens(eb)).then(null).else(octets).end();
+const finalWhileOpen = (
+  eb: ExpressionBuilder<DB, 'radius_sessions'>,
+  octets: Expression<number>,
+  reopened: Expression<SqlBool>,
+) => eb.case().when('stopped_at', 'is', null).then(null).when(reopened).then(null).else(octets).end();
 
 /**
  * What every statement that closes a session sets beside `stopped_at` and `terminate_cause`: its

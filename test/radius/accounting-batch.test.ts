@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { databaseFile } from '../../src/db/index.js';
 import { recordAccounting, type AccountingRecord, type AccountingResult } from '../../src/wifi/index.js';
-import { closeSupersededSessions } from '../../src/wifi/sessions.store.js';
+import { closeSession, closeSupersededSessions } from '../../src/wifi/sessions.store.js';
 import { aGuest, quietRadiusApp, type RadiusTestApp } from '../helpers/radius.js';
 import { aDevice } from '../helpers/wifi.js';
 
@@ -125,9 +125,30 @@ t.test('a batch of accounting packets records what the same packets one by one r
   const single = await box(t);
   const counters = new Map<number, { input: number; time: number }>();
   const next = random(20261126);
+  /** The sessions closed as by an acknowledged Disconnect after the last round, and how many opened again. */
+  let cut: string[] = [];
+  let cutIds: string[] = [];
+  let cutAt = '';
+  let reopened = 0;
   for (let round = 0; round < 6; round++) {
     for (const b of [batched, single]) b.app.clock.advance('2m');
-    const load = packets(next, 40, counters);
+    // The cut sessions' routers go on reporting them, first thing (see below).
+    const load = [
+      ...cut.map((acct): Packet => {
+        const session = Number(acct.slice('sess-'.length));
+        const c = counters.get(session) ?? { input: 0, time: 0 };
+        const grown = { input: c.input + 100_000, time: c.time + 120 };
+        counters.set(session, grown);
+        const p = {
+          session,
+          guest: session % GUESTS,
+          input: grown.input,
+          output: Math.floor(grown.input / 3),
+        };
+        return { ...p, type: 'Interim-Update', time: grown.time, delay: 0 };
+      }),
+      ...packets(next, 40, counters),
+    ];
     const batchResults = await recordAccounting(
       batched.app.app.deps,
       load.map((p) => record(batched, p)),
@@ -155,9 +176,34 @@ t.test('a batch of accounting packets records what the same packets one by one r
       singleResults.some((r) => r.kind === 'session' && r.ofEndedGrant !== undefined),
       `round ${String(round)}: a used-up grant is reported either way`,
     );
+    // Routers that acknowledge a Disconnect-Request and go on: some open sessions are closed as
+    // an ACK closes them (Admin-Reset), and the next round's reports of them open them again.
+    // Opened again by its report, whatever the mix did to it after: no longer stopped at the cut.
+    for (const id of cutIds) {
+      const row = await batched.app.app.deps.db
+        .selectFrom('radius_sessions')
+        .select('stopped_at')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      if (row.stopped_at !== cutAt) reopened++;
+    }
+    cutAt = batched.app.clock.now().toISOString();
+    cut = (await state(batched)).filter((s) => s.stopped === null && next() < 0.5).map((s) => s.acct);
+    cutIds = [];
+    for (const b of [batched, single]) {
+      const rows = await b.app.app.deps.db
+        .selectFrom('radius_sessions')
+        .select('id')
+        .where('stopped_at', 'is', null)
+        .where('acct_session_id', 'in', cut.length > 0 ? cut : [''])
+        .execute();
+      if (b === batched) cutIds = rows.map((r) => r.id);
+      for (const { id } of rows) await closeSession(b.app.app.deps.db, id, cutAt, 'Admin-Reset');
+    }
   }
   const used = (await state(batched)).filter((s) => s.guest === 0 || s.guest === 1);
   t.ok(used.length > 0, 'the allowance guests had sessions');
+  t.ok(reopened > 0, 'sessions cut by an acknowledged Disconnect reported again and opened again');
 });
 
 /** A Start of `session` (its guest by the usual rule) with no counters, unless `p` says otherwise. */

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { disconnectSession, expireDue, revoke } from '../../src/wifi/index.js';
+import { disconnectSession, disconnectSessionKeepGrant, expireDue, revoke } from '../../src/wifi/index.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { CoaListener, attrText, type Answer, type ReceivedRequest } from '../helpers/coa-listener.js';
 import {
@@ -245,6 +245,173 @@ t.test('a session still reporting a minute after its grant ended is disconnected
     terminate_cause: 'Admin-Reset',
   });
 });
+
+/** The one session of `setup` as it stands. */
+const theSession = (app: Awaited<ReturnType<typeof startRadiusApp>>) =>
+  app.app.deps.db.selectFrom('radius_sessions').selectAll().executeTakeFirstOrThrow();
+
+t.test(
+  'a session whose router ACKed the Disconnect-Request but keeps reporting opens again and is disconnected again',
+  async (t) => {
+    let answer: Answer = { ack: true };
+    const { app, g, listener, session } = await setup(t, () => answer);
+    const interim = (seconds: number, octets = 0) =>
+      account(t, app, g.username, undefined, [
+        'Acct-Status-Type = Interim-Update',
+        `Acct-Session-Time = ${String(seconds)}`,
+        `Acct-Input-Octets = ${String(octets)}`,
+      ]);
+    t.match(await revoke(app.app.deps, g.grantId, 'abuse'), { disconnect: { status: 'disconnected' } });
+    t.equal(listener.received.length, 1);
+    t.match(await theSession(app), {
+      stopped_at: '2026-01-15T09:00:00.000Z',
+      terminate_cause: 'Admin-Reset',
+    });
+
+    // The router said ACK but the guest is still online. Within a minute of the close a report
+    // may have left the router before it acted on the request: it only updates the counters.
+    app.clock.advance('50s');
+    await interim(50, 1000);
+    t.equal(listener.received.length, 1, 'within a minute of the close: nothing more');
+    t.match(await theSession(app), { terminate_cause: 'Admin-Reset', input_octets: 1000 });
+
+    app.clock.advance('250'); // 09:05:00, the router's interim interval
+    await interim(300, 5000);
+    t.equal(listener.received.length, 2, 'the next Interim-Update brings a new Disconnect-Request');
+    t.equal(attrText(listener.received[1]!, 44), session.acct_session_id);
+    t.equal(attrText(listener.received[1]!, 1), g.username);
+    t.match(
+      await theSession(app),
+      {
+        stopped_at: '2026-01-15T09:05:00.000Z',
+        terminate_cause: 'Admin-Reset',
+        input_octets: 5000,
+        final_input_octets: 5000,
+      },
+      'opened by the report, closed again by the new ACK',
+    );
+
+    // Acknowledged and ignored once more; this time the router refuses: the session stays open,
+    // as what the router reports says, and each report brings a new round, as with no answer.
+    answer = { nak: 404 };
+    app.clock.advance('5m');
+    await interim(600, 9000);
+    t.equal(listener.received.length, 3);
+    t.match(
+      await theSession(app),
+      { stopped_at: null, terminate_cause: null, input_octets: 9000, final_input_octets: null },
+      'still reporting, so open again',
+    );
+    const list = await runCli(['sessions', 'list', '--json', '--status', 'active'], cliEnv(app.dataDir));
+    t.equal(list.code, 0, list.stderr);
+    t.match(JSON.parse(list.stdout), [{ id: session.id, active: true }], 'sessions list shows it live');
+    app.clock.advance('5m');
+    await interim(900, 12_000);
+    t.equal(listener.received.length, 4, 'an open session of a revoked grant: a round per report');
+
+    // The router finally carries it out; its Stop (RFC 5176 §3: Admin-Reset) gives the final counters.
+    answer = { ack: true };
+    app.clock.advance('5m');
+    await interim(1200, 15_000);
+    t.equal(listener.received.length, 5);
+    await account(t, app, g.username, undefined, [
+      'Acct-Status-Type = Stop',
+      'Acct-Session-Time = 1201',
+      'Acct-Input-Octets = 15100',
+      'Acct-Terminate-Cause = Admin-Reset',
+    ]);
+    t.equal(listener.received.length, 5, 'a Stop sends nothing');
+    t.match(await theSession(app), {
+      stopped_at: '2026-01-15T09:20:00.000Z',
+      terminate_cause: 'Admin-Reset',
+      final_input_octets: 15_100,
+    });
+  },
+);
+
+t.test(
+  'after an acknowledged Disconnect, an expired or used-up grant whose session keeps reporting is disconnected again',
+  async (t) => {
+    // The router ignored Session-Timeout, and the expiry job's request it acknowledged.
+    const ex = await setup(t, () => ({ ack: true }), { duration_seconds: 600 });
+    ex.app.clock.advance('10m');
+    t.match(await expireDue(ex.app.app.deps), [{ disconnect: { status: 'disconnected' } }]);
+    t.equal(ex.listener.received.length, 1);
+    ex.app.clock.advance('5m');
+    await account(t, ex.app, ex.g.username, undefined, [
+      'Acct-Status-Type = Interim-Update',
+      'Acct-Session-Time = 900',
+    ]);
+    t.equal(ex.listener.received.length, 2, 'expired: a new Disconnect-Request');
+    t.match(await theSession(ex.app), {
+      terminate_cause: 'Admin-Reset',
+      stopped_at: '2026-01-15T09:15:00.000Z',
+    });
+
+    const { app, g, listener } = await setup(t, () => ({ ack: true }), { data_limit_bytes: 10_000 });
+    const interim = (seconds: number, octets: number) =>
+      account(t, app, g.username, undefined, [
+        'Acct-Status-Type = Interim-Update',
+        `Acct-Session-Time = ${String(seconds)}`,
+        `Acct-Input-Octets = ${String(octets)}`,
+      ]);
+    app.clock.advance('5m');
+    await interim(300, 11_000);
+    t.equal(listener.received.length, 1, 'the allowance is used up: disconnected, ACK');
+    t.match(await theSession(app), { terminate_cause: 'Admin-Reset' });
+    app.clock.advance('30s');
+    await interim(330, 11_500);
+    t.equal(listener.received.length, 1, 'within a minute of the close: nothing more');
+    app.clock.advance('270');
+    await interim(600, 14_000);
+    t.equal(listener.received.length, 2, 'still reporting: a new Disconnect-Request');
+    t.match(await theSession(app), { terminate_cause: 'Admin-Reset', input_octets: 14_000 });
+  },
+);
+
+t.test(
+  'after an acknowledged Disconnect: a new session reusing the id is not the old one; a repeated Start is disconnected',
+  async (t) => {
+    const { app, g, listener } = await setup(t, () => ({ ack: true }));
+    await revoke(app.app.deps, g.grantId, 'abuse');
+    t.equal(listener.received.length, 1);
+    // The router rebooted and numbers sessions from the start again; the new session's Start was
+    // lost and its first report, three minutes on, says it began after the close.
+    app.clock.advance('3m');
+    await account(t, app, g.username, undefined, [
+      'Acct-Status-Type = Interim-Update',
+      'Acct-Session-Time = 30',
+    ]);
+    t.equal(listener.received.length, 1, 'not taken for the disconnected session');
+    t.match(await theSession(app), {
+      terminate_cause: 'Admin-Reset',
+      stopped_at: '2026-01-15T09:00:00.000Z',
+    });
+    // A Start for the id (the router began accounting again for the same guest): a late Start.
+    await account(t, app, g.username, undefined, ['Acct-Status-Type = Start']);
+    t.equal(listener.received.length, 2, 'a Start of a revoked grant brings a Disconnect-Request');
+  },
+);
+
+t.test(
+  '--keep-grant: a session that outlives its acknowledged Disconnect opens again, the grant stays live',
+  async (t) => {
+    const { app, g, listener, session } = await setup(t, () => ({ ack: true }));
+    t.match(await disconnectSessionKeepGrant(app.app.deps, session.id), {
+      grantRevoked: false,
+      disconnect: { status: 'disconnected' },
+    });
+    t.match(await theSession(app), { terminate_cause: 'Admin-Reset' });
+    app.clock.advance('5m');
+    await account(t, app, g.username, undefined, [
+      'Acct-Status-Type = Interim-Update',
+      'Acct-Session-Time = 300',
+      'Acct-Input-Octets = 7000',
+    ]);
+    t.match(await theSession(app), { stopped_at: null, input_octets: 7000 }, 'still online: open again');
+    t.equal(listener.received.length, 1, 'a live grant: nothing is sent on its own');
+  },
+);
 
 /**
  * A grant of two devices sharing 10 kB, online on a 'phone' and a 'laptop' session of a router
