@@ -5,14 +5,23 @@ import { listenProblem } from '../lib/listen-problem.js';
 import { withinTime, DATABASE_TIMEOUT_MS } from './doctor/database.js';
 import { bindTcp, bindUdp } from './doctor/probes.js';
 
+/** The ports a running daemon of this box holds (TCP: HTTP and RadSec; UDP: RADIUS). */
+export interface DaemonPorts {
+  tcp: readonly number[];
+  udp: readonly number[];
+}
+
+export const NO_PORTS: DaemonPorts = { tcp: [], udp: [] };
+
 /**
  * What `serve` checks as it starts, beyond the settings' own parsers: the RadSec files, that
- * HTTP_HOST and RADIUS_HOST are addresses of this box, and that DATABASE_URL's server answers.
- * `hotspot-ctl setup` runs them before it writes anything, through the same code as the start,
- * so it refuses with the very line `serve` would stop on. The ports themselves are not tried
- * (port 0): a running daemon holds them, and its own settings are what is being changed.
+ * HTTP_HOST and RADIUS_HOST are addresses of this box (a bind on port 0), that no other program
+ * holds a port setting's port, and that DATABASE_URL's server answers. `hotspot-ctl setup` runs
+ * them before it writes anything, through the same code as the start (and doctor's bind probes),
+ * so it refuses with the very line `serve` would stop on. A port `ours` names is not tried: the
+ * running daemon of this box holds it, and its own settings are what is being changed.
  */
-export async function startProblems(config: LoadedConfig): Promise<string[]> {
+export async function startProblems(config: LoadedConfig, ours: DaemonPorts = NO_PORTS): Promise<string[]> {
   const problems: string[] = [];
   if (config.radsecPort !== 0) {
     const files = radsecFiles(config);
@@ -56,6 +65,7 @@ export async function startProblems(config: LoadedConfig): Promise<string[]> {
     const problem = bound === 'free' ? undefined : listenProblem(where, bound);
     if (problem !== undefined && !problems.includes(problem)) problems.push(problem);
   }
+  problems.push(...(await takenPorts(config, ours)));
   if (config.databaseUrl !== null) {
     const url = config.databaseUrl;
     try {
@@ -75,6 +85,49 @@ export async function startProblems(config: LoadedConfig): Promise<string[]> {
           : new DatabaseUnreachable(postgresWhere(url), err instanceof Error ? err.message : String(err));
       problems.push(...unreachable.problems);
     }
+  }
+  return problems;
+}
+
+/** The port settings whose port another program holds: serve's EADDRINUSE line for each. */
+async function takenPorts(config: LoadedConfig, ours: DaemonPorts): Promise<string[]> {
+  const listeners = [
+    {
+      hostSetting: 'HTTP_HOST',
+      host: config.httpHost,
+      portSetting: 'HTTP_PORT',
+      port: config.httpPort,
+      proto: 'tcp',
+    },
+    {
+      hostSetting: 'RADIUS_HOST',
+      host: config.radiusHost,
+      portSetting: 'RADIUS_AUTH_PORT',
+      port: config.radiusAuthPort,
+      proto: 'udp',
+    },
+    {
+      hostSetting: 'RADIUS_HOST',
+      host: config.radiusHost,
+      portSetting: 'RADIUS_ACCT_PORT',
+      port: config.radiusAcctPort,
+      proto: 'udp',
+    },
+    {
+      hostSetting: 'RADIUS_HOST',
+      host: config.radiusHost,
+      portSetting: 'RADSEC_PORT',
+      port: config.radsecPort,
+      proto: 'tcp',
+    },
+  ] as const;
+  const problems: string[] = [];
+  for (const { proto, ...where } of listeners) {
+    // 0: off (RADIUS, RadSec) or picked at start (HTTP_PORT, tests only).
+    if (where.port === 0 || ours[proto].includes(where.port)) continue;
+    const bound = await (proto === 'tcp' ? bindTcp : bindUdp)(where.host, where.port);
+    // Only a port taken: privilege (EACCES) is the systemd unit's to give, a bad host is said above.
+    if (bound === 'EADDRINUSE') problems.push(listenProblem(where, bound));
   }
   return problems;
 }

@@ -1,8 +1,10 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, finalizeConfig, loadConfig, type LoadOptions } from './load.js';
 import {
   ForeignDataDirError,
   checkDataDirOwner,
+  dataDirBefore,
   ensureDataDir,
   holdsBox,
   loadOrCreateSecrets,
@@ -15,6 +17,7 @@ export {
   loadConfig,
   finalizeConfig,
   checkValues,
+  didYouMean,
   readEnvFile,
   radsecDir,
   radsecFiles,
@@ -25,13 +28,14 @@ export {
   settingList,
   secretEnvNames,
   PAYMENT_PROVIDERS,
+  RADIUS_SECRET_MIN_LENGTH,
   SITE_ACCOUNT_SETTINGS,
   SMS_PROVIDERS,
 } from './settings.js';
 export type { Config, LoadedConfig, PaymentProviderName, Setting, SettingKey } from './settings.js';
 export type { TrustProxy } from './parsers.js';
 
-export { holdsBox } from './secrets.js';
+export { holdsBox, removeAddedSince, type DataDirBefore } from './secrets.js';
 
 /** The line every command but the ones that make a box says on a directory without one. */
 export const noBoxProblem = (dataDir: string): string =>
@@ -49,8 +53,14 @@ export function resolveConfig(options: LoadOptions & { create?: boolean }): Conf
   try {
     const newDataDir = !holdsBox(loaded.dataDir, { postgres: loaded.databaseUrl !== null });
     if (newDataDir && options.create !== true) throw new ConfigError([noBoxProblem(loaded.dataDir)]);
+    const existed = existsSync(loaded.dataDir);
     ensureDataDir(loaded.dataDir);
-    return Object.freeze({ ...finalizeConfig(loaded, loadOrCreateSecrets(loaded.dataDir)), newDataDir });
+    const before = newDataDir ? dataDirBefore(loaded.dataDir, existed) : undefined;
+    return Object.freeze({
+      ...finalizeConfig(loaded, loadOrCreateSecrets(loaded.dataDir)),
+      newDataDir,
+      ...(before && { newDataDirBefore: before }),
+    });
   } catch (err) {
     throw dataDirProblem(loaded.dataDir, err);
   }

@@ -56,8 +56,7 @@ export function checkValues(
   const known = new Set(settingList().map((s) => s.env));
   for (const name of Object.keys(fileValues)) {
     if (!known.has(name)) {
-      const guess = closest(name, [...known]);
-      problems.push(`${name}: unknown setting in the config file${guess ? ` (did you mean ${guess}?)` : ''}`);
+      problems.push(`${name}: unknown setting in the config file${didYouMean(name)}`);
     }
   }
 
@@ -248,6 +247,15 @@ export function finalizeConfig(
       ...(loaded.paymentWebhookSecret === null ? (['PAYMENT_WEBHOOK_SECRET'] as const) : []),
     ]),
   });
+}
+
+/** ` (did you mean NAME?)` for a misspelt setting name close to a known one, else ''. */
+export function didYouMean(name: string): string {
+  const guess = closest(
+    name,
+    settingList().map((s) => s.env),
+  );
+  return guess === undefined ? '' : ` (did you mean ${guess}?)`;
 }
 
 /** The known name nearest to a misspelt one, when it is close enough to be a typo. */

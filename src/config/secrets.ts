@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { randomString, randomToken } from '../lib/crypto.js';
@@ -45,6 +54,45 @@ export function holdsBox(dir: string, options: { postgres: boolean }): boolean {
   }
   const marks = options.postgres ? POSTGRES_BOX : SQLITE_BOX;
   return names.some((name) => marks.includes(name));
+}
+
+/** What a data directory held before a command that makes a box started in it. */
+export interface DataDirBefore {
+  readonly dir: string;
+  /** false: the command made the directory. */
+  readonly existed: boolean;
+  readonly names: readonly string[];
+}
+
+/** The directory's entries now; `existed`: whether it was there before ensureDataDir made it. */
+export function dataDirBefore(dir: string, existed: boolean): DataDirBefore {
+  return { dir, existed, names: readdirSync(dir) };
+}
+
+/**
+ * Takes back what a failed `serve` or `migrate` added to a data directory that held no box: its
+ * secrets.env, vault.key, database, keys and lock file (the daemon's lock is removed while still
+ * held, as restore does), and the directory when it made it. Left behind, they made the next
+ * command take the directory for a box (on PostgreSQL secrets.env alone counts), with secrets no
+ * router or database knows (docs/decisions/0051). What was there before stays. On PostgreSQL only
+ * when the database was never reached (`reached` false): once reached, it holds values sealed
+ * with this directory's vault.key, so the directory is that database's box and must keep it.
+ */
+export function removeAddedSince(
+  before: DataDirBefore,
+  { postgres, reached }: { postgres: boolean; reached: boolean },
+): void {
+  if (postgres && reached) return;
+  const { dir, existed, names } = before;
+  let now: string[];
+  try {
+    now = readdirSync(dir);
+  } catch {
+    return; // gone or unreadable: nothing of ours to take back
+  }
+  for (const name of now)
+    if (!names.includes(name)) rmSync(path.join(dir, name), { recursive: true, force: true });
+  if (!existed && readdirSync(dir).length === 0) rmdirSync(dir);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { parseDuration } from '../lib/duration.js';
 import * as p from './parsers.js';
 import { SettingError, type Parser } from './parsers.js';
+import type { DataDirBefore } from './secrets.js';
 
 /**
  * One row per configuration value. This table drives the loader (env file + environment), the
@@ -55,6 +56,12 @@ const retention: Parser<number> = (raw) => {
     throw new SettingError('must be at least 1d (like 90d, 365d), or 0/off to keep it forever');
   return seconds;
 };
+
+/**
+ * The shortest RADIUS shared secret setup and `devices` take (RFC 2865 §3: at least 16 octets).
+ * A shorter one already stored still works; doctor and the daemon's start warn about it.
+ */
+export const RADIUS_SECRET_MIN_LENGTH = 16;
 
 /** The most RADIUS worker processes (RADIUS_WORKERS). */
 export const MAX_RADIUS_WORKERS = 64;
@@ -125,7 +132,12 @@ export const settings = {
     doc: 'identity `{base_url}` and OIDC issuer; also the Wi-Fi `{api_base_url}`',
   }),
   httpHost: setting({ env: 'HTTP_HOST', default: '0.0.0.0', parse: p.host, doc: 'HTTP listener address' }),
-  httpPort: setting({ env: 'HTTP_PORT', default: '8080', parse: p.port, doc: 'HTTP listener port' }),
+  httpPort: setting({
+    env: 'HTTP_PORT',
+    default: '8080',
+    parse: p.port,
+    doc: 'HTTP listener port; `0` picks a free one at each start (tests only: `setup` refuses it, routers need a fixed port)',
+  }),
   radiusHost: setting({
     env: 'RADIUS_HOST',
     default: '0.0.0.0',
@@ -149,7 +161,7 @@ export const settings = {
     default: '',
     shownDefault: 'generated at first start, stored',
     parse: p.optional(p.nonEmpty),
-    doc: 'shared secret for devices that have none of their own',
+    doc: 'shared secret for devices that have none of their own; `setup` takes one of 16 characters or more',
     secret: true,
   }),
   radiusInterimInterval: setting({
@@ -574,6 +586,11 @@ export type Config = Omit<
    * just now): `serve` says so loudly, as a mistyped HOTSPOT_DATA_DIR looks just like this.
    */
   readonly newDataDir?: boolean;
+  /**
+   * With newDataDir: what the directory held before (config/secrets.ts): a `serve` or `migrate`
+   * that fails takes back what it added, so its leftovers are never taken for a box.
+   */
+  readonly newDataDirBefore?: DataDirBefore;
 };
 
 export const settingList = (): readonly (Setting<unknown> & { key: SettingKey })[] =>

@@ -1,4 +1,5 @@
 import { isIPv4 } from 'node:net';
+import { RADIUS_SECRET_MIN_LENGTH } from '../config/index.js';
 import { wifiErrors } from './errors.js';
 import { isHttpUrl, isIpAddress, parseIpv4Cidr, parseMac } from './net.js';
 import { must, parseChanges, type Checks } from './values.js';
@@ -93,7 +94,9 @@ const checks: Checks<DeviceValues> = {
     wifiErrors.deviceCoaPortInvalid,
   ),
   radiusSecret: (v) =>
-    v === undefined || v === null ? v : must((s) => secret(s, 8), wifiErrors.deviceSecretInvalid)(v),
+    v === undefined || v === null
+      ? v
+      : must((s) => secret(s, RADIUS_SECRET_MIN_LENGTH), wifiErrors.deviceSecretInvalid)(v),
   uamSecret: (v) => (v === null ? null : must((s) => secret(s, 1), wifiErrors.deviceUamSecretInvalid)(v)),
   uamAuth: must((v) => (v === 'chap' || v === 'pap' ? v : null), wifiErrors.deviceUamAuthInvalid),
   requireMessageAuthenticator: must(

@@ -1,6 +1,7 @@
 import type { Updateable } from 'kysely';
 import type { Db } from '../db/index.js';
 import type { DevicesTable } from '../db/tables/wifi.js';
+import { RADIUS_SECRET_MIN_LENGTH } from '../config/index.js';
 import { uuid } from '../lib/crypto.js';
 import { recordAudit, type WifiActor } from './audit.js';
 import { newRadiusSecret } from './codes.js';
@@ -111,6 +112,26 @@ export async function routersUp(
     site_id: row.site_id,
     up: routerUp(viewDevice(deps, row)),
   }));
+}
+
+/**
+ * The RADIUS secrets shorter than RFC 2865 §3's 16 octets, for `doctor` and the daemon's start
+ * warning: RADIUS_SECRET (any router may be moved to it) and each current router's own. Stored before the minimum was enforced, they still work; a new one is refused.
+ */
+export async function shortRadiusSecrets(
+  deps: Pick<WifiDeps, 'db' | 'vault' | 'config'>,
+): Promise<{ global: boolean; routers: { id: string; name: string; radius_nas_id: string }[] }> {
+  const rows = await selectDevices(deps.db, { limit: null, sites: null, archived: 'current' });
+  const short = (secret: string): boolean => secret.length < RADIUS_SECRET_MIN_LENGTH;
+  return {
+    global: short(deps.config.radiusSecret),
+    routers: rows
+      .filter((row) => {
+        const own = deviceRadiusSecret(deps, row);
+        return own !== null && short(own);
+      })
+      .map((row) => ({ id: row.id, name: row.name, radius_nas_id: row.radius_nas_id })),
+  };
 }
 
 /**

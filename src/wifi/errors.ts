@@ -168,7 +168,7 @@ export const wifiErrors = errorCatalogue({
   deviceNasIdInvalid: [422, 'radius_nas_id must be 1-253 printable characters'],
   deviceClientIpInvalid: [422, 'radius_client_ip must be an IP address'],
   deviceCoaPortInvalid: [422, 'coa_port must be a port number 1-65535'],
-  deviceSecretInvalid: [422, 'radius secret must be 8-128 printable characters without spaces'],
+  deviceSecretInvalid: [422, 'radius secret must be 16-128 printable characters without spaces'],
   deviceUamSecretInvalid: [422, 'uam secret must be 1-128 printable characters without spaces'],
   deviceUamAuthInvalid: [422, 'uam_auth must be chap or pap'],
   deviceMessageAuthInvalid: [422, 'require_message_authenticator must be true or false'],

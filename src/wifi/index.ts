@@ -43,6 +43,7 @@ export {
   listDevices,
   listAllDevices,
   deviceByNasId,
+  shortRadiusSecrets,
   findPortalRouter,
   markRoutersSeen,
   routersOnline,

@@ -1,7 +1,16 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import t from 'tap';
+import { freePort } from '../helpers/app.js';
 import { cliEnv, dataDirFiles, runCli, startCli } from '../helpers/cli.js';
 import { onPostgres } from '../helpers/store.js';
 
@@ -66,16 +75,19 @@ t.test('one daemon per data directory, and a killed one does not block the next'
 });
 
 t.test('a daemon that cannot start (its HTTP port taken) says why, exits 1 and leaves no mark', async (t) => {
-  const dataDir = path.join(t.testdir(), 'data');
+  const root = t.testdir();
+  const dataDir = path.join(root, 'data');
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => taken.close(() => resolve())));
   const port = (taken.address() as AddressInfo).port;
-  const failed = await runCli(['serve'], {
-    ...cliEnv(dataDir),
-    HTTP_HOST: '127.0.0.1',
-    HTTP_PORT: String(port),
-  });
+  const serveOnTaken = (dir: string) =>
+    runCli(['serve'], { ...cliEnv(dir), HTTP_HOST: '127.0.0.1', HTTP_PORT: String(port) });
+
+  // On a box: it stays as it was, but for the lock file (never deleted there).
+  const made = await runCli(['migrate'], cliEnv(dataDir));
+  t.equal(made.code, 0, made.stderr);
+  const failed = await serveOnTaken(dataDir);
   t.equal(failed.code, 1, failed.stderr);
   t.match(failed.stderr, /EADDRINUSE|in use/, 'the reason');
   t.notOk(existsSync(path.join(dataDir, 'daemon.pid')), 'no pid file left behind');
@@ -89,7 +101,44 @@ t.test('a daemon that cannot start (its HTTP port taken) says why, exits 1 and l
   await next.waitFor(LISTENING);
   next.child.kill('SIGTERM');
   t.equal(await next.exited, 0, 'the next daemon starts on the same directory');
+
+  // On a directory that held no box, the failed start takes back what it made, so nothing there
+  // passes for a box (docs/decisions/0051). On PostgreSQL the database was reached and holds
+  // values sealed with the new vault.key: that box is made, and its keys stay.
+  const fresh = path.join(root, 'fresh');
+  const refused = await serveOnTaken(fresh);
+  t.equal(refused.code, 1, refused.stderr);
+  if (onPostgres) t.ok(['secrets.env', 'vault.key'].every((f) => dataDirFiles(fresh).includes(f)));
+  else t.same(dataDirFiles(fresh), [], 'nothing left: not the database, not secrets.env, not the lock');
+  const listed = await runCli(['plans', 'list', '--json'], cliEnv(fresh));
+  t.equal(listed.code, onPostgres ? 0 : 1, 'a box on PostgreSQL only');
 });
+
+t.test(
+  'a serve or migrate that cannot reach PostgreSQL leaves no secrets.env: the directory is still no box',
+  async (t) => {
+    const root = t.testdir();
+    const closed = await freePort();
+    const unreachable = `postgres://venue@127.0.0.1:${String(closed)}/hotspot`;
+    const reason = `error: DATABASE_URL: cannot connect to PostgreSQL 127.0.0.1:${String(closed)}/hotspot: connect ECONNREFUSED 127.0.0.1:${String(closed)}\n`;
+    const dataDir = path.join(root, 'data');
+    const env = { ...cliEnv(dataDir), DATABASE_URL: unreachable };
+    const noBox = `error: no hotspot-ctl data in ${dataDir} (is HOTSPOT_DATA_DIR right?); run hotspot-ctl setup or start the daemon once to create it\n`;
+    for (const args of [['serve'], ['migrate']]) {
+      const failed = await runCli(args, env);
+      t.same([failed.code, failed.stderr], [1, reason], args.join(' '));
+      t.same(dataDirFiles(dataDir), [], 'nothing left: no secrets.env, no vault.key, no lock file');
+      // Before, secrets.env alone made it a box on PostgreSQL: this went on to the database.
+      t.same(await runCli(['plans', 'list'], env), { code: 1, stdout: '', stderr: noBox }, 'still no box');
+    }
+    // A directory with files of its own keeps them, and only them.
+    mkdirSync(path.join(root, 'kept'));
+    writeFileSync(path.join(root, 'kept', 'notes.txt'), 'mine');
+    const kept = await runCli(['serve'], { ...env, HOTSPOT_DATA_DIR: path.join(root, 'kept') });
+    t.equal(kept.code, 1);
+    t.same(dataDirFiles(path.join(root, 'kept')), ['notes.txt']);
+  },
+);
 
 if (!onPostgres) {
   t.test('the database file and its -wal and -shm are 0600, an older 0644 one is tightened', async (t) => {

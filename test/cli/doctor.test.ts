@@ -5,6 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { DATABASE_FILE } from '../../src/db/index.js';
+import { openVault } from '../../src/lib/vault.js';
 import { freePort, freeUdpPorts } from '../helpers/app.js';
 import { AZAMPAY_APP, startAzamPayFake } from '../helpers/azampay-fake.js';
 import { attrText, CoaListener, type Answer } from '../helpers/coa-listener.js';
@@ -98,6 +99,23 @@ async function heardAt(dataDir: string, at: string, down = false): Promise<void>
   db.close();
 }
 
+/**
+ * Gives a router a RADIUS secret of its own as one stored before `devices` refused secrets under
+ * 16 characters was: sealed with the data directory's vault key, as wifi/devices.ts seals it.
+ */
+async function storedSecret(dataDir: string, id: string, secret: string): Promise<void> {
+  const sealed = openVault(dataDir).seal(secret, `device-radius-secret:${id}`);
+  const pg = unwatchedDb(dataDir);
+  if (pg) {
+    await pg.updateTable('devices').set({ radius_secret_enc: sealed }).where('id', '=', id).execute();
+    await pg.destroy();
+    return;
+  }
+  const db = new Database(path.join(dataDir, DATABASE_FILE));
+  db.prepare('update devices set radius_secret_enc = ? where id = ?').run(sealed, id);
+  db.close();
+}
+
 /** A backup file in <data dir>/backups written at `at`. */
 function backupAt(dataDir: string, at: Date): void {
   const dir = path.join(dataDir, 'backups');
@@ -143,6 +161,7 @@ t.test('everything fine: all ok, exit 0, one line per check', async (t) => {
       'http port',
       'radius auth port',
       'radius acct port',
+      'radius secret',
       'public url',
       'tls',
       'clock',
@@ -599,5 +618,76 @@ t.test(
     t.equal(human.code, 1);
     t.equal(human.stdout, '');
     t.match(human.stderr, /^error: HTTP_PORT/m);
+  },
+);
+
+t.test(
+  'RADIUS secrets under 16 characters already stored: doctor warns with the fix, the daemon logs one warning, neither refuses',
+  async (t) => {
+    const { env, dataDir } = await venue(t, { RADIUS_SECRET: 'testing123' });
+    const SHORT = 'lobby-secret';
+    const listener = new CoaListener(SHORT, () => ({ nak: NO_SUCH_SESSION }));
+    const coaPort = await listener.listen();
+    t.teardown(() => listener.close());
+    const device = [
+      ...DEVICE.slice(0, DEVICE.indexOf('--client-ip')),
+      ...['--client-ip', '127.0.0.1', '--coa-port', String(coaPort)],
+    ];
+    const added = await runCli(['devices', 'add', ...device, '--secret', SHORT, '--json'], env);
+    t.same(
+      [added.code, added.stderr],
+      [1, 'error: radius secret must be 16-128 printable characters without spaces\n'],
+      'a new short one is refused',
+    );
+    const made = await runCli(['devices', 'add', ...device, '--json'], env);
+    t.equal(made.code, 0, made.stderr);
+    const { id } = JSON.parse(made.stdout) as { id: string };
+    await storedSecret(dataDir, id, SHORT); // as an older release stored it
+    await heardAt(dataDir, new Date().toISOString());
+
+    const { code, check } = await doctor(env);
+    t.equal(code, 0, 'warnings only');
+    t.same(check('radius secret'), {
+      name: 'radius secret',
+      status: 'warn',
+      detail:
+        'RADIUS_SECRET configured, 10 characters: shorter than 16 (RFC 2865 §3), easier to guess from captured RADIUS packets',
+      fix: 'drop it (hotspot-ctl setup --non-interactive --set RADIUS_SECRET=) to use the random one the box generated, or set a random one of 16+ characters; then enter it on the routers that use it',
+    });
+    t.match(check('router Lobby AP'), {
+      status: 'warn',
+      detail:
+        /answers \(NAK Session-Context-Not-Found\); its own RADIUS secret is shorter than 16 characters \(RFC 2865 §3\)$/,
+      fix: `give it a long random one: hotspot-ctl devices rotate-secret ${id}, then enter it on lobby-01`,
+    });
+
+    const daemon = startCli(['serve'], env);
+    t.teardown(() => daemon.child.kill('SIGKILL'));
+    await daemon.waitFor(/HTTP on 127\.0\.0\.1:\d+/);
+    const warnings = daemon.stdout
+      .split('\n')
+      .filter((l) => l.includes('"radius.short_secret"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    t.match(warnings, [
+      {
+        level: 40,
+        radius_secret: true,
+        routers: ['lobby-01'],
+        msg: 'RADIUS secret shorter than 16 characters (RFC 2865 §3): RADIUS_SECRET, router lobby-01; hotspot-ctl doctor says how to replace it',
+      },
+    ]);
+    t.equal(warnings.length, 1, 'one warning');
+    t.notMatch(daemon.stdout + daemon.stderr, /testing123|lobby-secret/, 'never the secrets');
+    daemon.child.kill('SIGTERM');
+    t.equal(await daemon.exited, 0);
+
+    const rotated = await runCli(['devices', 'rotate-secret', id], env);
+    t.equal(rotated.code, 0, rotated.stderr);
+    t.notMatch((await doctor(env)).check('router Lobby AP')?.detail ?? '', /shorter/, 'the fix works');
+    const generated = await doctor({ ...env, RADIUS_SECRET: '' });
+    t.match(generated.check('radius secret'), {
+      status: 'ok',
+      detail: 'RADIUS_SECRET generated, 24 characters',
+    });
   },
 );

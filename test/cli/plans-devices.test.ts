@@ -156,8 +156,8 @@ t.test(
     const rotated = await runCli(['devices', 'rotate-secret', id, '--json'], env);
     t.equal(rotated.code, 0, rotated.stderr);
     t.not(json(rotated.stdout).radius_secret, secret);
-    const human = await runCli(['devices', 'rotate-secret', id, '--secret', 'my-own-secret'], env);
-    t.match(human.stdout, /RADIUS secret \(shown once, enter it on the router\): my-own-secret\n$/);
+    const human = await runCli(['devices', 'rotate-secret', id, '--secret', 'my-own-secret-0001'], env);
+    t.match(human.stdout, /RADIUS secret \(shown once, enter it on the router\): my-own-secret-0001\n$/);
 
     const updated = await runCli(
       [

@@ -1,9 +1,11 @@
+import { createSocket } from 'node:dgram';
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../../src/config/index.js';
 import { freePort, freeUdpPorts } from '../helpers/app.js';
-import { BIN, cliEnv, dataDirFiles, runCli } from '../helpers/cli.js';
+import { BIN, cliEnv, dataDirFiles, runCli, startCli } from '../helpers/cli.js';
 import { declineFirstRun, Terminal } from '../helpers/tty.js';
 
 /** `hotspot-ctl setup` writes the env file the daemon and every command read. */
@@ -108,9 +110,26 @@ t.test(
       'error: AFRICASTALKING_USERNAME: must be set when SMS_PROVIDER is africastalking',
       'error: AFRICASTALKING_API_KEY: must be set when SMS_PROVIDER is africastalking',
     ]);
-    const typo = await runCli(['--config', file, 'setup', '--non-interactive', '--set', 'HTTP_PROT=1'], env);
-    t.equal(typo.code, 1);
-    t.match(typo.stderr, 'did you mean HTTP_PORT?');
+    const typo = await runCli(['--config', file, 'setup', '--non-interactive', '--set', 'HTTP_PORTT=1'], env);
+    t.same(
+      [typo.code, typo.stderr],
+      [1, 'error: --set HTTP_PORTT: unknown setting (did you mean HTTP_PORT?)\n'],
+      'a misspelt --set is named as from --set, with the nearest name',
+    );
+    const unknown = await runCli(
+      [
+        '--config',
+        file,
+        'setup',
+        '--non-interactive',
+        '--set',
+        'NOTHING_LIKE_IT=1',
+        '--set',
+        'SERVICE_NAME=X',
+      ],
+      env,
+    );
+    t.same([unknown.code, unknown.stderr], [1, 'error: --set NOTHING_LIKE_IT: unknown setting\n']);
     t.equal(readFileSync(file, 'utf8'), before, 'a refused setup changes nothing');
 
     const noTty = await runCli(['--config', file, 'setup'], env);
@@ -271,6 +290,126 @@ t.test(
       );
       t.notMatch(setup.stderr + serve.stderr, 's3cret-pw', 'never the password');
     }
+  },
+);
+
+t.test(
+  'setup refuses HTTP_PORT 0 and a new RADIUS_SECRET under 16 characters; a short one already written stays',
+  async (t) => {
+    const dir = t.testdir();
+    const file = path.join(dir, 'hotspot.env');
+    const env = cliEnv(path.join(dir, 'data'));
+    const setup = (...sets: string[]) =>
+      runCli(['--config', file, 'setup', '--non-interactive', ...sets.flatMap((s) => ['--set', s])], env);
+
+    const zero = await setup('HTTP_PORT=0', 'SERVICE_NAME=Lobby');
+    t.same(
+      [zero.code, zero.stdout, zero.stderr],
+      [
+        1,
+        '',
+        'error: HTTP_PORT: must not be 0 in the settings file: 0 picks a new port at each start, and routers, payment callbacks and PUBLIC_BASE_URL need a fixed one (the default is 8080)\n',
+      ],
+    );
+    const short = await setup('RADIUS_SECRET=fifteen-chars-1', 'HTTP_PORT=eighty');
+    t.same(
+      [short.code, short.stdout, short.stderr.trimEnd().split('\n')],
+      [
+        1,
+        '',
+        [
+          'error: HTTP_PORT: must be a port number 0-65535 (got "eighty")',
+          'error: RADIUS_SECRET: must be at least 16 characters (RFC 2865 §3), got 15; leave it unset and the box uses the random 24-character one it generated',
+        ],
+      ],
+      "with the parsers' problems, all at once; the secret is never shown",
+    );
+    t.notOk(existsSync(file), 'nothing was written');
+
+    const long = await setup('RADIUS_SECRET=sixteen-chars-01');
+    t.equal(long.code, 0, long.stderr);
+    t.match(read(file), { radiusSecret: 'sixteen-chars-01' });
+
+    // A short secret written before setup refused them (an older release, or by hand) stays:
+    // refusing it would stop every other change; doctor warns about it instead.
+    writeFileSync(file, 'RADIUS_SECRET=testing123\n');
+    const kept = await setup('SERVICE_NAME=Hall');
+    t.equal(kept.code, 0, kept.stderr);
+    t.match(read(file), { radiusSecret: 'testing123', serviceName: 'Hall' });
+    const changed = await setup('RADIUS_SECRET=testing1234');
+    t.equal(changed.code, 1, 'a new short one is refused still');
+    t.match(read(file), { radiusSecret: 'testing123' });
+  },
+);
+
+t.test(
+  "setup refuses a port another program listens on, naming the setting; its own daemon's ports it keeps",
+  async (t) => {
+    const dir = t.testdir();
+    const dataDir = path.join(dir, 'data');
+    const file = path.join(dir, 'hotspot.env');
+    // The ports are the file's: the test's own port settings step aside.
+    const { HTTP_PORT: _http, RADIUS_AUTH_PORT: _auth, RADIUS_ACCT_PORT: _acct, ...base } = cliEnv(dataDir);
+    const env = { ...base, RADIUS_HOST: '127.0.0.1' };
+    const setup = (...sets: string[]) =>
+      runCli(['--config', file, 'setup', '--non-interactive', ...sets.flatMap((s) => ['--set', s])], env);
+
+    // Another program on a TCP port and on a UDP port.
+    const other = createServer();
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => new Promise<void>((resolve) => other.close(() => resolve())));
+    const otherTcp = (other.address() as AddressInfo).port;
+    const otherUdp = createSocket('udp4');
+    await new Promise<void>((resolve) => otherUdp.bind(0, '127.0.0.1', resolve));
+    t.teardown(() => otherUdp.close());
+    const otherUdpPort = otherUdp.address().port;
+    const [http, auth, acct] = [await freePort(), ...(await freeUdpPorts(2))];
+
+    const taken = await setup(
+      `HTTP_PORT=${String(otherTcp)}`,
+      `RADIUS_AUTH_PORT=${String(otherUdpPort)}`,
+      `RADIUS_ACCT_PORT=${String(acct)}`,
+    );
+    t.same(
+      [taken.code, taken.stdout, taken.stderr.trimEnd().split('\n')],
+      [
+        1,
+        '',
+        [
+          `error: HTTP_PORT: 127.0.0.1:${String(otherTcp)} is taken by another program (EADDRINUSE)`,
+          `error: RADIUS_AUTH_PORT: 127.0.0.1:${String(otherUdpPort)} is taken by another program (EADDRINUSE)`,
+        ],
+      ],
+      'one line per port, naming the setting, as serve would stop on',
+    );
+    t.notOk(existsSync(file), 'nothing was written');
+    t.same(dataDirFiles(dataDir), [], 'and no box was made');
+
+    const free = await setup(
+      `HTTP_PORT=${String(http)}`,
+      `RADIUS_AUTH_PORT=${String(auth)}`,
+      `RADIUS_ACCT_PORT=${String(acct)}`,
+    );
+    t.equal(free.code, 0, free.stderr);
+
+    // Our own daemon holds those ports now: setup run again (unchanged ports, another value, or
+    // the two RADIUS ports swapped) is no conflict, as the restart frees them for the new start.
+    const daemon = startCli(['--config', file, 'serve'], env);
+    t.teardown(() => daemon.child.kill('SIGKILL'));
+    await daemon.waitFor(new RegExp(`HTTP on 127\\.0\\.0\\.1:${String(http)}`));
+    const again = await setup('SERVICE_NAME=Lobby');
+    t.equal(again.code, 0, again.stderr);
+    const swapped = await setup(`RADIUS_AUTH_PORT=${String(acct)}`, `RADIUS_ACCT_PORT=${String(auth)}`);
+    t.equal(swapped.code, 0, swapped.stderr);
+    const moved = await setup(`HTTP_PORT=${String(otherTcp)}`);
+    t.same(
+      [moved.code, moved.stderr],
+      [1, `error: HTTP_PORT: 127.0.0.1:${String(otherTcp)} is taken by another program (EADDRINUSE)\n`],
+      "another program's port is refused while the daemon runs too",
+    );
+    t.match(read(file), { httpPort: http, radiusAuthPort: acct, radiusAcctPort: auth });
+    daemon.child.kill('SIGTERM');
+    t.equal(await daemon.exited, 0);
   },
 );
 

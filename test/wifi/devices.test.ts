@@ -77,7 +77,12 @@ t.test('device values are validated and a refused device changes nothing', async
     [{ coa_port: 0 }, 'coa_port must be a port number 1-65535'],
     [{ coa_port: 70000 }, 'coa_port must be a port number 1-65535'],
     [{ radius_nas_id: 'has space' }, 'radius_nas_id must be 1-253 printable characters'],
-    [{ radius_secret: 'short' }, 'radius secret must be 8-128 printable characters without spaces'],
+    [{ radius_secret: 'short' }, 'radius secret must be 16-128 printable characters without spaces'],
+    // RFC 2865 §3: at least 16 octets.
+    [
+      { radius_secret: 'fifteen-chars-1' },
+      'radius secret must be 16-128 printable characters without spaces',
+    ],
     [{ uam_secret: 'with space' }, 'uam secret must be 1-128 printable characters without spaces'],
     [{ uam_auth: 'mschap' }, 'uam_auth must be chap or pap'],
     [{ name: '' }, 'name must be 1-100 characters'],
@@ -142,7 +147,7 @@ t.test('updates change only what is given; rotate-secret replaces the secret', a
   t.equal((await deviceByNasId(app.deps, 'lobby-01'))?.radiusSecret, rotated.radiusSecret);
   await t.rejects(rotateDeviceSecret(app.deps, device.id, 'bad secret'), {
     status: 422,
-    message: 'radius secret must be 8-128 printable characters without spaces',
+    message: 'radius secret must be 16-128 printable characters without spaces',
   });
   await t.rejects(updateDevice(app.deps, '00000000-0000-4000-8000-000000000000', { name: 'x' }), {
     status: 404,

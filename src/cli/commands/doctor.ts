@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ConfigError, type Config } from '../../config/index.js';
 import { databaseCreatedAt, dataDirHeld, migrationState } from '../../db/index.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { listAllDevices } from '../../wifi/index.js';
+import { listAllDevices, shortRadiusSecrets } from '../../wifi/index.js';
 import { contextOf, withApp, type CliContext } from '../context.js';
 import {
   backupCheck,
@@ -14,6 +14,7 @@ import {
   paymentChecks,
   publicUrlCheck,
   radiusPortChecks,
+  radiusSecretCheck,
   smsCheck,
   tlsCheck,
   type Check,
@@ -81,15 +82,22 @@ async function storeChecks(
                 },
               ],
             };
+          // A secret that cannot be read (vault.key changed) is no short one: the CoA probe says so.
+          const short = await shortRadiusSecrets(app.deps).catch(() => ({ routers: [] }));
           // A probe that throws (the router's secret unreadable) leaves its port "not probed".
-          const routers = await routerChecks(config, await listAllDevices(app.deps), clock.now(), (d) =>
-            Promise.resolve(
-              app.deps.coa.probe?.({
-                nasId: d.radius_nas_id,
-                clientIp: d.radius_client_ip,
-                coaPort: d.coa_port,
-              }),
-            ).catch(() => undefined),
+          const routers = await routerChecks(
+            config,
+            await listAllDevices(app.deps),
+            clock.now(),
+            (d) =>
+              Promise.resolve(
+                app.deps.coa.probe?.({
+                  nasId: d.radius_nas_id,
+                  clientIp: d.radius_client_ip,
+                  coaPort: d.coa_port,
+                }),
+              ).catch(() => undefined),
+            new Set(short.routers.map((r) => r.id)),
           );
           return { database, createdAt, routers };
         },
@@ -197,6 +205,7 @@ export function registerDoctor(program: Command): void {
       const checks: Check[] = [
         http,
         ...radius,
+        radiusSecretCheck(config),
         publicUrlCheck(config, publicProbe, daemonRunning),
         tlsCheck(config),
         clockCheck(samples, ntp),

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { migrateToLatest, openStore } from '../../db/index.js';
+import { removeAddedSince } from '../../config/index.js';
+import { DatabaseUnreachable, migrateToLatest, openStore } from '../../db/index.js';
 import { systemClock } from '../../lib/clock.js';
 import { contextOf } from '../context.js';
 
@@ -9,10 +10,22 @@ export function registerMigrate(program: Command): void {
     .description('Apply pending database migrations and exit')
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd, { createsBox: true });
-      const store = await openStore(ctx.config(), { now: () => systemClock.now() });
-      const { db } = store;
+      const config = ctx.config();
+      // A migrate that failed on a directory that held no box takes back what it made there.
+      const failed = (err: unknown): never => {
+        if (config.newDataDirBefore)
+          removeAddedSince(config.newDataDirBefore, {
+            postgres: config.databaseUrl !== null,
+            reached: !(err instanceof DatabaseUnreachable),
+          });
+        throw err;
+      };
+      const store = await openStore(config, { now: () => systemClock.now() }).catch(failed);
+      const results = await migrateToLatest(store.db).catch(async (err: unknown) => {
+        await store.close().catch(() => undefined);
+        return failed(err);
+      });
       try {
-        const results = await migrateToLatest(db);
         const applied = results.map((r) => r.migrationName);
         // A new database is made from the schema snapshot when the build has one (snapshot.ts).
         const snapshot = results.some((r) => r.fromSnapshot === true);

@@ -6,7 +6,9 @@ import {
   ConfigError,
   DEFAULT_CONFIG_FILE,
   checkValues,
+  didYouMean,
   holdsBox,
+  RADIUS_SECRET_MIN_LENGTH,
   processEnv,
   readEnvFile,
   settingList,
@@ -15,12 +17,13 @@ import {
 } from '../../config/index.js';
 import { renderEnvFile, unwritable } from '../../config/env-file.js';
 import { SettingError } from '../../config/parsers.js';
+import { dataDirHeld } from '../../db/index.js';
 import { randomToken } from '../../lib/crypto.js';
 import { writeSecretFile } from '../../lib/secret-file.js';
 import { contextOf, type GlobalOptions } from '../context.js';
 import { prompts } from '../prompts.js';
 import { formatRecord } from '../output.js';
-import { startProblems } from '../start-checks.js';
+import { NO_PORTS, startProblems, type DaemonPorts } from '../start-checks.js';
 import { firstRunAs, foreignOwner, offerFirstRun, runAs } from './setup-first-run.js';
 
 /**
@@ -45,14 +48,33 @@ const MAIL = ['SMTP_URL', 'MAIL_FROM'];
 const settingOf = (env: string) => settingList().find((s) => s.env === env);
 
 /** undefined when the value parses, else the parser's message (for inquirer's validate). */
-function problemWith(env: string, value: string): string | undefined {
+function problemWith(env: string, value: string, before: string | undefined): string | undefined {
   try {
     settingOf(env)?.parse(value);
-    return undefined;
   } catch (err) {
     if (err instanceof SettingError) return `${env}: ${err.message}`;
     throw err;
   }
+  return setupProblem(env, value, before);
+}
+
+/**
+ * What setup refuses to write although the daemon reads it: HTTP_PORT 0 (a port picked anew at
+ * each start, for tests: routers, payment callbacks and PUBLIC_BASE_URL need a fixed one), and a
+ * new RADIUS_SECRET shorter than RFC 2865 §3's 16 octets. A short secret already in the file
+ * stays (refusing it would stop every other change; doctor warns about it).
+ */
+function setupProblem(env: string, value: string, before: string | undefined): string | undefined {
+  if (env === 'HTTP_PORT' && /^\s*0+\s*$/.test(value))
+    return 'HTTP_PORT: must not be 0 in the settings file: 0 picks a new port at each start, and routers, payment callbacks and PUBLIC_BASE_URL need a fixed one (the default is 8080)';
+  if (env === 'RADIUS_SECRET' && value !== before && value !== '' && value.length < RADIUS_SECRET_MIN_LENGTH)
+    return `RADIUS_SECRET: must be at least ${String(RADIUS_SECRET_MIN_LENGTH)} characters (RFC 2865 §3), got ${String(value.length)}; leave it unset and the box uses the random 24-character one it generated`;
+  return undefined;
+}
+
+/** setupProblem for every value, against the file as it was. */
+function setupProblems(values: Values, existing: Values): string[] {
+  return Object.entries(values).flatMap(([env, value]) => setupProblem(env, value, existing[env]) ?? []);
 }
 
 /** Asks for one setting, validated by its own parser. */
@@ -61,8 +83,9 @@ async function ask(env: string, values: Values): Promise<void> {
   if (!s) return;
   const current = values[env] ?? s.default;
   const message = `${env}: ${s.doc}`;
+  const before = values[env];
   const validate = (v: string): true | string => {
-    return problemWith(env, v === '' ? current : v) ?? true;
+    return problemWith(env, v === '' ? current : v, before) ?? true;
   };
   const { input, password } = await prompts();
   const answer = s.secret
@@ -170,13 +193,41 @@ async function interview(values: Values, note: (text: string) => void): Promise<
   }
 }
 
+/** The --set values; a name the settings table does not have is refused, as from --set. */
 function parseAssignments(list: readonly string[]): Values {
   const out: Values = {};
+  const unknown: string[] = [];
   for (const item of list) {
     const eq = item.indexOf('='); // at least 1: the option's parser refused any other
-    out[item.slice(0, eq)] = item.slice(eq + 1);
+    const name = item.slice(0, eq);
+    if (settingOf(name) === undefined) unknown.push(`--set ${name}: unknown setting${didYouMean(name)}`);
+    out[name] = item.slice(eq + 1);
   }
+  if (unknown.length > 0) throw new ConfigError(unknown);
   return out;
+}
+
+/**
+ * The ports a daemon of this box holds now, under the settings it started with (the file as it
+ * was, under this environment): setup may write them again, though they are taken. None when no
+ * daemon holds the data directory; all of them when that cannot be told (the lock unreadable).
+ */
+function daemonPorts(existing: Values): DaemonPorts {
+  let before;
+  try {
+    before = checkValues(existing, processEnv(), [], 'data');
+  } catch {
+    return NO_PORTS; // a file the daemon could not have started with
+  }
+  let running: boolean;
+  try {
+    running = dataDirHeld(before.dataDir);
+  } catch {
+    running = true;
+  }
+  return running
+    ? { tcp: [before.httpPort, before.radsecPort], udp: [before.radiusAuthPort, before.radiusAcctPort] }
+    : NO_PORTS;
 }
 
 /** Writes the file atomically; an existing file keeps its mode and owner (the daemon's group may read it). */
@@ -250,10 +301,19 @@ export function registerSetup(program: Command): void {
           throw new Error(
             `${bad.join(', ')}: cannot be written to an env file (newline or both quote kinds)`,
           );
-        const checked = checkValues(values, {}); // every problem at once, exactly as the daemon would report it
+        // Every problem at once, exactly as the daemon would report it, with setup's own refusals.
+        const own = setupProblems(values, existing);
+        let checked;
+        try {
+          checked = checkValues(values, {});
+        } catch (err) {
+          if (err instanceof ConfigError) throw new ConfigError([...err.problems, ...own]);
+          throw err;
+        }
+        if (own.length > 0) throw new ConfigError(own);
         // Then what the daemon checks as it starts, on what it will read: these values under this
         // environment (where a daemon started from this shell, and every command, take it from).
-        const refused = await startProblems(checkValues(values, processEnv()));
+        const refused = await startProblems(checkValues(values, processEnv()), daemonPorts(existing));
         if (refused.length > 0) throw new ConfigError(refused);
         const text = renderEnvFile(values, 'hotspot-ctl settings, written by hotspot-ctl setup');
         const changed = !existsSync(file) || readFileSync(file, 'utf8') !== text;

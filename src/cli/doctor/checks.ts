@@ -1,6 +1,6 @@
 import { readdirSync, statSync, statfsSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../../config/index.js';
+import { RADIUS_SECRET_MIN_LENGTH, type Config } from '../../config/index.js';
 import type { Clock } from '../../lib/clock.js';
 import { africasTalkingCredentialCheck, beemCredentialCheck } from '../../notify/index.js';
 import { providerOrder } from '../../payments/gateway.js';
@@ -113,6 +113,25 @@ export async function radiusPortChecks(config: Config, daemonRunning: boolean): 
         portFix(setting, 'udp', port, bound),
       );
     }),
+  );
+}
+
+/**
+ * RADIUS_SECRET against RFC 2865 §3's 16 octets. A short one still works (a venue upgraded with
+ * one keeps running), so it is a warning; setup refuses a new one.
+ */
+export function radiusSecretCheck(config: Config): Check {
+  const name = 'radius secret';
+  const length = config.radiusSecret.length;
+  const source = config.generatedSecrets.includes('RADIUS_SECRET') ? 'generated' : 'configured';
+  if (length >= RADIUS_SECRET_MIN_LENGTH)
+    return ok(name, `RADIUS_SECRET ${source}, ${String(length)} characters`);
+  return warn(
+    name,
+    `RADIUS_SECRET ${source}, ${String(length)} characters: shorter than ${String(RADIUS_SECRET_MIN_LENGTH)} (RFC 2865 §3), easier to guess from captured RADIUS packets`,
+    source === 'configured'
+      ? 'drop it (hotspot-ctl setup --non-interactive --set RADIUS_SECRET=) to use the random one the box generated, or set a random one of 16+ characters; then enter it on the routers that use it'
+      : 'delete the RADIUS_SECRET line of secrets.env in the data directory and restart: a random 24-character one is made; then enter it on the routers that use it',
   );
 }
 

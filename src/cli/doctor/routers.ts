@@ -1,4 +1,4 @@
-import type { Config } from '../../config/index.js';
+import { RADIUS_SECRET_MIN_LENGTH, type Config } from '../../config/index.js';
 import type { DeviceRow } from '../../wifi/devices.store.js';
 import { downSince, ONLINE_WITHIN_INTERVALS, type CoaProbeAnswer } from '../../wifi/index.js';
 import { formatSeconds, ok, type Check, type CheckStatus } from './checks.js';
@@ -11,7 +11,7 @@ import { formatSeconds, ok, type Check, type CheckStatus } from './checks.js';
 
 export type RouterDevice = Pick<
   DeviceRow,
-  'name' | 'radius_nas_id' | 'radius_client_ip' | 'coa_port' | 'last_seen_at' | 'down_since'
+  'id' | 'name' | 'radius_nas_id' | 'radius_client_ip' | 'coa_port' | 'last_seen_at' | 'down_since'
 >;
 
 /** Asks a router's CoA port; undefined where this build has no CoA sender. */
@@ -51,6 +51,8 @@ export async function routerChecks(
   devices: readonly RouterDevice[],
   now: Date,
   probe: CoaProber,
+  /** The ids of the routers whose own RADIUS secret is short (wifi shortRadiusSecrets). */
+  shortSecrets: ReadonlySet<string> = new Set(),
 ): Promise<Check[]> {
   if (devices.length === 0)
     return [
@@ -86,9 +88,18 @@ export async function routerChecks(
           };
         return { text: `last RADIUS packet ${formatSeconds(Math.max(0, silent))} ago`, status: 'ok' };
       })();
-      const detail = `${radius.text}; ${coa.text}`;
+      const secret = shortSecrets.has(d.id)
+        ? {
+            text: `its own RADIUS secret is shorter than ${String(RADIUS_SECRET_MIN_LENGTH)} characters (RFC 2865 §3)`,
+            status: 'warn' as const,
+            fix: `give it a long random one: hotspot-ctl devices rotate-secret ${d.id}, then enter it on ${d.radius_nas_id}`,
+          }
+        : null;
+      const detail = [radius.text, coa.text, ...(secret ? [secret.text] : [])].join('; ');
       // The RADIUS finding's fix first: a router that sends nothing answers no CoA either.
-      const worst = RANK[coa.status] > RANK[radius.status] ? coa : radius;
+      const worst = [radius, coa, ...(secret ? [secret] : [])].reduce((a, b) =>
+        RANK[b.status] > RANK[a.status] ? b : a,
+      );
       if (worst.status === 'ok') return ok(name, detail);
       return { name, status: worst.status, detail, fix: worst.fix ?? fix };
     }),
