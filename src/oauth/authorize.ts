@@ -19,7 +19,19 @@ export interface AuthorizeRequest {
   state: string | null;
   codeChallenge: string;
   nonce: string | null;
+  /** Where the response parameters go (OIDC Core §3.1.2.1, OAuth 2.0 Multiple Response Types). */
+  responseMode: ResponseMode;
+  /** OIDC `prompt` values, deduplicated; `none` only alone. */
+  prompt: ReadonlySet<Prompt>;
+  /** OIDC `max_age` in seconds, or null when absent. */
+  maxAge: number | null;
 }
+
+export type ResponseMode = 'query' | 'fragment';
+export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
+const PROMPTS: ReadonlySet<string> = new Set<Prompt>(['none', 'login', 'consent', 'select_account']);
+/** Up to about 31 years: any larger number is no bound at all, and too long a string is not a number we need. */
+const MAX_AGE = /^\d{1,9}$/;
 
 /** The parameters as they arrive (query string of /oauth/authorize or the consent body). */
 export interface AuthorizeParams {
@@ -31,6 +43,9 @@ export interface AuthorizeParams {
   code_challenge?: string | undefined;
   code_challenge_method?: string | undefined;
   nonce?: string | undefined;
+  response_mode?: string | undefined;
+  prompt?: string | undefined;
+  max_age?: string | undefined;
 }
 
 /** Every check of the authorize endpoint; a failure is a 400 envelope, never a redirect. */
@@ -52,6 +67,10 @@ export async function validateAuthorize(
   if (!p.code_challenge) throw oauthErrors.pkceRequired();
   if (p.code_challenge_method !== 'S256') throw oauthErrors.pkceMethod();
   if (!S256_CHALLENGE.test(p.code_challenge)) throw oauthErrors.pkceChallengeInvalid();
+  const responseMode = p.response_mode ?? 'query';
+  if (responseMode !== 'query' && responseMode !== 'fragment') throw oauthErrors.responseModeInvalid();
+  const prompt = parsePrompt(p.prompt);
+  if (p.max_age !== undefined && !MAX_AGE.test(p.max_age)) throw oauthErrors.maxAgeInvalid();
   return {
     client,
     redirectUri: p.redirect_uri,
@@ -59,21 +78,38 @@ export async function validateAuthorize(
     state: p.state ?? null,
     codeChallenge: p.code_challenge,
     nonce: p.nonce ?? null,
+    responseMode,
+    prompt,
+    maxAge: p.max_age === undefined ? null : Number(p.max_age),
   };
+}
+
+/** `prompt`: space-separated known values; `none` with any other is invalid (OIDC Core §3.1.2.1). */
+function parsePrompt(raw: string | undefined): ReadonlySet<Prompt> {
+  const values = new Set((raw ?? '').split(' ').filter((v) => v !== ''));
+  for (const v of values) if (!PROMPTS.has(v)) throw oauthErrors.promptInvalid();
+  if (values.has('none') && values.size > 1) throw oauthErrors.promptNoneAlone();
+  return values as Set<Prompt>;
 }
 
 export const isVerified = (user: Pick<UserRow, 'email_verified' | 'phone_verified'>): boolean =>
   user.email_verified === 1 || user.phone_verified === 1;
 
-/** redirect_uri with parameters added (its own query kept), and RFC 9207's `iss`. */
+/**
+ * redirect_uri with the response parameters and RFC 9207's `iss` added: to its query (its own
+ * query kept), or as its fragment for `response_mode=fragment` (registered URIs have none).
+ */
 export function redirectWith(
   redirectUri: string,
   params: Record<string, string | null>,
   issuer: string,
+  mode: ResponseMode = 'query',
 ): string {
   const url = new URL(redirectUri);
-  for (const [k, v] of Object.entries(params)) if (v !== null) url.searchParams.set(k, v);
-  url.searchParams.set('iss', issuer);
+  const target = mode === 'query' ? url.searchParams : new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== null) target.set(k, v);
+  target.set('iss', issuer);
+  if (mode === 'fragment') url.hash = target.toString();
   return url.toString();
 }
 

@@ -30,8 +30,10 @@ export function identityPageRoutes(deps: Deps, assets: Assets): Route[] {
   return [
     page('/login', async ({ principal, query }) => {
       const next = nextOf(query);
-      // Already signed in: straight on (authorize sends people here only without a session).
-      if (principal) return seeOther(next);
+      // Already signed in: straight on, unless authorize sent the person here to sign in again
+      // (OIDC prompt=login or select_account, or max_age: `prompt=login`).
+      const again = principal && query.prompt === 'login' ? principal.user : null;
+      if (principal && !again) return seeOther(next);
       const notice = LOGIN_ERRORS.get(query.error ?? '');
       const providers = await socialLoginChoices(deps);
       return identityPage(deps, assets, {
@@ -40,6 +42,13 @@ export function identityPageRoutes(deps: Deps, assets: Assets): Route[] {
         data: { next },
         main: html`<h1>${s('login.title')}</h1>
           ${notice ? html`<p class="notice warn" id="login-notice" role="alert">${s(notice)}</p>` : ''}
+          ${
+            again
+              ? html`<p class="notice" id="login-again">
+                  ${sf('login.again', { who: again.email ?? again.phone ?? '' })}
+                </p>`
+              : ''
+          }
           <form id="login" class="card" novalidate>
             ${field({ id: 'identifier', label: s('common.emailOrPhone'), autocomplete: 'username' })}
             ${field({ id: 'password', label: s('common.password'), type: 'password', autocomplete: 'current-password' })}

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import type { Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { startTestApp, waitFor, type TestApp } from '../helpers/app.js';
@@ -245,6 +246,51 @@ t.test(
       'access_denied with the state and issuer, and no code',
     );
     t.same((await user.get('/connections')).body.data, [], 'no app connected');
+    t.same(foreign, [], 'no other origin');
+  },
+);
+
+t.test(
+  'prompt=login in a signed-in browser: the login page again, then the client with a new auth_time',
+  { skip: chromiumSkip },
+  async (t) => {
+    const app = await startTestApp(t, { selfIssuer: true });
+    const email = 'again@example.com';
+    const owner = await verifiedUser(app, email);
+    const client = await consoleClient(owner);
+    const { page, foreign, landed } = await browser(t, app);
+    await page.goto(`${app.base}/login?next=%2Faccount`);
+    await signIn(page, email);
+    await page.waitForURL(`${app.base}/account`);
+
+    app.clock.advance('5m');
+    const { verifier, challenge } = pkcePair();
+    await page.goto(
+      `${app.base}/oauth/authorize?${authorizeQuery(client.clientId, challenge, { prompt: 'login' })}`,
+    );
+    await page.waitForURL(/\/login\?next=[^&]+&prompt=login$/);
+    await page.locator('#login-again', { hasText: `You are signed in as ${email}` }).waitFor();
+    t.pass('the login page, saying who is signed in');
+    await signIn(page, email);
+    // Signed in again: on to the consent page (not the login page again), then the client.
+    await page.getByRole('heading', { name: 'Partner App wants to use your account' }).waitFor();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((url) => url.origin === PARTNER);
+    t.equal(landed.length, 1, 'at the client once');
+    const back = new URL(landed[0] ?? '');
+    const tokens = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      redirect_uri: REDIRECT,
+      client_id: client.clientId,
+      code_verifier: verifier,
+      client_secret: client.secret!,
+    });
+    t.equal(
+      decodeJwt(tokens.body.id_token as string).auth_time,
+      Math.floor(app.clock.now().getTime() / 1000),
+      'auth_time is the sign-in just made',
+    );
     t.same(foreign, [], 'no other origin');
   },
 );

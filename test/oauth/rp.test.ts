@@ -1,10 +1,11 @@
 import * as client from 'openid-client';
 import openidClientV5 from 'openid-client-v5';
 import t, { type Test } from 'tap';
+import { setFirstParty } from '../../src/console/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import type { Client } from '../helpers/client.js';
-import { registered, verifiedUser } from '../helpers/identity.js';
+import { Client } from '../helpers/client.js';
+import { PASSWORD, registered, verifiedUser } from '../helpers/identity.js';
 import { consoleClient, REDIRECT } from '../helpers/oauth.js';
 
 /**
@@ -132,4 +133,96 @@ t.test('openid-client 5 (next-auth 4): callback() with ID token checks and Basic
   const refreshed = await rp.refresh(tokenSet.refresh_token!);
   t.type(refreshed.access_token, 'string');
   t.match(await rp.userinfo(refreshed.access_token!), { sub: claims.sub });
+});
+
+/**
+ * The browser part when the provider may ask to sign in again: the login page must be the
+ * "sign in again" one, the person signs in, and the login page's `next` is followed.
+ */
+async function browseSigningIn(user: Client, email: string, authorizationUrl: URL): Promise<URL> {
+  const first = await user.get(`${authorizationUrl.pathname}${authorizationUrl.search}`);
+  const login = new URL(first.headers.get('location') ?? '', 'http://x.invalid');
+  t.equal(login.pathname, '/login', 'sent to the login page');
+  t.equal(login.searchParams.get('prompt'), 'login', 'to sign in again, though signed in');
+  const signedIn = await user.post('/auth/login', { identifier: email, password: PASSWORD });
+  t.equal(signedIn.status, 200);
+  const next = new URL(login.searchParams.get('next') ?? '', 'http://x.invalid');
+  t.equal(next.pathname, '/oauth/authorize');
+  const res = await user.get(`${next.pathname}${next.search}`);
+  const location = res.headers.get('location') ?? '';
+  t.ok(location.startsWith(REDIRECT), `then straight to the client (${location.slice(0, 60)})`);
+  return new URL(location);
+}
+
+t.test('openid-client 6: prompt=login, prompt=none and max_age', async (t) => {
+  // The provider's clock starts ten minutes before the libraries' and catches up with it by the
+  // max_age checks, which openid-client makes against its own clock; it is never ahead of it.
+  const app = await startTestApp(t, {
+    selfIssuer: true,
+    clock: new ManualClock(new Date(Date.now() - 600_000)),
+  });
+  const owner = await registered(app, 'partner-dev@example.com');
+  const user = await verifiedUser(app, 'alice@example.com');
+  const registeredAt = Math.floor(app.clock.now().getTime() / 1000);
+  const registeredClient = await consoleClient(owner, { name: 'Bank' });
+  await setFirstParty(app.app.deps, registeredClient.clientId, true);
+  const config = await client.discovery(
+    new URL(app.base),
+    registeredClient.clientId,
+    registeredClient.secret!,
+    client.ClientSecretPost(registeredClient.secret!),
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the test issuer is plain http on loopback
+    { execute: [client.allowInsecureRequests] },
+  );
+  const start = async (extra: Record<string, string>) => {
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid email',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+      ...extra,
+    });
+    return { url, checks: { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce } };
+  };
+  const nowSeconds = () => Math.floor(app.clock.now().getTime() / 1000);
+
+  app.clock.advance('4m');
+  const again = await start({ prompt: 'login' });
+  const relogged = await client.authorizationCodeGrant(
+    config,
+    await browseSigningIn(user, 'alice@example.com', again.url),
+    again.checks,
+  );
+  const signedInAgain = relogged.claims()!.auth_time!;
+  t.equal(signedInAgain, nowSeconds(), 'prompt=login: signed in again, a new auth_time');
+  t.ok(signedInAgain >= registeredAt + 240, 'not the first sign-in');
+
+  app.clock.advance('1m');
+  const quiet = await start({ prompt: 'none' });
+  const ok = await client.authorizationCodeGrant(config, await browse(app, user, quiet.url), quiet.checks);
+  t.equal(ok.claims()!.auth_time, signedInAgain, 'prompt=none with a session: a code, no page');
+  const silent = await start({ prompt: 'none' });
+  const refused = await client
+    .authorizationCodeGrant(config, await browse(app, new Client(app.base), silent.url), silent.checks)
+    .catch((err: unknown) => err);
+  t.ok(refused instanceof client.AuthorizationResponseError, 'an authorization error response');
+  t.match(refused, { error: 'login_required' }, 'prompt=none without a session: login_required');
+
+  app.clock.advance('5m'); // the libraries' time now; the session is six minutes old
+  const young = await start({ max_age: '600' });
+  const kept = await client.authorizationCodeGrant(config, await browse(app, user, young.url), {
+    ...young.checks,
+    maxAge: 600,
+  });
+  t.equal(kept.claims()!.auth_time, signedInAgain, 'max_age=600: the six-minute-old sign-in is kept');
+
+  const old = await start({ max_age: '60' });
+  const callback = await browseSigningIn(user, 'alice@example.com', old.url);
+  const fresh = await client.authorizationCodeGrant(config, callback, { ...old.checks, maxAge: 60 });
+  t.equal(fresh.claims()!.auth_time, nowSeconds(), 'max_age=60: signed in again, the ID token passes');
 });

@@ -25,6 +25,8 @@ export const identityEn = {
   'login.mfaIntro': 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.',
   'login.mfaSubmit': 'Verify',
   'login.social': 'Sign in with {provider}',
+  'login.again':
+    'The app you came from asks you to sign in again. You are signed in as {who}; you may also sign in with another account.',
   'login.socialState':
     'That sign-in did not finish: it took too long, or it was started in another browser. Please try again.',
   'login.socialCancelled': 'The sign-in was cancelled at the other service, so you are not signed in.',
