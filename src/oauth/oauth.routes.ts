@@ -116,16 +116,20 @@ export function oauthRoutes(deps: Deps): Route[] {
         headers: NO_STORE,
       }),
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/oauth/userinfo',
-      api: 'identity',
-      auth: bearer,
-      handler: ({ principal }) => ({
-        raw: userinfoClaims(principal),
-        headers: { 'Cache-Control': 'no-store' },
+    // OIDC Core §5.3: GET and POST alike, the token in the Authorization header only (RFC 6750
+    // §2.2's form body is not read; docs/decisions/0005-oauth-provider.md, 2026-12-07).
+    ...(['GET', 'POST'] as const).map((method) =>
+      defineRoute({
+        method,
+        path: '/oauth/userinfo',
+        api: 'identity',
+        auth: bearer,
+        handler: ({ principal }) => ({
+          raw: userinfoClaims(principal),
+          headers: { 'Cache-Control': 'no-store' },
+        }),
       }),
-    }),
+    ),
     defineRoute({
       method: 'POST',
       path: '/oauth/revoke',

@@ -133,6 +133,11 @@ t.test('openid-client 5 (next-auth 4): callback() with ID token checks and Basic
   const refreshed = await rp.refresh(tokenSet.refresh_token!);
   t.type(refreshed.access_token, 'string');
   t.match(await rp.userinfo(refreshed.access_token!), { sub: claims.sub });
+  t.match(
+    await rp.userinfo(refreshed.access_token!, { method: 'POST' }),
+    { sub: claims.sub, email: 'alice@example.com' },
+    'userinfo by POST (OIDC Core §5.3)',
+  );
 });
 
 /**

@@ -98,6 +98,56 @@ t.test('userinfo: the three bearer failures are 401 envelopes', async (t) => {
   );
 });
 
+t.test('userinfo answers POST as it answers GET (OIDC Core §5.3), the token in the header', async (t) => {
+  const { app, client, user } = await setup(t);
+  const tokens = (await codeFlowTokens(app, user, client, { scope: 'openid profile' })).body;
+  const sub = (await user.get('/auth/me')).body.data.id as string;
+  const post = (headers: Record<string, string>, body?: string) =>
+    fetch(`${app.base}/oauth/userinfo`, {
+      method: 'POST',
+      headers,
+      ...(body === undefined ? {} : { body }),
+    }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as Record<string, unknown>,
+      headers: r.headers,
+    }));
+  const bearer = { Authorization: `Bearer ${tokens.access_token as string}` };
+  const got = await info(app.base, tokens.access_token);
+  const posted = await post(bearer);
+  t.same([posted.status, posted.body], [got.status, got.body], 'same answer as GET');
+  t.same(posted.body, { sub, name: 'Ui User', picture: 'https://img.example/u.png' });
+  t.equal(posted.headers.get('cache-control'), 'no-store');
+  const form = { ...bearer, 'Content-Type': 'application/x-www-form-urlencoded' };
+  t.same((await post(form, '')).body, posted.body, 'an empty form body');
+  const missing = await post({});
+  t.same([missing.status, missing.body], [401, { success: false, message: 'not authenticated' }]);
+  t.match(missing.headers.get('www-authenticate'), /^Bearer realm="svc-accounts"/);
+  const inBody = await post(
+    { 'Content-Type': 'application/x-www-form-urlencoded' },
+    `access_token=${tokens.access_token as string}`,
+  );
+  t.same(
+    [inBody.status, inBody.body.message],
+    [401, 'not authenticated'],
+    'a token in the form body is not read (RFC 6750 §2.2 is optional)',
+  );
+  t.same(
+    [
+      (await post({ Authorization: 'Bearer not.a.jwt' })).status,
+      (await post({ Authorization: `Bearer ${tokens.id_token as string}` })).status,
+    ],
+    [401, 401],
+    'a bad token or an ID token',
+  );
+  app.clock.advance('15m');
+  t.same(
+    (await post(bearer)).body,
+    { success: false, message: 'invalid or expired access token' },
+    'expired',
+  );
+});
+
 t.test('GET/PATCH /profile accept the bearer token', async (t) => {
   const { app, client, user } = await setup(t);
   const token = (await codeFlowTokens(app, user, client)).body.access_token as string;
