@@ -70,6 +70,27 @@ export function dataDirBefore(dir: string, existed: boolean): DataDirBefore {
 }
 
 /**
+ * What a start can make in a data directory: secrets.env, vault.key (lib/vault.ts), the SQLite
+ * database and its journals (db/store.ts), the lock and pid files (db/dir-lock.ts), the OAuth
+ * keys (oauth/keys.ts), the RadSec certificates (config/load.ts) and the outbox
+ * (notify/outbox.ts). Nothing else is ever removed: a HOTSPOT_DATA_DIR pointed at a directory in
+ * use keeps whatever other programs put there meanwhile.
+ */
+const MADE_BY_A_START: ReadonlySet<string> = new Set([
+  SECRETS_FILE,
+  'vault.key',
+  'hotspot.db',
+  'hotspot.db-wal',
+  'hotspot.db-shm',
+  'hotspot.db-journal',
+  'daemon.lock',
+  'daemon.pid',
+  'keys',
+  'radsec',
+  'outbox.jsonl',
+]);
+
+/**
  * Takes back what a failed `serve` or `migrate` added to a data directory that held no box: its
  * secrets.env, vault.key, database, keys and lock file (the daemon's lock is removed while still
  * held, as restore does), and the directory when it made it. Left behind, they made the next
@@ -77,6 +98,8 @@ export function dataDirBefore(dir: string, existed: boolean): DataDirBefore {
  * router or database knows (docs/decisions/0051). What was there before stays. On PostgreSQL only
  * when the database was never reached (`reached` false): once reached, it holds values sealed
  * with this directory's vault.key, so the directory is that database's box and must keep it.
+ * Only names in MADE_BY_A_START are removed. The caller holds the directory's lock: a daemon or a
+ * restore that began beside it owns what appeared.
  */
 export function removeAddedSince(
   before: DataDirBefore,
@@ -91,7 +114,8 @@ export function removeAddedSince(
     return; // gone or unreadable: nothing of ours to take back
   }
   for (const name of now)
-    if (!names.includes(name)) rmSync(path.join(dir, name), { recursive: true, force: true });
+    if (MADE_BY_A_START.has(name) && !names.includes(name))
+      rmSync(path.join(dir, name), { recursive: true, force: true });
   if (!existed && readdirSync(dir).length === 0) rmdirSync(dir);
 }
 

@@ -87,12 +87,18 @@ export function lockForDaemon(dataDir: string): DataDirLock {
  */
 export function dataDirHeld(dataDir: string): boolean {
   if (!existsSync(path.join(dataDir, DIR_LOCK_FILE))) return false;
+  const lock = lockIfFree(dataDir);
+  lock?.release();
+  return lock === null;
+}
+
+/** The data directory's lock (not the daemon's: no pid file) when nobody holds it, else null. */
+export function lockIfFree(dataDir: string): DataDirLock | null {
   const held = new Error('held');
   try {
-    lockDataDir(dataDir, { daemon: false, held: () => held }).release();
-    return false;
+    return lockDataDir(dataDir, { daemon: false, held: () => held });
   } catch (err) {
-    if (err === held) return true;
+    if (err === held) return null;
     throw err;
   }
 }

@@ -9,4 +9,4 @@ export { GroupCommit } from './group-commit.js';
 export { rowCounts } from './stats.js';
 export { prepared, marker } from './prepared.js';
 export { backup, restore, backupErrors } from './backup.js';
-export { dataDirHeld, lockForDaemon, DAEMON_PID_FILE, DIR_LOCK_FILE } from './dir-lock.js';
+export { dataDirHeld, lockForDaemon, lockIfFree, DAEMON_PID_FILE, DIR_LOCK_FILE } from './dir-lock.js';

@@ -10,6 +10,7 @@ import {
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import t from 'tap';
+import { lockForDaemon } from '../../src/db/index.js';
 import { freePort } from '../helpers/app.js';
 import { cliEnv, dataDirFiles, runCli, startCli } from '../helpers/cli.js';
 import { onPostgres } from '../helpers/store.js';
@@ -137,6 +138,14 @@ t.test(
     const kept = await runCli(['serve'], { ...env, HOTSPOT_DATA_DIR: path.join(root, 'kept') });
     t.equal(kept.code, 1);
     t.same(dataDirFiles(path.join(root, 'kept')), ['notes.txt']);
+    // migrate takes no lock to run: when a daemon has meanwhile taken the new directory, what
+    // appeared there is that daemon's, and a failed migrate leaves it.
+    const busy = path.join(root, 'busy');
+    const daemon = lockForDaemon(busy);
+    t.teardown(() => daemon.release());
+    const beside = await runCli(['migrate'], { ...env, HOTSPOT_DATA_DIR: busy });
+    t.same([beside.code, beside.stderr], [1, reason]);
+    t.ok(dataDirFiles(busy).includes('secrets.env'), 'the secrets.env it made stays the daemon’s');
   },
 );
 

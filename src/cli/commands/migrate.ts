@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { removeAddedSince } from '../../config/index.js';
-import { DatabaseUnreachable, migrateToLatest, openStore } from '../../db/index.js';
+import { DatabaseUnreachable, lockIfFree, migrateToLatest, openStore } from '../../db/index.js';
 import { systemClock } from '../../lib/clock.js';
 import { contextOf } from '../context.js';
 
@@ -11,13 +11,22 @@ export function registerMigrate(program: Command): void {
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd, { createsBox: true });
       const config = ctx.config();
-      // A migrate that failed on a directory that held no box takes back what it made there.
+      // A migrate that failed on a directory that held no box takes back what it made there, but
+      // only with the directory's lock: migrate takes none to run, so a daemon (or a restore) may
+      // have started on the new directory meanwhile, and what appeared is then its box.
       const failed = (err: unknown): never => {
-        if (config.newDataDirBefore)
-          removeAddedSince(config.newDataDirBefore, {
-            postgres: config.databaseUrl !== null,
-            reached: !(err instanceof DatabaseUnreachable),
-          });
+        const before = config.newDataDirBefore;
+        const lock = before && lockIfFree(config.dataDir);
+        if (before && lock) {
+          try {
+            removeAddedSince(before, {
+              postgres: config.databaseUrl !== null,
+              reached: !(err instanceof DatabaseUnreachable),
+            });
+          } finally {
+            lock.release();
+          }
+        }
         throw err;
       };
       const store = await openStore(config, { now: () => systemClock.now() }).catch(failed);
