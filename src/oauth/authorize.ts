@@ -67,10 +67,12 @@ export async function validateAuthorize(
   if (!p.code_challenge) throw oauthErrors.pkceRequired();
   if (p.code_challenge_method !== 'S256') throw oauthErrors.pkceMethod();
   if (!S256_CHALLENGE.test(p.code_challenge)) throw oauthErrors.pkceChallengeInvalid();
-  const responseMode = p.response_mode ?? 'query';
+  // RFC 6749 §3.1: a parameter sent without a value is treated as omitted.
+  const responseMode = p.response_mode === undefined || p.response_mode === '' ? 'query' : p.response_mode;
   if (responseMode !== 'query' && responseMode !== 'fragment') throw oauthErrors.responseModeInvalid();
   const prompt = parsePrompt(p.prompt);
-  if (p.max_age !== undefined && !MAX_AGE.test(p.max_age)) throw oauthErrors.maxAgeInvalid();
+  const maxAge = p.max_age === '' ? undefined : p.max_age;
+  if (maxAge !== undefined && !MAX_AGE.test(maxAge)) throw oauthErrors.maxAgeInvalid();
   return {
     client,
     redirectUri: p.redirect_uri,
@@ -80,16 +82,19 @@ export async function validateAuthorize(
     nonce: p.nonce ?? null,
     responseMode,
     prompt,
-    maxAge: p.max_age === undefined ? null : Number(p.max_age),
+    maxAge: maxAge === undefined ? null : Number(maxAge),
   };
 }
 
-/** `prompt`: space-separated known values; `none` with any other is invalid (OIDC Core §3.1.2.1). */
+/**
+ * `prompt`: the space-separated values of OIDC Core §3.1.2.1; `none` with any other is invalid.
+ * Values of other specifications (`create`) are ignored, as they were before `prompt` was read,
+ * so a client that sends one still gets its code.
+ */
 function parsePrompt(raw: string | undefined): ReadonlySet<Prompt> {
-  const values = new Set((raw ?? '').split(' ').filter((v) => v !== ''));
-  for (const v of values) if (!PROMPTS.has(v)) throw oauthErrors.promptInvalid();
+  const values = new Set((raw ?? '').split(' ').filter((v): v is Prompt => PROMPTS.has(v)));
   if (values.has('none') && values.size > 1) throw oauthErrors.promptNoneAlone();
-  return values as Set<Prompt>;
+  return values;
 }
 
 export const isVerified = (user: Pick<UserRow, 'email_verified' | 'phone_verified'>): boolean =>

@@ -17,7 +17,6 @@ export const oauthErrors = errorCatalogue({
     'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)',
   ],
   responseModeInvalid: [400, 'response_mode must be query or fragment'],
-  promptInvalid: [400, 'prompt must be a space-separated list of none, login, consent, select_account'],
   promptNoneAlone: [400, 'prompt none cannot be combined with other values'],
   maxAgeInvalid: [400, 'max_age must be a whole number of seconds'],
   invalidBody: [400, 'invalid request body'],
