@@ -491,11 +491,11 @@ t.test(
     const [header = '', ...rows] = human.stdout.trimEnd().split('\n');
     t.match(header, /\sONLINE\s+LAST_SEEN\s+LIVE\s+DOWN_SINCE$/);
     t.equal(rows.length, 3);
-    // No live session and none down: LIVE 0, DOWN_SINCE empty.
+    // No live session and none down: LIVE 0, DOWN_SINCE `-` (an empty cell reads `-`, c28e9ff).
     t.match(rows, [
-      new RegExp(`^\\S+\\s+Bar AP\\s.*\\sno\\s+${barSeen}\\s+0$`),
-      /^\S+\s+Cellar AP\s.*\sno\s+never\s+0$/,
-      new RegExp(`^\\S+\\s+Lobby AP\\s.*\\syes\\s+${lobbySeen}\\s+0$`),
+      new RegExp(`^\\S+\\s+Bar AP\\s.*\\sno\\s+${barSeen}\\s+0\\s+-$`),
+      /^\S+\s+Cellar AP\s.*\sno\s+never\s+0\s+-$/,
+      new RegExp(`^\\S+\\s+Lobby AP\\s.*\\syes\\s+${lobbySeen}\\s+0\\s+-$`),
     ]);
 
     const status = await runCli(['status', '--json'], env);
