@@ -1,14 +1,13 @@
 import type { CoreDeps } from '../deps.js';
 import { defineRoute, type Route } from '../http/route.js';
-import { objectBody, stringField } from '../http/body.js';
 import { isAppError } from '../lib/errors.js';
 import { optionalSession, requireSession } from '../identity/index.js';
 import { requireBearer } from './bearer.http.js';
 import { userinfoClaims } from './bearer.js';
 import { listConnections, revokeConnection } from './connections.js';
 import { discoveryDocument } from './discovery.js';
-import { OAuthError, oauthErrors } from './errors.js';
-import { authorizeRedirect, submitConsent, type ConsentInput } from './flow.js';
+import { OAuthError } from './errors.js';
+import { authorizeRedirect, submitConsent } from './flow.js';
 import { consentBody, revokeBody } from './oauth.schema.js';
 import type { Keyring } from './keys.js';
 import { tokenEndpoint } from './token.js';
@@ -44,20 +43,6 @@ function tokenError(err: unknown) {
     body: { error: 'invalid_request', error_description: err.message },
     headers: { ...NO_STORE, ...err.headers },
   };
-}
-
-/**
- * The consent body, plus the authorize request's `response_mode` when the consent page passes it
- * on (the answer goes back the way the client asked; submitConsent validates the value).
- */
-function consentWithMode(raw: unknown): ConsentInput {
-  const input = consentBody(raw);
-  const mode = stringField(
-    objectBody(raw, oauthErrors.invalidBody),
-    'response_mode',
-    oauthErrors.invalidBody,
-  );
-  return mode === undefined ? input : { ...input, response_mode: mode };
 }
 
 /** identity-service.md §4.6 and the connections rows of §4.7. */
@@ -99,7 +84,7 @@ export function oauthRoutes(deps: Deps): Route[] {
       path: '/oauth/consent',
       api: 'identity',
       auth: session,
-      body: { kind: 'json', parse: consentWithMode },
+      body: { kind: 'json', parse: consentBody },
       handler: async ({ principal, body, ip }) => ({
         data: { redirect_uri: await submitConsent(deps, principal, body, ip) },
       }),

@@ -16,6 +16,9 @@ export const consentBody = (raw: unknown): ConsentInput => {
     code_challenge: str('code_challenge'),
     code_challenge_method: str('code_challenge_method'),
     nonce: str('nonce'),
+    // The authorize request's response_mode, which the consent page passes on (the answer goes
+    // back the way the client asked; validateAuthorize checks the value).
+    response_mode: str('response_mode'),
     approve: o.approve,
   };
 };
