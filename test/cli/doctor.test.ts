@@ -671,7 +671,7 @@ t.test(
     t.match(warnings, [
       {
         level: 40,
-        radius_secret: true,
+        radius_secret_short: true,
         routers: ['lobby-01'],
         msg: 'RADIUS secret shorter than 16 characters (RFC 2865 §3): RADIUS_SECRET, router lobby-01; hotspot-ctl doctor says how to replace it',
       },

@@ -5,7 +5,7 @@ import { buildApp } from '../../app.js';
 import { DatabaseUnreachable, lockForDaemon } from '../../db/index.js';
 import { runRadiusWorker } from '../../radius/worker.js';
 import { WORKER_COMMAND } from '../../radius/workers.js';
-import { removeAddedSince, settings } from '../../config/index.js';
+import { RADIUS_SECRET_MIN_LENGTH, removeAddedSince, settings } from '../../config/index.js';
 import { listStaffWithSites, shortRadiusSecrets } from '../../wifi/index.js';
 import { contextOf } from '../context.js';
 
@@ -115,10 +115,10 @@ async function warnShortSecrets(app: Awaited<ReturnType<typeof buildApp>>): Prom
   app.deps.log.warn(
     {
       event: 'radius.short_secret',
-      radius_secret: short.global,
+      radius_secret_short: short.global,
       routers: short.routers.map((r) => r.radius_nas_id),
     },
-    `RADIUS secret shorter than 16 characters (RFC 2865 §3): ${names.join(', ')}; hotspot-ctl doctor says how to replace it`,
+    `RADIUS secret shorter than ${String(RADIUS_SECRET_MIN_LENGTH)} characters (RFC 2865 §3): ${names.join(', ')}; hotspot-ctl doctor says how to replace it`,
   );
 }
 
